@@ -1,0 +1,26 @@
+"""arena: bots in any language play card games over stdin/stdout.
+
+This package is the only layer that does I/O (processes, pipes, clocks,
+files, the command line). Rules live in ``games`` and wire formats in
+``protocols``.
+"""
+
+from ._bot import BadBotCommand, BotProcess, BotSpec, open_bots
+from ._faults import BotFault, Fault, FaultKind
+from ._lines import LineBuffer
+from ._match import MatchResult, MatchSettings, SeatResult, run_match
+
+__all__ = [
+    "BadBotCommand",
+    "BotFault",
+    "BotProcess",
+    "BotSpec",
+    "Fault",
+    "FaultKind",
+    "LineBuffer",
+    "MatchResult",
+    "MatchSettings",
+    "SeatResult",
+    "open_bots",
+    "run_match",
+]

@@ -1,0 +1,319 @@
+"""A bot as a child process: spawn, line I/O under deadlines, and teardown.
+
+The hot path reads and writes the non-blocking pipe fds directly and only
+enters trio's scheduler when a pipe is not ready (measured here at about 10 µs
+per exchange with a C bot against 24 µs through trio's stream API; see
+shared research pipe-bench). Waiting always happens inside a cancel scope, so
+deadlines, Ctrl-C and cancellation work as usual.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+
+from ._faults import BotFault, FaultKind
+from ._lines import DEFAULT_MAX_LINE, LineBuffer
+
+DEFAULT_STDERR_CAP = 1024 * 1024
+STDERR_TAIL = 2048
+#: How long an exited bot's status is waited for after EOF, to tell a crash
+#: (non-zero exit, signal) from a bot that merely closed its stdout.
+EXIT_STATUS_WAIT = 0.25
+
+Trace = Callable[[int, str, str], None]
+
+
+class BadBotCommand(ValueError):
+    """A bot command that cannot even be tried (usage error, said before start)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """A bot as the user gave it: a path or a command line, and a display name."""
+
+    command: str
+    argv: tuple[str, ...]
+    name: str
+
+    @classmethod
+    def parse(cls, command: str, name: str | None = None) -> "BotSpec":
+        """Split and check a command line; raise BadBotCommand with a sentence."""
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise BadBotCommand(f"bot command {command!r} cannot be split: {exc}") from None
+        if not argv:
+            raise BadBotCommand("empty bot command")
+        exe = argv[0]
+        if "/" in exe:
+            path = Path(exe)
+            if not path.exists():
+                raise BadBotCommand(f"bot {command!r}: {exe} does not exist")
+            if path.is_dir():
+                raise BadBotCommand(f"bot {command!r}: {exe} is a directory, not a program")
+            if not os.access(path, os.X_OK):
+                hint = ""
+                if path.suffix in (".py", ".js", ".pl", ".rb", ".sh"):
+                    interp = {".py": "python3", ".js": "node", ".pl": "perl", ".rb": "ruby", ".sh": "sh"}
+                    hint = f' (run `chmod +x {exe}` or give "{interp[path.suffix]} {exe}")'
+                raise BadBotCommand(f"bot {command!r}: {exe} is not executable{hint}")
+        elif shutil.which(exe) is None:
+            raise BadBotCommand(
+                f"bot {command!r}: {exe!r} is not a program on PATH "
+                f"(for a file in this folder write ./{exe})"
+            )
+        return cls(command=command, argv=tuple(argv), name=name or command)
+
+
+def bot_environment() -> dict[str, str]:
+    """An explicit, small environment: bots must not depend on ours."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/"),
+        "LANG": "C.UTF-8",
+    }
+    return env
+
+
+class BotProcess:
+    """One running bot. Create it with ``open_bot``; it is closed for you."""
+
+    def __init__(
+        self,
+        spec: BotSpec,
+        seat: int,
+        process: trio.Process,
+        *,
+        max_line: int,
+        stderr_path: Path | None,
+        trace: Trace | None,
+    ) -> None:
+        self.spec = spec
+        self.seat = seat
+        self.process = process
+        assert process.stdin is not None and process.stdout is not None
+        self._wfd = process.stdin.fileno()
+        self._rfd = process.stdout.fileno()
+        self._lines = LineBuffer(max_line)
+        self._trace = trace
+        self.stderr_path = stderr_path
+        self.stderr_tail = bytearray()
+        self.stderr_bytes = 0
+        self.stdin_closed = False
+        #: seconds this bot spent on its replies (see ``receive_line``)
+        self.time_used = 0.0
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    # -- writing ----------------------------------------------------------------
+
+    async def send(self, data: bytes, deadline: float) -> None:
+        if self._trace is not None:
+            self._trace(self.seat, "->", data.decode())
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(self._wfd, view)
+            except BlockingIOError:
+                # The pipe is full: the bot is not reading its stdin.
+                with trio.move_on_at(deadline):
+                    await trio.lowlevel.wait_writable(self._wfd)
+                    continue
+                raise BotFault(
+                    FaultKind.TIMEOUT,
+                    "stopped reading its stdin (the pipe stayed full until the deadline)",
+                ) from None
+            except (BrokenPipeError, ConnectionResetError):
+                await self._raise_gone(during="writing to it")
+            view = view[n:]
+
+    # -- reading ----------------------------------------------------------------
+
+    async def receive_line(self, deadline: float, sent_at: float, timeout_text: str) -> str:
+        """The next reply line; every failure becomes a BotFault."""
+        lines = self._lines
+        waited = False
+        while True:
+            line = lines.next_line()
+            if line is not None:
+                break
+            try:
+                data = os.read(self._rfd, 65536)  # larger reads cost an mmap each
+            except BlockingIOError:
+                waited = True
+                with trio.move_on_at(deadline):
+                    await trio.lowlevel.wait_readable(self._rfd)
+                    continue
+                partial = lines.pending()
+                raise BotFault(
+                    FaultKind.TIMEOUT,
+                    timeout_text
+                    + (" (it wrote part of a line and no newline)" if partial else ""),
+                    received=partial.decode("utf-8", "backslashreplace") if partial else None,
+                ) from None
+            if not data:
+                await self._raise_gone(during="waiting for its reply")
+            lines.feed(data)
+        # A reply already waiting when first looked for was at most this late;
+        # one that needed a wait arrived just now.
+        self.time_used += (trio.current_time() if waited else sent_at) - sent_at
+        if self._trace is not None:
+            self._trace(self.seat, "<-", line)
+        return line
+
+    async def _raise_gone(self, during: str) -> None:
+        """Raise the fault for a bot whose pipe closed: crashed or disconnected."""
+        partial = self._lines.pending()
+        received = partial.decode("utf-8", "backslashreplace") if partial else None
+        with trio.move_on_after(EXIT_STATUS_WAIT):
+            await self.process.wait()
+        code = self.process.returncode
+        if code is None:
+            raise BotFault(
+                FaultKind.DISCONNECTED,
+                f"closed its stdout while {during} but is still running",
+                received=received,
+            )
+        if code < 0:
+            try:
+                signame = signal.Signals(-code).name
+            except ValueError:
+                signame = f"signal {-code}"
+            raise BotFault(FaultKind.CRASHED, f"killed by {signame} while {during}", received)
+        if code != 0:
+            raise BotFault(FaultKind.CRASHED, f"exited with code {code} while {during}", received)
+        raise BotFault(FaultKind.DISCONNECTED, f"exited (code 0) while {during}", received)
+
+    # -- stderr -----------------------------------------------------------------
+
+    async def _drain_stderr(self, cap: int) -> None:
+        """Keep the bot's stderr flowing: at most ``cap`` bytes go to the log."""
+        assert self.process.stderr is not None
+        stream = self.process.stderr
+        log = open(self.stderr_path, "wb") if self.stderr_path is not None else None  # noqa: SIM115
+        try:
+            while True:
+                chunk = await stream.receive_some(65536)
+                if not chunk:
+                    break
+                if log is not None and self.stderr_bytes < cap:
+                    log.write(chunk[: cap - self.stderr_bytes])
+                    log.flush()
+                self.stderr_bytes += len(chunk)
+                self.stderr_tail += chunk
+                del self.stderr_tail[:-STDERR_TAIL]
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            pass
+        finally:
+            if log is not None:
+                if self.stderr_bytes > cap:
+                    log.write(
+                        f"\n[arena: stderr capped at {cap} bytes; "
+                        f"{self.stderr_bytes - cap} more bytes dropped]\n".encode()
+                    )
+                log.close()
+
+    def stderr_text(self) -> str:
+        return bytes(self.stderr_tail).decode("utf-8", "backslashreplace")
+
+    # -- teardown ---------------------------------------------------------------
+
+    async def close_stdin(self) -> None:
+        if not self.stdin_closed:
+            self.stdin_closed = True
+            assert self.process.stdin is not None
+            try:
+                await self.process.stdin.aclose()
+            except (trio.BrokenResourceError, OSError):
+                pass
+
+    def kill_group(self) -> None:
+        """SIGKILL the bot's whole process group (it is its own session leader)."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # leader reaped and no member left
+        except PermissionError:
+            # The pgid can no longer be ours only if the group is gone.
+            pass
+
+
+async def _spawn(spec: BotSpec) -> trio.Process:
+    try:
+        return await trio.lowlevel.open_process(
+            list(spec.argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # own session and process group: killed as a whole
+            env=bot_environment(),
+        )
+    except OSError as exc:
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        if exc.errno == errno.ENOEXEC:
+            reason += " (is the file missing a #! line?)"
+        raise BotFault(FaultKind.FAILED_TO_START, f"could not start {spec.argv[0]}: {reason}") from None
+
+
+@asynccontextmanager
+async def open_bots(
+    specs: list[BotSpec],
+    *,
+    log_dir: Path | None,
+    max_line: int = DEFAULT_MAX_LINE,
+    stderr_cap: int = DEFAULT_STDERR_CAP,
+    grace: float = 0.5,
+    trace: Trace | None = None,
+) -> AsyncIterator[list[BotProcess]]:
+    """Start every bot; on exit, however it happens, end them all.
+
+    Teardown: close every stdin (a polite bot exits on EOF), give them
+    ``grace`` seconds together, then SIGKILL each whole process group and reap
+    the leaders. It runs shielded, so it also completes on Ctrl-C.
+    A bot that fails to start raises ``BotFault`` with ``.seat`` set.
+    """
+    bots: list[BotProcess] = []
+    async with trio.open_nursery() as nursery:
+        try:
+            for seat, spec in enumerate(specs):
+                try:
+                    process = await _spawn(spec)
+                except BotFault as fault:
+                    fault.seat = seat  # type: ignore[attr-defined]
+                    raise
+                stderr_path = None
+                if log_dir is not None:
+                    stderr_path = log_dir / f"seat{seat}.stderr.log"
+                bot = BotProcess(
+                    spec, seat, process, max_line=max_line, stderr_path=stderr_path, trace=trace
+                )
+                bots.append(bot)
+                nursery.start_soon(bot._drain_stderr, stderr_cap)
+            yield bots
+        finally:
+            with trio.CancelScope(shield=True):
+                for bot in bots:
+                    await bot.close_stdin()
+                with trio.move_on_after(grace):
+                    for bot in bots:
+                        await bot.process.wait()
+                for bot in bots:
+                    bot.kill_group()
+                for bot in bots:
+                    await bot.process.wait()
+            # The stderr drains end at EOF once the group is dead; a process that
+            # escaped the group could hold stderr open for ever, so stop waiting.
+            nursery.cancel_scope.deadline = trio.current_time() + 0.2

@@ -1,0 +1,63 @@
+"""The closed set of ways a bot can fail a match, and the report of one.
+
+Every failure of a bot becomes exactly one ``Fault`` of one ``FaultKind``;
+nothing a bot does may surface as a Python exception from the arena.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+
+
+class FaultKind(StrEnum):
+    TIMEOUT = "timeout"  # no complete reply line before the deadline
+    MALFORMED_REPLY = "malformed_reply"  # not a line the protocol allows here (incl. bad UTF-8, too long)
+    ILLEGAL_ACTION = "illegal_action"  # well formed, but against the rules or the state (e.g. Money: check)
+    DISCONNECTED = "disconnected"  # EOF on stdout / stdin closed, process exited 0 or still running
+    CRASHED = "crashed"  # exited with a non-zero code or was killed by a signal
+    FAILED_TO_START = "failed_to_start"  # the command could not be executed
+
+
+class BotFault(Exception):
+    """Raised by the I/O layer; the match runner adds seat, bot and context."""
+
+    def __init__(self, kind: FaultKind, detail: str, received: str | None = None) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+        self.received = received
+
+
+@dataclass(slots=True)
+class Fault:
+    seat: int
+    bot: str
+    kind: FaultKind
+    detail: str
+    received: str | None = None  # the exact line, when there was one
+    expected: str | None = None
+    hand: int | None = None
+    stderr_tail: str = ""
+    stderr_log: str | None = None
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["kind"] = str(self.kind)
+        return data
+
+    def describe(self) -> str:
+        """A few lines for a human: who, what was received, what was expected."""
+        where = f" in hand {self.hand}" if self.hand is not None else ""
+        lines = [f"seat {self.seat} ({self.bot}): {self.kind}{where}: {self.detail}"]
+        if self.received is not None:
+            shown = self.received if len(self.received) <= 200 else self.received[:200] + "..."
+            lines.append(f"  received: {shown!r}")
+        if self.expected:
+            lines.append(f"  expected: {self.expected}")
+        if self.stderr_tail:
+            lines.append("  last lines of its stderr:")
+            lines.extend("    " + ln for ln in self.stderr_tail.splitlines()[-8:])
+        if self.stderr_log:
+            lines.append(f"  stderr log: {self.stderr_log}")
+        return "\n".join(lines)

@@ -1,0 +1,216 @@
+"""Run one match: start the bots, drive the game's dialogue, end cleanly.
+
+This is the only place where a protocol dialogue meets real I/O. Whatever
+happens (a bot fault, a finished round, Ctrl-C, a bug in the arena) the bots
+are shut down by ``open_bots``.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from games import GamePlugin
+from protocols import ProtocolError
+
+from ._bot import BotSpec, Trace, open_bots
+from ._faults import BotFault, Fault, FaultKind
+
+#: Yield to trio every this many exchanges: the raw pipe path never blocks
+#: when replies are ready, and timers, Ctrl-C and other tasks need a turn.
+CHECKPOINT_EVERY = 32
+
+
+@dataclass(slots=True)
+class MatchSettings:
+    timeout: float = 1.0  # per reply, from the moment the request was written
+    budget: float | None = None  # total seconds per bot for the whole match
+    grace: float = 0.5  # after stdin is closed, before the group is killed
+    max_line: int = 64 * 1024
+    stderr_cap: int = 1024 * 1024
+    log_dir: Path | None = None
+    trace: Trace | None = None
+    progress: Callable[[int], None] | None = None  # called with hands played
+
+
+@dataclass(slots=True)
+class SeatResult:
+    seat: int
+    bot: str
+    bankroll: int
+    score: float
+    time_used: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "bot": self.bot,
+            "bankroll": self.bankroll,
+            "score": self.score,
+            "time_used": round(self.time_used, 6),
+        }
+
+
+@dataclass(slots=True)
+class MatchResult:
+    game: str
+    game_version: int
+    seed: int
+    params: dict[str, Any]
+    hands: int
+    completed: bool
+    seats: list[SeatResult]
+    faults: list[Fault] = field(default_factory=list)
+    exchanges: int = 0
+    duration: float = 0.0
+    log_dir: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "game_version": self.game_version,
+            "seed": self.seed,
+            "params": self.params,
+            "hands": self.hands,
+            "completed": self.completed,
+            "seats": [s.to_json() for s in self.seats],
+            "faults": [f.to_json() for f in self.faults],
+            "exchanges": self.exchanges,
+            "duration": round(self.duration, 6),
+            "log_dir": self.log_dir,
+            "python": sys.version.split()[0],
+        }
+
+
+async def run_match(
+    plugin: GamePlugin,
+    specs: list[BotSpec],
+    params: Any,
+    seed: int,
+    settings: MatchSettings | None = None,
+) -> MatchResult:
+    """Play one match and return its result; bot failures become faults."""
+    settings = settings or MatchSettings()
+    dealer = plugin.open_dialogue(params, random.Random(seed))
+    started = time.perf_counter()
+    exchanges = 0
+    pending: tuple[int, BotFault | ProtocolError, str | None] | None = None
+    outcome = None
+    timeout = settings.timeout
+    budget = settings.budget
+    progress = settings.progress
+    if settings.log_dir is not None:
+        settings.log_dir.mkdir(parents=True, exist_ok=True)
+
+    bots = []
+    try:
+        async with open_bots(
+            specs,
+            log_dir=settings.log_dir,
+            max_line=settings.max_line,
+            stderr_cap=settings.stderr_cap,
+            grace=settings.grace,
+            trace=settings.trace,
+        ) as bots:
+            gen = dealer.run()
+            replies: list[str] | None = None
+            seat = -1
+            expect: str | None = None
+            next_checkpoint = CHECKPOINT_EVERY
+            try:
+                while True:
+                    try:
+                        exchange = gen.send(replies)  # type: ignore[arg-type]
+                    except StopIteration as stop:
+                        outcome = stop.value
+                        break
+                    expect = exchange.expect
+                    sends = exchange.sends
+                    now = trio.current_time()
+                    for seat, payload in sends:
+                        bot = bots[seat]
+                        limit = timeout
+                        if budget is not None:
+                            limit = min(limit, max(0.0, budget - bot.time_used))
+                        await bot.send(payload, now + limit)
+                    replies = []
+                    for seat, _ in sends:
+                        bot = bots[seat]
+                        limit = timeout
+                        why = f"no reply within {timeout:g} s"
+                        if budget is not None and budget - bot.time_used < limit:
+                            limit = max(0.0, budget - bot.time_used)
+                            why = f"used up its time budget of {budget:g} s for the match"
+                        replies.append(await bot.receive_line(now + limit, now, why))
+                    exchanges += len(sends)
+                    if exchanges >= next_checkpoint:
+                        next_checkpoint = exchanges + CHECKPOINT_EVERY
+                        await trio.lowlevel.checkpoint()
+                        if progress is not None:
+                            progress(dealer.standings()[0])
+            except ProtocolError as exc:
+                pending = (exc.seat, exc, exc.expected)
+            except BotFault as exc:
+                pending = (seat, exc, expect)
+            finally:
+                gen.close()
+    except BotFault as exc:  # a bot failed to start
+        pending = (getattr(exc, "seat", 0), exc, None)
+
+    hands, payoffs = dealer.standings()
+    faults: list[Fault] = []
+    if pending is not None:
+        fseat, exc, expected = pending
+        hand = dealer.context().get("hand")
+        bot = bots[fseat] if fseat < len(bots) else None
+        if isinstance(exc, ProtocolError):
+            kind, detail, received = FaultKind(exc.kind), exc.reason, exc.received
+        else:
+            kind, detail, received = exc.kind, exc.detail, exc.received
+            if kind is FaultKind.FAILED_TO_START:
+                hand = None
+        faults.append(
+            Fault(
+                seat=fseat,
+                bot=specs[fseat].name,
+                kind=kind,
+                detail=detail,
+                received=received,
+                expected=expected,
+                hand=hand,
+                stderr_tail=bot.stderr_text() if bot is not None else "",
+                stderr_log=str(bot.stderr_path) if bot is not None and bot.stderr_path else None,
+            )
+        )
+    if progress is not None:
+        progress(hands)
+    seats = [
+        SeatResult(
+            seat=i,
+            bot=spec.name,
+            bankroll=payoffs[i],
+            score=plugin.score(payoffs[i], hands),
+            time_used=bots[i].time_used if i < len(bots) else 0.0,
+        )
+        for i, spec in enumerate(specs)
+    ]
+    return MatchResult(
+        game=plugin.spec.id,
+        game_version=plugin.spec.version,
+        seed=seed,
+        params=params.model_dump(mode="json"),
+        hands=hands,
+        completed=outcome is not None and not faults,
+        seats=seats,
+        faults=faults,
+        exchanges=exchanges,
+        duration=time.perf_counter() - started,
+        log_dir=str(settings.log_dir) if settings.log_dir is not None else None,
+    )

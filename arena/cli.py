@@ -1,0 +1,253 @@
+"""The ``arena`` command line.
+
+Human output (progress, the seed, fault reports) goes to stderr; the result
+table or, with ``--json``, one JSON object goes to stdout.
+Exit codes: 0 the match completed, 1 a bot broke the protocol (the match was
+cancelled), 2 bad usage (nothing was started), 3 an internal error, 130 Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import Annotated, Optional
+
+import trio
+import typer
+from pydantic import ValidationError
+
+from games import PluginLoadError, available_games, load_game
+
+from ._bot import BadBotCommand, BotSpec
+from ._match import MatchResult, MatchSettings, run_match
+
+EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Play card games between bots written in any language, over stdin/stdout.",
+)
+
+
+def _usage_error(message: str) -> typer.Exit:
+    typer.echo(f"arena: error: {message}", err=True)
+    return typer.Exit(EXIT_USAGE)
+
+
+@app.command("games")
+def games_cmd() -> None:
+    """List the installed games: id, version, seats and what each is."""
+    rows = []
+    for game_id in sorted(available_games()):
+        try:
+            plugin = load_game(game_id)
+        except PluginLoadError as exc:
+            rows.append((game_id, "-", "-", f"(broken plugin: {exc})"))
+            continue
+        spec = plugin.spec
+        seats = str(spec.min_seats) if spec.min_seats == spec.max_seats else f"{spec.min_seats}-{spec.max_seats}"
+        rows.append((spec.id, str(spec.version), seats, spec.description))
+    width = max([len(r[0]) for r in rows] + [4])
+    typer.echo(f"{'GAME':<{width}}  VERSION  SEATS  DESCRIPTION")
+    for game_id, version, seats, description in rows:
+        typer.echo(f"{game_id:<{width}}  {version:<7}  {seats:<5}  {description}")
+
+
+def _parse_end_prob(text: str) -> tuple[int, int]:
+    for sep in ("/", ","):
+        if sep in text:
+            a, _, b = text.partition(sep)
+            try:
+                return int(a), int(b)
+            except ValueError:
+                break
+    raise _usage_error(f"--end-prob takes A/B with integers, like 1/1000; got {text!r}")
+
+
+class _Progress:
+    """A one-line progress indicator on stderr, only when stderr is a terminal."""
+
+    def __init__(self, enabled: bool, label: str) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self.label = label
+        self.started = time.perf_counter()
+        self._last = 0.0
+
+    def __call__(self, hands: int) -> None:
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if now - self._last < 0.1:
+            return
+        self._last = now
+        rate = hands / max(now - self.started, 1e-9)
+        sys.stderr.write(f"\r{self.label}: {hands} hands ({rate:,.0f} hands/s)\x1b[K")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def _tracer(started: float, names: list[str]):
+    def trace(seat: int, direction: str, text: str) -> None:
+        stamp = time.perf_counter() - started
+        for line in text.splitlines() or [""]:
+            sys.stderr.write(f"[{stamp:10.6f}] seat {seat} {direction} {line}\n")
+
+    return trace
+
+
+def _print_table(result: MatchResult) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    fault_by_seat = {f.seat: f for f in result.faults}
+    status = "completed" if result.completed else "CANCELLED"
+    table = Table(title=f"{result.game} · seed {result.seed} · {result.hands} hands · {status}")
+    for column in ("seat", "bot", "bankroll", "hands", "score", "fault"):
+        table.add_column(column, justify="right" if column in ("seat", "bankroll", "hands", "score") else "left")
+    for seat in result.seats:
+        fault = fault_by_seat.get(seat.seat)
+        table.add_row(
+            str(seat.seat),
+            seat.bot,
+            str(seat.bankroll),
+            str(result.hands),
+            f"{seat.score:.3f}",
+            str(fault.kind) if fault else "",
+        )
+    Console(soft_wrap=True).print(table)
+
+
+@app.command("kuhn3")
+def kuhn3_cmd(
+    bots: Annotated[list[str], typer.Argument(metavar="BOT BOT BOT", help="Three executables or quoted command lines, in seat order.")],
+    seed: Annotated[Optional[int], typer.Option(help="Seed for every chance event (random and printed if not given).")] = None,
+    hands: Annotated[Optional[int], typer.Option(help="Play exactly N hands instead of ending by chance.")] = None,
+    end_prob: Annotated[str, typer.Option("--end-prob", help="Chance A/B that the round ends after each hand.")] = "1/1000",
+    timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 1.0,
+    budget: Annotated[Optional[float], typer.Option(help="Total seconds each bot may use in the match.")] = None,
+    log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Where each bot's stderr log is written.")] = None,
+    trace: Annotated[bool, typer.Option("--trace", help="Print every line sent and received, with seat and time.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
+) -> None:
+    """Play one round of 3-player Kuhn poker between three bots."""
+    raise typer.Exit(
+        _play(
+            "kuhn3",
+            bots,
+            {"hands": hands, "end_prob": _parse_end_prob(end_prob)},
+            seed=seed,
+            timeout=timeout,
+            budget=budget,
+            log_dir=log_dir,
+            trace=trace,
+            json_out=json_out,
+        )
+    )
+
+
+def _play(
+    game_id: str,
+    commands: list[str],
+    raw_params: dict,
+    *,
+    seed: int | None,
+    timeout: float,
+    budget: float | None,
+    log_dir: Path | None,
+    trace: bool,
+    json_out: bool,
+) -> int:
+    try:
+        plugin = load_game(game_id)
+    except PluginLoadError as exc:
+        raise _usage_error(str(exc)) from None
+    spec = plugin.spec
+    if not spec.min_seats <= len(commands) <= spec.max_seats:
+        want = spec.min_seats if spec.min_seats == spec.max_seats else f"{spec.min_seats} to {spec.max_seats}"
+        raise _usage_error(f"{game_id} needs {want} bots, got {len(commands)}")
+    try:
+        params = plugin.Params(**raw_params)
+    except ValidationError as exc:
+        problems = "; ".join(e["msg"] for e in exc.errors())
+        raise _usage_error(f"bad {game_id} parameters: {problems}") from None
+    if timeout <= 0:
+        raise _usage_error(f"--timeout must be above 0, got {timeout}")
+    if budget is not None and budget <= 0:
+        raise _usage_error(f"--budget must be above 0, got {budget}")
+    try:
+        specs = [BotSpec.parse(c) for c in commands]
+    except BadBotCommand as exc:
+        raise _usage_error(str(exc)) from None
+    if seed is None:
+        seed = secrets.randbits(32)
+
+    own_log_dir = log_dir is None
+    if log_dir is None:
+        log_dir = Path(tempfile.mkdtemp(prefix=f"arena-{game_id}-{seed}-"))
+    names = [s.name for s in specs]
+    typer.echo(f"Started {game_id} seed {seed}: {' vs '.join(names)}", err=True)
+    started = time.perf_counter()
+    progress = _Progress(enabled=not trace, label=f"{game_id} seed {seed}")
+    settings = MatchSettings(
+        timeout=timeout,
+        budget=budget,
+        log_dir=log_dir,
+        trace=_tracer(started, names) if trace else None,
+        progress=progress,
+    )
+    try:
+        result = trio.run(run_match, plugin, specs, params, seed, settings)
+    except KeyboardInterrupt:
+        progress.done()
+        typer.echo(f"Interrupted {game_id} seed {seed}: every bot was stopped", err=True)
+        return 130
+    except Exception:
+        progress.done()
+        traceback.print_exc()
+        typer.echo(
+            f"arena: internal error while playing {game_id} seed {seed} "
+            "(a bug in the arena, not in a bot; the bots were stopped)",
+            err=True,
+        )
+        return EXIT_INTERNAL
+    progress.done()
+
+    if own_log_dir and not result.faults and not any(p.stat().st_size for p in log_dir.iterdir()):
+        shutil.rmtree(log_dir, ignore_errors=True)
+        result.log_dir = None
+
+    for fault in result.faults:
+        typer.echo("FAULT " + fault.describe(), err=True)
+    verdict = "completed" if result.completed else f"cancelled ({result.faults[0].kind}, seat {result.faults[0].seat})"
+    typer.echo(
+        f"Finished {game_id} seed {seed}: {verdict} after {result.hands} hands "
+        f"in {result.duration:.2f} s",
+        err=True,
+    )
+    if json_out:
+        sys.stdout.write(json.dumps(result.to_json()) + "\n")
+    else:
+        _print_table(result)
+    return EXIT_OK if result.completed else EXIT_FAULT
+
+
+def main() -> None:
+    try:
+        app()
+    except SystemExit:
+        raise
+    except Exception:  # an arena bug outside a match
+        traceback.print_exc()
+        sys.exit(EXIT_INTERNAL)

@@ -1,0 +1,45 @@
+"""Validated parameters of 3-player Kuhn poker, with the seed's defaults."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Kuhn3Params(BaseModel):
+    """Parameters of a kuhn3 round.
+
+    ``end_prob`` is the chance a/b that the round ends after each hand; the
+    original dealer used 1/1000. ``hands`` replaces that random end with a fixed
+    number of hands.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    antes: tuple[int, int, int] = (1, 1, 1)
+    end_prob: tuple[int, int] = (1, 1000)
+    max_bet: int = 2
+    hands: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _check(self) -> "Kuhn3Params":
+        if any(a < 0 for a in self.antes):
+            raise ValueError(f"antes must be >= 0, got {self.antes}")
+        if self.max_bet <= max(self.antes):
+            raise ValueError(
+                f"max_bet ({self.max_bet}) must be above every ante {self.antes}, "
+                "or nobody could ever bet"
+            )
+        a, b = self.end_prob
+        if self.hands is None and not 0 < a <= b:
+            raise ValueError(f"end probability a/b needs 0 < a <= b, got {a}/{b}")
+        return self
+
+    def announced_end_prob(self) -> tuple[int, int]:
+        """What ``EndProb:`` tells the bots.
+
+        With a fixed number of hands N the round does not end by chance; bots
+        are told 1,N so that b/a is still the expected length of the round.
+        """
+        if self.hands is not None:
+            return (1, self.hands)
+        return self.end_prob
