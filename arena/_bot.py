@@ -111,6 +111,7 @@ class BotProcess:
         self.stderr_tail = bytearray()
         self.stderr_bytes = 0
         self.stdin_closed = False
+        self.replied = False  # has it answered once (start-up is over)?
         #: seconds this bot spent on its replies (see ``receive_line``)
         self.time_used = 0.0
 

@@ -31,6 +31,7 @@ CHECKPOINT_EVERY = 32
 @dataclass(slots=True)
 class MatchSettings:
     timeout: float = 1.0  # per reply, from the moment the request was written
+    startup_timeout: float = 10.0  # for each bot's first reply, which includes its start-up
     budget: float | None = None  # total seconds per bot for the whole match
     grace: float = 0.5  # after stdin is closed, before the group is killed
     max_line: int = 64 * 1024
@@ -95,10 +96,16 @@ async def run_match(
     params: Any,
     seed: int,
     settings: MatchSettings | None = None,
+    *,
+    dialogue: Any = None,
 ) -> MatchResult:
-    """Play one match and return its result; bot failures become faults."""
+    """Play one match and return its result; bot failures become faults.
+
+    ``dialogue`` replaces the game's own (seeded) dialogue, for example one
+    whose chance steps are rigged by a test.
+    """
     settings = settings or MatchSettings()
-    dealer = plugin.open_dialogue(params, random.Random(seed))
+    dealer = dialogue if dialogue is not None else plugin.open_dialogue(params, random.Random(seed))
     started = time.perf_counter()
     exchanges = 0
     pending: tuple[int, BotFault | ProtocolError, str | None] | None = None
@@ -135,14 +142,19 @@ async def run_match(
                     sends = exchange.sends
                     now = trio.current_time()
                     for seat, payload in sends:
-                        bot = bots[seat]
-                        limit = timeout
-                        if budget is not None:
-                            limit = min(limit, max(0.0, budget - bot.time_used))
-                        await bot.send(payload, now + limit)
+                        # A write only blocks when the bot stops reading.
+                        await bots[seat].send(payload, now + max(timeout, settings.startup_timeout))
                     replies = []
                     for seat, _ in sends:
                         bot = bots[seat]
+                        if not bot.replied:
+                            # Start-up (an interpreter, a JIT) is not thinking time.
+                            limit = max(timeout, settings.startup_timeout)
+                            why = f"no first reply within {limit:g} s of starting"
+                            replies.append(await bot.receive_line(now + limit, now, why))
+                            bot.replied = True
+                            bot.time_used = 0.0
+                            continue
                         limit = timeout
                         why = f"no reply within {timeout:g} s"
                         if budget is not None and budget - bot.time_used < limit:

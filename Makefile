@@ -1,0 +1,56 @@
+# Everything a fresh machine needs is installed from here: `make demo`, `make test`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+ARENA  := $(VENV)/bin/arena
+BOTS   := sample_bots/kuhn3
+BUILD  := $(BOTS)/build
+# rustup installs under ~/.cargo/bin, which a non-login shell may not have on PATH.
+RUSTC  := $(shell command -v rustc 2>/dev/null || ls $(HOME)/.cargo/bin/rustc 2>/dev/null)
+
+.PHONY: all demo test bench bots install system-deps clean
+
+all: install bots
+
+# Compilers and runtimes for the sample bots; apt-get only for what is missing.
+system-deps:
+	@missing=""; \
+	command -v gcc  >/dev/null 2>&1 || missing="$$missing gcc libc6-dev"; \
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	[ -n "$(RUSTC)" ] || missing="$$missing rustc"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+bots: system-deps $(BUILD)/rule_bot $(BUILD)/rule_bot_rs
+
+$(BUILD)/rule_bot: $(BOTS)/rule_bot.c
+	@mkdir -p $(BUILD)
+	gcc -O2 -Wall -Wextra -std=c99 -o $@ $<
+
+$(BUILD)/rule_bot_rs: $(BOTS)/rule_bot.rs
+	@mkdir -p $(BUILD)
+	$(or $(RUSTC),rustc) -O -o $@ $<
+
+# A real round between bots in three languages: C, JavaScript and Python.
+demo: install bots
+	$(ARENA) kuhn3 ./$(BUILD)/rule_bot "node $(BOTS)/rule_bot.js" "python3 $(BOTS)/equilibrium_bot.py" \
+	  --seed 2026 --end-prob 1/2000
+
+test: install bots
+	$(VENV)/bin/pytest -q -n 2
+
+bench: install bots
+	$(PY) -m benchmarks.kuhn3_throughput
+
+clean:
+	rm -rf $(VENV) $(BUILD) *.egg-info .pytest_cache .hypothesis

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Test bot: plays kuhn3 correctly, then misbehaves in one way (argv[1]).
+
+The trigger is the first ``play`` message it receives unless the mode says
+otherwise. Any further arguments (a tag) only mark the process for the tests'
+leftover-process check.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+MODE = sys.argv[1]
+out = sys.stdout.buffer
+
+
+def send(text):
+    out.write(text.encode() + b"\n")
+    out.flush()
+
+
+if MODE == "grandchild":
+    # A grandchild in our process group that ignores SIGTERM and sleeps.
+    subprocess.Popen(
+        [sys.executable, "-c", "import signal,time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(600)"]
+        + sys.argv[2:]
+    )
+if MODE == "stderr_flood":
+    chunk = b"x" * 65536 + b"\n"
+    for _ in range(160):  # 10 MiB
+        sys.stderr.buffer.write(chunk)
+    sys.stderr.flush()
+
+
+def misbehave():
+    if MODE == "garbage":
+        send("lol what is this")
+    elif MODE == "unknown_verb":
+        send("CALL 2")
+    elif MODE == "illegal_amount":
+        send("BET 3")
+    elif MODE == "silent":
+        time.sleep(600)
+    elif MODE == "slow":
+        time.sleep(float(os.environ.get("SLOW", "1.5")))
+        send("BET 1")
+    elif MODE == "exit_mid":
+        sys.exit(0)
+    elif MODE == "crash":
+        sys.stderr.write("Traceback: something went wrong in my bot\n")
+        sys.stderr.flush()
+        os._exit(3)
+    elif MODE == "signal":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    elif MODE == "close_stdout":
+        os.close(1)
+        time.sleep(600)
+    elif MODE == "huge_line":
+        out.write(b"B" * (10 * 1024 * 1024))
+        out.flush()
+        time.sleep(600)
+    elif MODE == "bad_utf8":
+        out.write(b"BET \xff\xfe1\n")
+        out.flush()
+    else:
+        return False
+    return True
+
+
+money = None
+acts = []
+ends = 0
+for raw in sys.stdin:
+    line = raw.rstrip("\n")
+    if line.startswith("Money:") and money is None:
+        money = [int(x) for x in line[6:].split(",")]
+    elif line.startswith("EndProb:") or line.startswith("Cards:"):
+        send("READY")
+    elif line in ("play", "end_hand"):
+        acts = []
+        phase = line
+    elif line.startswith("Action:"):
+        acts.append(int(line.split()[-1]))
+        if phase == "play" and len(acts) == 3:
+            if not misbehave():
+                send(f"BET {max(acts)}")
+    elif line.startswith("Pots:"):
+        for pot in line[5:].split():
+            value, winner = map(int, pot.split(","))
+            money[winner] += value
+        for i in range(3):
+            money[i] -= acts[i]
+        send("OK")
+        ends = 0
+    elif line.startswith("EndAction:"):
+        ends += 1
+        if ends == 3:
+            m = list(money)
+            if MODE == "wrong_money":
+                m[0] += 1
+            send("Money: " + ",".join(map(str, m)))
+    elif line.startswith("NumHands:"):
+        send("Thanks, bye" if MODE == "wrong_closing" else "Thank you dealer, have a nice day!")
+        break

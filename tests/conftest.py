@@ -1,0 +1,67 @@
+"""Shared helpers: run the real arena as a child process, find leftovers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_BOTS = ROOT / "tests" / "bots"
+SAMPLE_BOTS = ROOT / "sample_bots" / "kuhn3"
+PY = sys.executable
+
+
+def clean_env() -> dict[str, str]:
+    env = dict(os.environ)
+    # This machine sets it; it hides bots that forget to flush.
+    env.pop("PYTHONUNBUFFERED", None)
+    return env
+
+
+def run_arena(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [PY, "-m", "arena", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=clean_env(),
+        cwd=ROOT,
+    )
+
+
+def run_json(*args: str, timeout: float = 60) -> tuple[subprocess.CompletedProcess, dict]:
+    proc = run_arena(*args, "--json", timeout=timeout)
+    assert proc.stdout.strip(), f"no JSON on stdout; stderr was:\n{proc.stderr}"
+    return proc, json.loads(proc.stdout)
+
+
+def processes_with(tag: str) -> list[tuple[int, str]]:
+    """Live processes whose command line contains ``tag`` (zombies have none)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if tag in cmdline and int(entry.name) != os.getpid():
+            found.append((int(entry.name), cmdline))
+    return found
+
+
+@pytest.fixture
+def tag() -> str:
+    """A unique marker to put on every process a test starts."""
+    return f"arena-test-{uuid.uuid4().hex}"
+
+
+def python_bot(script: str, *args: str) -> str:
+    """A bot command line running one of the test bots with this Python."""
+    return " ".join([PY, str(TEST_BOTS / script), *args])
