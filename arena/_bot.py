@@ -111,7 +111,8 @@ class BotProcess:
         self.stderr_tail = bytearray()
         self.stderr_bytes = 0
         self.stdin_closed = False
-        self.replied = False  # has it answered once (start-up is over)?
+        self.replied = False
+        self.reaped = False  # killed and waited for by the teardown  # has it answered once (start-up is over)?
         #: seconds this bot spent on its replies (see ``receive_line``)
         self.time_used = 0.0
 
@@ -287,34 +288,81 @@ async def open_bots(
     A bot that fails to start raises ``BotFault`` with ``.seat`` set.
     """
     bots: list[BotProcess] = []
-    async with trio.open_nursery() as nursery:
+    try:
+        for seat, spec in enumerate(specs):
+            try:
+                process = await _spawn(spec)
+            except BotFault as fault:
+                fault.seat = seat  # type: ignore[attr-defined]
+                raise
+            stderr_path = log_dir / f"seat{seat}.stderr.log" if log_dir is not None else None
+            bots.append(
+                BotProcess(spec, seat, process, max_line=max_line, stderr_path=stderr_path, trace=trace)
+            )
         try:
-            for seat, spec in enumerate(specs):
+            async with trio.open_nursery() as nursery:
+                for bot in bots:
+                    nursery.start_soon(bot._drain_stderr, stderr_cap)
                 try:
-                    process = await _spawn(spec)
-                except BotFault as fault:
-                    fault.seat = seat  # type: ignore[attr-defined]
-                    raise
-                stderr_path = None
-                if log_dir is not None:
-                    stderr_path = log_dir / f"seat{seat}.stderr.log"
-                bot = BotProcess(
-                    spec, seat, process, max_line=max_line, stderr_path=stderr_path, trace=trace
-                )
-                bots.append(bot)
-                nursery.start_soon(bot._drain_stderr, stderr_cap)
-            yield bots
-        finally:
-            with trio.CancelScope(shield=True):
-                for bot in bots:
-                    await bot.close_stdin()
-                with trio.move_on_after(grace):
-                    for bot in bots:
-                        await bot.process.wait()
-                for bot in bots:
-                    bot.kill_group()
-                for bot in bots:
+                    yield bots
+                finally:
+                    await _teardown(bots, grace)
+                    # The stderr drains end at EOF once the group is dead; a process
+                    # that escaped the group could hold stderr open for ever.
+                    nursery.cancel_scope.deadline = trio.current_time() + 0.2
+        except BaseExceptionGroup as group:
+            # Callers see what the match raised, not trio's wrapper around it.
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
+    finally:
+        await _teardown(bots, grace)  # bots started before a later one failed to
+
+
+async def _teardown(bots: list[BotProcess], grace: float) -> None:
+    """Close stdins, wait ``grace`` seconds in all, kill every group, reap."""
+    with trio.CancelScope(shield=True):
+        for bot in bots:
+            await bot.close_stdin()
+        with trio.move_on_after(grace):
+            for bot in bots:
+                if not bot.reaped:
                     await bot.process.wait()
-            # The stderr drains end at EOF once the group is dead; a process that
-            # escaped the group could hold stderr open for ever, so stop waiting.
-            nursery.cancel_scope.deadline = trio.current_time() + 0.2
+        for bot in bots:
+            if not bot.reaped:
+                bot.kill_group()
+                await bot.process.wait()
+                bot.reaped = True
+        # SIGKILL is delivered asynchronously: make sure the groups are really
+        # gone before the match is reported over.
+        groups = {bot.process.pid for bot in bots}
+        with trio.move_on_after(2.0):
+            while alive := _live_members(groups):
+                for pgid in alive:
+                    try:
+                        os.killpg(pgid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                await trio.sleep(0.005)
+
+
+def _live_members(pgids: set[int]) -> set[int]:
+    """The process groups in ``pgids`` that still have a running (non-zombie) member."""
+    alive = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return alive
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # Fields after the command (which may contain spaces): state ppid pgrp ...
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) in pgids and fields[0] not in (b"Z", b"X"):
+            alive.add(int(fields[2]))
+    return alive

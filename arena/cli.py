@@ -126,7 +126,8 @@ def _print_table(result: MatchResult) -> None:
             f"{seat.score:.3f}",
             str(fault.kind) if fault else "",
         )
-    Console(soft_wrap=True).print(table)
+    # Off a terminal nothing should be cut: the bot names must stay greppable.
+    Console(width=None if sys.stdout.isatty() else 1000).print(table)
 
 
 @app.command("kuhn3")
