@@ -23,7 +23,7 @@ from pathlib import Path
 import trio
 
 from ._faults import BotFault, FaultKind
-from ._lines import DEFAULT_MAX_LINE, LineBuffer
+from ._lines import DEFAULT_MAX_LINE, LineBuffer, decode_line
 
 DEFAULT_STDERR_CAP = 1024 * 1024
 STDERR_TAIL = 2048
@@ -111,6 +111,7 @@ class BotProcess:
         self.stderr_tail = bytearray()
         self.stderr_bytes = 0
         self.stdin_closed = False
+        self._eof = False
         self.replied = False
         self.reaped = False  # killed and waited for by the teardown  # has it answered once (start-up is over)?
         #: seconds this bot spent on its replies (see ``receive_line``)
@@ -122,15 +123,36 @@ class BotProcess:
 
     # -- writing ----------------------------------------------------------------
 
-    async def send(self, data: bytes, deadline: float) -> None:
+    def send_nowait(self, data: bytes) -> int:
+        """Write what fits now, without awaiting; return the bytes written.
+
+        The caller finishes with ``send_rest`` when not all of it was taken.
+        Returns -1 when the pipe is broken (the bot is gone).
+        """
         if self._trace is not None:
             self._trace(self.seat, "->", data.decode())
-        view = memoryview(data)
+        try:
+            return os.write(self._wfd, data)
+        except BlockingIOError:
+            return 0
+        except (BrokenPipeError, ConnectionResetError):
+            return -1
+
+    async def send(self, data: bytes, deadline: float) -> None:
+        written = self.send_nowait(data)
+        if written != len(data):
+            await self.send_rest(data, written, deadline)
+
+    async def send_rest(self, data: bytes, written: int, deadline: float) -> None:
+        """Finish a write that ``send_nowait`` could not complete."""
+        if written < 0:
+            await self._raise_gone(during="writing to it")
+        view = memoryview(data)[written:]
+        # The pipe is full: the bot is not reading its stdin (yet).
         while view:
             try:
-                n = os.write(self._wfd, view)
+                view = view[os.write(self._wfd, view):]
             except BlockingIOError:
-                # The pipe is full: the bot is not reading its stdin.
                 with trio.move_on_at(deadline):
                     await trio.lowlevel.wait_writable(self._wfd)
                     continue
@@ -140,22 +162,54 @@ class BotProcess:
                 ) from None
             except (BrokenPipeError, ConnectionResetError):
                 await self._raise_gone(during="writing to it")
-            view = view[n:]
 
     # -- reading ----------------------------------------------------------------
 
+    def receive_nowait(self, sent_at: float) -> str | None:
+        """The reply line if exactly one whole line is ready now, else None.
+
+        None leaves any bytes read in the buffer; ``receive_line`` goes on
+        from there. Time used is charged from ``sent_at`` to the moment the
+        reply was found (an upper bound when it was already waiting).
+        """
+        lines = self._lines
+        if len(lines):
+            return None
+        try:
+            data = os.read(self._rfd, 65536)  # larger reads cost an mmap each
+        except BlockingIOError:
+            return None
+        if not data:
+            self._eof = True
+            return None
+        end = data.find(b"\n")
+        if end != len(data) - 1 or end > lines.max_line:
+            lines.feed(data)  # several lines, or part of one
+            return None
+        line = decode_line(data[:-1])
+        self.time_used += trio.current_time() - sent_at
+        if self._trace is not None:
+            self._trace(self.seat, "<-", line)
+        return line
+
     async def receive_line(self, deadline: float, sent_at: float, timeout_text: str) -> str:
         """The next reply line; every failure becomes a BotFault."""
+        line = self.receive_nowait(sent_at)
+        if line is not None:
+            return line
+        return await self._receive_slow(deadline, sent_at, timeout_text)
+
+    async def _receive_slow(self, deadline: float, sent_at: float, timeout_text: str) -> str:
         lines = self._lines
-        waited = False
+        if self._eof:
+            await self._raise_gone(during="waiting for its reply")
         while True:
             line = lines.next_line()
             if line is not None:
                 break
             try:
-                data = os.read(self._rfd, 65536)  # larger reads cost an mmap each
+                data = os.read(self._rfd, 65536)
             except BlockingIOError:
-                waited = True
                 with trio.move_on_at(deadline):
                     await trio.lowlevel.wait_readable(self._rfd)
                     continue
@@ -169,9 +223,7 @@ class BotProcess:
             if not data:
                 await self._raise_gone(during="waiting for its reply")
             lines.feed(data)
-        # A reply already waiting when first looked for was at most this late;
-        # one that needed a wait arrived just now.
-        self.time_used += (trio.current_time() if waited else sent_at) - sent_at
+        self.time_used += trio.current_time() - sent_at
         if self._trace is not None:
             self._trace(self.seat, "<-", line)
         return line

@@ -115,6 +115,8 @@ async def run_match(
     progress = settings.progress
     if settings.log_dir is not None:
         settings.log_dir.mkdir(parents=True, exist_ok=True)
+    why_timeout = f"no reply within {timeout:g} s"
+    send_limit = max(timeout, settings.startup_timeout)  # a write only blocks when a bot stops reading
 
     bots = []
     try:
@@ -141,26 +143,27 @@ async def run_match(
                     expect = exchange.expect
                     sends = exchange.sends
                     now = trio.current_time()
+                    # Sync fast paths first; an await only when a pipe is not ready.
                     for seat, payload in sends:
-                        # A write only blocks when the bot stops reading.
-                        await bots[seat].send(payload, now + max(timeout, settings.startup_timeout))
+                        bot = bots[seat]
+                        written = bot.send_nowait(payload)
+                        if written != len(payload):
+                            await bot.send_rest(payload, written, now + send_limit)
                     replies = []
                     for seat, _ in sends:
                         bot = bots[seat]
-                        if not bot.replied:
+                        if bot.replied:
+                            line = bot.receive_nowait(now)
+                            if line is None:
+                                line = await _slow_reply(bot, now, timeout, budget, why_timeout)
+                        else:
                             # Start-up (an interpreter, a JIT) is not thinking time.
                             limit = max(timeout, settings.startup_timeout)
                             why = f"no first reply within {limit:g} s of starting"
-                            replies.append(await bot.receive_line(now + limit, now, why))
+                            line = await bot.receive_line(now + limit, now, why)
                             bot.replied = True
                             bot.time_used = 0.0
-                            continue
-                        limit = timeout
-                        why = f"no reply within {timeout:g} s"
-                        if budget is not None and budget - bot.time_used < limit:
-                            limit = max(0.0, budget - bot.time_used)
-                            why = f"used up its time budget of {budget:g} s for the match"
-                        replies.append(await bot.receive_line(now + limit, now, why))
+                        replies.append(line)
                     exchanges += len(sends)
                     if exchanges >= next_checkpoint:
                         next_checkpoint = exchanges + CHECKPOINT_EVERY
@@ -226,3 +229,12 @@ async def run_match(
         duration=time.perf_counter() - started,
         log_dir=str(settings.log_dir) if settings.log_dir is not None else None,
     )
+
+
+async def _slow_reply(bot, sent_at: float, timeout: float, budget: float | None, why: str) -> str:
+    """Wait for a reply that was not ready, under the reply deadline and the budget."""
+    limit = timeout
+    if budget is not None and budget - bot.time_used < limit:
+        limit = max(0.0, budget - bot.time_used)
+        why = f"used up its time budget of {budget:g} s for the match"
+    return await bot.receive_line(sent_at + limit, sent_at, why)
