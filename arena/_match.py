@@ -173,7 +173,7 @@ async def run_match(
             except ProtocolError as exc:
                 pending = (exc.seat, exc, exc.expected)
             except BotFault as exc:
-                pending = (seat, exc, expect)
+                pending = (seat, exc, expect() if callable(expect) else expect)
             finally:
                 gen.close()
     except BotFault as exc:  # a bot failed to start

@@ -40,7 +40,9 @@ class Exchange:
     """
 
     sends: list[tuple[int, bytes]]
-    expect: str = "a reply"
+    #: words for a correct reply, or a function giving them (called only
+    #: when a report needs them, to keep the hot path free of formatting)
+    expect: str | Callable[[], str] = "a reply"
 
 
 @dataclass(slots=True)

@@ -39,13 +39,29 @@ Chance = Callable[[Kuhn3Round], object]
 
 
 def _local(values: list[int] | tuple[int, ...], receiver: int) -> str:
-    return ",".join(str(values[(receiver + i) % SEATS]) for i in range(SEATS))
+    """A list in the receiver's view: its own entry first, then clockwise."""
+    return f"{values[receiver]},{values[(receiver + 1) % 3]},{values[(receiver + 2) % 3]}"
 
 
-def parse_action(seat: int, line: str, expected: str) -> Action:
+_action_lines: dict[Action, str] = {}
+
+
+def _action_line(action: Action) -> str:
+    # Few distinct actions occur; formatting each once keeps the hot path lean.
+    line = _action_lines.get(action)
+    if line is None:
+        line = _action_lines[action] = f"Action: {action.verb} {action.amount}\n"
+    return line
+
+
+def parse_action(seat: int, line: str, expected: str | Callable[[], str]) -> Action:
     """Parse a reply to ``play`` (syntax only; the rules engine checks legality)."""
     text = line.rstrip()
     match = _ACTION.fullmatch(text)
+    if match is not None and match.group(1) in _REPLY_VERBS:
+        return Action(match.group(1), int(match.group(2)))
+    if callable(expected):
+        expected = expected()
     if match is None:
         verb = text.split(" ", 1)[0] if text else ""
         if verb and verb not in _REPLY_VERBS and verb.isupper():
@@ -107,7 +123,11 @@ class Kuhn3Dealer:
         return f"init_hand\nHand: {r.hand}\nCards: {r.cards[seat]}\n".encode()
 
     def _actions(self, actions: list[Action] | tuple[Action, ...], seat: int) -> str:
-        return "".join(f"Action: {actions[(seat + i) % SEATS]}\n" for i in range(SEATS))
+        return (
+            _action_line(actions[seat])
+            + _action_line(actions[(seat + 1) % 3])
+            + _action_line(actions[(seat + 2) % 3])
+        )
 
     def _play(self, seat: int) -> bytes:
         return ("play\n" + self._actions(self.round.latest, seat)).encode()
@@ -149,13 +169,14 @@ class Kuhn3Dealer:
 
             while r.phase is Phase.BETTING:
                 seat = r.to_act
-                legal = r.describe_legal()
-                (line,) = yield Exchange([(seat, self._play(seat))], legal)
-                action = parse_action(seat, line, legal)
+                # What is legal is put in words only when a report needs it.
+                (line,) = yield Exchange([(seat, self._play(seat))], r.describe_legal)
                 try:
-                    r.apply_action(seat, action)
+                    r.apply_action(seat, parse_action(seat, line, r.describe_legal))
                 except IllegalAction as exc:
-                    raise ProtocolError(seat, "illegal_action", line, legal, str(exc)) from None
+                    raise ProtocolError(
+                        seat, "illegal_action", line, r.describe_legal(), str(exc)
+                    ) from None
 
             result = r.last_result
             assert result is not None

@@ -70,6 +70,7 @@ class Kuhn3Round:
         "first_button",
         "cards",
         "in_front",
+        "price",
         "folded",
         "latest",
         "to_act",
@@ -88,6 +89,9 @@ class Kuhn3Round:
         self.first_button = -1
         self.cards: tuple[str, str, str] = ("", "", "")
         self.in_front = [0, 0, 0]
+        #: what every live seat must have in front to stay in (never drops:
+        #: only a seat below it may fold)
+        self.price = 0
         self.folded = [False, False, False]
         self.latest: list[Action] = []
         self.to_act = -1
@@ -135,6 +139,7 @@ class Kuhn3Round:
         self.button = (self.button + 1) % SEATS
         self.cards = cards  # type: ignore[assignment]
         self.in_front = list(antes)
+        self.price = max(antes)
         self.folded = [False, False, False]
         self.latest = [Action("BLIND", a) for a in antes]
         first = (self.button + 1) % SEATS
@@ -145,11 +150,6 @@ class Kuhn3Round:
         self.phase = Phase.BETTING
 
     # -- betting ------------------------------------------------------------
-
-    @property
-    def price(self) -> int:
-        """The amount every live seat must have in front to stay in."""
-        return max(f for f, out in zip(self.in_front, self.folded) if not out)
 
     def legal_actions(self) -> list[tuple[Action, str]]:
         """The legal replies of the seat to act, each with a word for it."""
@@ -209,6 +209,7 @@ class Kuhn3Round:
         self.latest[seat] = action
         self.last_actor = seat
         if raises:
+            self.price = action.amount
             # A bet reopens the action for every other live seat, clockwise.
             others = ((seat + k) % SEATS for k in range(1, SEATS))
             self._pending = [s for s in others if not self.folded[s]]
