@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
+import tempfile
 import subprocess
 import sys
 import uuid
@@ -17,10 +20,17 @@ SAMPLE_BOTS = ROOT / "sample_bots" / "kuhn3"
 PY = sys.executable
 
 
+# Arena runs keep the stderr logs of faulted matches in a temporary folder;
+# give the ones started by the tests a folder of their own, removed at exit.
+_SCRATCH = tempfile.mkdtemp(prefix="arena-tests-")
+atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)
+
+
 def clean_env() -> dict[str, str]:
     env = dict(os.environ)
     # This machine sets it; it hides bots that forget to flush.
     env.pop("PYTHONUNBUFFERED", None)
+    env["TMPDIR"] = _SCRATCH
     return env
 
 
