@@ -112,8 +112,8 @@ class BotProcess:
         self.stderr_bytes = 0
         self.stdin_closed = False
         self._eof = False
-        self.replied = False
-        self.reaped = False  # killed and waited for by the teardown  # has it answered once (start-up is over)?
+        self.replied = False  # has it answered once (start-up is over)?
+        self.reaped = False  # killed and waited for by the teardown
         #: seconds this bot spent on its replies (see ``receive_line``)
         self.time_used = 0.0
 
@@ -238,7 +238,11 @@ class BotProcess:
         if code is None:
             raise BotFault(
                 FaultKind.DISCONNECTED,
-                f"closed its stdout while {during} but is still running",
+                (
+                    f"closed its stdin (broken pipe) while {during} but is still running"
+                    if during == "writing to it"
+                    else f"closed its stdout while {during} but is still running"
+                ),
                 received=received,
             )
         if code < 0:

@@ -225,16 +225,19 @@ def _play(
         return EXIT_INTERNAL
     progress.done()
 
-    if own_log_dir and not result.faults and not any(p.stat().st_size for p in log_dir.iterdir()):
+    # A temporary log folder is kept only when a bot wrote something to stderr.
+    if own_log_dir and not any(p.stat().st_size for p in log_dir.iterdir()):
         shutil.rmtree(log_dir, ignore_errors=True)
         result.log_dir = None
+        for fault in result.faults:
+            fault.stderr_log = None
 
     for fault in result.faults:
         typer.echo("FAULT " + fault.describe(), err=True)
     verdict = "completed" if result.completed else f"cancelled ({result.faults[0].kind}, seat {result.faults[0].seat})"
     typer.echo(
         f"Finished {game_id} seed {seed}: {verdict} after {result.hands} hands "
-        f"in {result.duration:.2f} s",
+        f"in {result.duration:.2f} s" + (f"; bot stderr logs in {result.log_dir}" if result.log_dir else ""),
         err=True,
     )
     if json_out:

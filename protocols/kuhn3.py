@@ -99,10 +99,12 @@ class Kuhn3Dealer:
         self.params = params
         self.round = Kuhn3Round(params)
         self._chance = chance
+        self._closing = False  # end_round has been sent
 
     def context(self) -> dict[str, int | None]:
+        """The hand being played, or None before the first and at end_round."""
         hand = self.round.hand
-        return {"hand": hand if hand >= 0 else None}
+        return {"hand": hand if hand >= 0 and not self._closing else None}
 
     def standings(self) -> tuple[int, list[int]]:
         """Hands completed so far and every seat's running total."""
@@ -215,6 +217,7 @@ class Kuhn3Dealer:
             if r.phase is Phase.CONTINUE:
                 r.apply_chance(self._chance(r))  # does the round end here?
 
+        self._closing = True
         bankrolls = [
             (f"end_round\nBankrolls: {_local(r.money, s)}\nNumHands: {r.hands_played}\n").encode()
             for s in range(SEATS)
