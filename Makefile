@@ -43,7 +43,7 @@ $(BUILD)/rule_bot_rs: $(BOTS)/rule_bot.rs
 
 # A real round between bots in three languages: C, JavaScript and Python.
 demo: install bots
-	$(ARENA) kuhn3 ./$(BUILD)/rule_bot "node $(BOTS)/rule_bot.js" "python3 $(BOTS)/equilibrium_bot.py" \
+	$(ARENA) kuhn3 ./$(BUILD)/rule_bot "node $(BOTS)/rule_bot.js" "python3 $(BOTS)/equilibrium_bot.py --seed 1" \
 	  --seed 2026 --end-prob 1/2000
 
 test: install bots

@@ -72,6 +72,13 @@ def _parse_end_prob(text: str) -> tuple[int, int]:
     raise _usage_error(f"--end-prob takes A/B with integers, like 1/1000; got {text!r}")
 
 
+def _parse_ints(option: str, text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise _usage_error(f"{option} takes integers separated by commas, like 1,1,1; got {text!r}") from None
+
+
 class _Progress:
     """A one-line progress indicator on stderr, only when stderr is a terminal."""
 
@@ -136,6 +143,8 @@ def kuhn3_cmd(
     seed: Annotated[Optional[int], typer.Option(help="Seed for every chance event (random and printed if not given).")] = None,
     hands: Annotated[Optional[int], typer.Option(help="Play exactly N hands instead of ending by chance.")] = None,
     end_prob: Annotated[str, typer.Option("--end-prob", help="Chance A/B that the round ends after each hand.")] = "1/1000",
+    antes: Annotated[str, typer.Option(help="Each seat's ante, in seat order.")] = "1,1,1",
+    max_bet: Annotated[int, typer.Option("--max-bet", help="What a bet takes a seat to in front.")] = 2,
     timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 1.0,
     budget: Annotated[Optional[float], typer.Option(help="Total seconds each bot may use in the match.")] = None,
     log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Where each bot's stderr log is written.")] = None,
@@ -147,7 +156,12 @@ def kuhn3_cmd(
         _play(
             "kuhn3",
             bots,
-            {"hands": hands, "end_prob": _parse_end_prob(end_prob)},
+            {
+                "hands": hands,
+                "end_prob": _parse_end_prob(end_prob),
+                "antes": _parse_ints("--antes", antes),
+                "max_bet": max_bet,
+            },
             seed=seed,
             timeout=timeout,
             budget=budget,
@@ -181,7 +195,9 @@ def _play(
     try:
         params = plugin.Params(**raw_params)
     except ValidationError as exc:
-        problems = "; ".join(e["msg"] for e in exc.errors())
+        problems = "; ".join(
+            (f"{'.'.join(map(str, e['loc']))}: " if e["loc"] else "") + e["msg"] for e in exc.errors()
+        )
         raise _usage_error(f"bad {game_id} parameters: {problems}") from None
     if timeout <= 0:
         raise _usage_error(f"--timeout must be above 0, got {timeout}")

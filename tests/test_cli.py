@@ -96,3 +96,38 @@ def test_python_dash_m_and_console_script_agree():
     proc = run_arena("--help")
     assert proc.returncode == 0 and "kuhn3" in proc.stdout and "games" in proc.stdout
     json.dumps(proc.stdout)
+
+
+def test_progress_is_shown_on_a_terminal_only():
+    import os
+    import pty
+    import subprocess
+
+    from .conftest import PY, ROOT, clean_env
+
+    main, sub = pty.openpty()
+    try:
+        proc = subprocess.run(
+            [PY, "-m", "arena", "kuhn3", GOOD, GOOD, GOOD, "--seed", "2", "--hands", "3000", "--json"],
+            stdout=subprocess.PIPE, stderr=sub, env=clean_env(), cwd=ROOT, timeout=60,
+        )
+        os.close(sub)
+        sub = -1
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # EIO: the terminal has no writer left
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        if sub >= 0:
+            os.close(sub)
+        os.close(main)
+    assert proc.returncode == 0
+    assert b"hands/s)" in seen  # the live progress line
+    # ...and off a terminal there is none.
+    plain = run_arena("kuhn3", GOOD, GOOD, GOOD, "--seed", "2", "--hands", "3000", "--json")
+    assert "hands/s)" not in plain.stderr

@@ -92,3 +92,18 @@ def test_grandchild_ignoring_sigterm_is_killed(then, tag):
     proc, result = run_json("kuhn3", parent, other, good, "--seed", "3", "--hands", "2", "--timeout", "0.5")
     assert proc.returncode == (0 if then == "none" else 1), proc.stderr
     assert processes_with(tag) == []
+
+
+def test_budget_is_the_total_time_a_bot_may_think(tag):
+    sluggish = python_bot("misbehave.py", "sluggish", tag)
+    good = python_bot("misbehave.py", "none", tag)
+    proc, result = run_json(
+        "kuhn3", good, sluggish, good, "--seed", "8", "--hands", "50", "--timeout", "1", "--budget", "0.5"
+    )
+    assert proc.returncode == 1, proc.stderr
+    (fault,) = result["faults"]
+    assert fault["seat"] == 1 and fault["kind"] == "timeout"
+    assert "used up its time budget of 0.5 s" in fault["detail"]
+    # Each reply took about 0.2 s, so the budget ran out in the third one.
+    assert 0.4 <= result["seats"][1]["time_used"] < 0.6
+    assert processes_with(tag) == []

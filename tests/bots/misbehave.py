@@ -42,6 +42,9 @@ def misbehave():
         send("BET 3")
     elif MODE == "silent":
         time.sleep(600)
+    elif MODE == "sluggish":  # every reply a little slow: eats a time budget
+        time.sleep(0.2)
+        return False
     elif MODE == "slow":
         time.sleep(float(os.environ.get("SLOW", "1.5")))
         send("BET 1")
