@@ -20,7 +20,7 @@ import trio
 from games import GamePlugin
 from protocols import ProtocolError
 
-from ._bot import BotSpec, Trace, open_bots
+from ._bot import BotProcess, BotSpec, Trace, open_bots
 from ._faults import BotFault, Fault, FaultKind
 
 #: Yield to trio every this many exchanges: the raw pipe path never blocks
@@ -99,87 +99,170 @@ async def run_match(
     *,
     dialogue: Any = None,
 ) -> MatchResult:
-    """Play one match and return its result; bot failures become faults.
+    """Play one match with fresh bot processes; bot failures become faults.
 
     ``dialogue`` replaces the game's own (seeded) dialogue, for example one
     whose chance steps are rigged by a test.
     """
+    results = await run_series(plugin, specs, [(params, seed)], settings, dialogues=[dialogue])
+    return results[0]
+
+
+async def run_series(
+    plugin: GamePlugin,
+    specs: list[BotSpec],
+    matches: list[tuple[Any, int]],
+    settings: MatchSettings | None = None,
+    *,
+    lifetime: str = "match",
+    dialogues: list[Any] | None = None,
+) -> list[MatchResult]:
+    """Play ``matches`` (params, seed) one after another between the same bots.
+
+    ``lifetime="match"`` starts fresh processes for every match;
+    ``"tournament"`` keeps one process per bot for all of them (the game's
+    protocol must mark where matches begin and end). The series stops at the
+    first match with a fault (fail-fast): the bots' state is then unknown.
+    """
     settings = settings or MatchSettings()
-    dealer = dialogue if dialogue is not None else plugin.open_dialogue(params, random.Random(seed))
-    started = time.perf_counter()
-    exchanges = 0
-    pending: tuple[int, BotFault | ProtocolError, str | None] | None = None
-    outcome = None
-    timeout = settings.timeout
-    budget = settings.budget
-    progress = settings.progress
     if settings.log_dir is not None:
         settings.log_dir.mkdir(parents=True, exist_ok=True)
-    why_timeout = f"no reply within {timeout:g} s"
-    send_limit = max(timeout, settings.startup_timeout)  # a write only blocks when a bot stops reading
+    if lifetime not in ("match", "tournament"):
+        raise ValueError(f"lifetime is 'match' or 'tournament', not {lifetime!r}")
+    if lifetime == "tournament" and not getattr(plugin, "reusable_processes", False):
+        raise ValueError(
+            f"{plugin.spec.id}'s protocol has no match boundaries: it needs a fresh process per match"
+        )
+    names = [s.name for s in specs]
+    results: list[MatchResult] = []
 
-    bots = []
-    try:
-        async with open_bots(
+    def dealer_for(index: int) -> Any:
+        if dialogues is not None and dialogues[index] is not None:
+            return dialogues[index]
+        params, seed = matches[index]
+        return plugin.open_dialogue(params, random.Random(seed), names, index)
+
+    async def play(index: int, bots: list[BotProcess]) -> MatchResult:
+        params, seed = matches[index]
+        dealer = dealer_for(index)
+        for bot in bots:
+            bot.time_used = 0.0  # a time budget is per match
+        started = time.perf_counter()
+        outcome, pending, exchanges = await _drive(dealer, bots, settings)
+        return _result(plugin, specs, params, seed, dealer, bots, outcome, pending, exchanges,
+                       time.perf_counter() - started, settings)
+
+    def bot_opener():
+        return open_bots(
             specs,
             log_dir=settings.log_dir,
             max_line=settings.max_line,
             stderr_cap=settings.stderr_cap,
             grace=settings.grace,
             trace=settings.trace,
-        ) as bots:
-            gen = dealer.run()
-            replies: list[str] | None = None
-            seat = -1
-            expect: str | None = None
-            next_checkpoint = CHECKPOINT_EVERY
-            try:
-                while True:
-                    try:
-                        exchange = gen.send(replies)  # type: ignore[arg-type]
-                    except StopIteration as stop:
-                        outcome = stop.value
-                        break
-                    expect = exchange.expect
-                    sends = exchange.sends
-                    now = trio.current_time()
-                    # Sync fast paths first; an await only when a pipe is not ready.
-                    for seat, payload in sends:
-                        bot = bots[seat]
-                        written = bot.send_nowait(payload)
-                        if written != len(payload):
-                            await bot.send_rest(payload, written, now + send_limit)
-                    replies = []
-                    for seat, _ in sends:
-                        bot = bots[seat]
-                        if bot.replied:
-                            line = bot.receive_nowait(now)
-                            if line is None:
-                                line = await _slow_reply(bot, now, timeout, budget, why_timeout)
-                        else:
-                            # Start-up (an interpreter, a JIT) is not thinking time.
-                            limit = max(timeout, settings.startup_timeout)
-                            why = f"no first reply within {limit:g} s of starting"
-                            line = await bot.receive_line(now + limit, now, why)
-                            bot.replied = True
-                            bot.time_used = 0.0
-                        replies.append(line)
-                    exchanges += len(sends)
-                    if exchanges >= next_checkpoint:
-                        next_checkpoint = exchanges + CHECKPOINT_EVERY
-                        await trio.lowlevel.checkpoint()
-                        if progress is not None:
-                            progress(dealer.standings()[0])
-            except ProtocolError as exc:
-                pending = (exc.seat, exc, exc.expected)
-            except BotFault as exc:
-                pending = (seat, exc, expect() if callable(expect) else expect)
-            finally:
-                gen.close()
-    except BotFault as exc:  # a bot failed to start
-        pending = (getattr(exc, "seat", 0), exc, None)
+        )
 
+    if lifetime == "tournament":
+        bots: list[BotProcess] = []
+        try:
+            async with bot_opener() as bots:
+                for index in range(len(matches)):
+                    results.append(await play(index, bots))
+                    if results[-1].faults:
+                        break
+        except BotFault as exc:  # a bot failed to start
+            results.append(_failed_start(plugin, specs, matches[0], dealer_for(0), exc, settings))
+        return results
+
+    for index in range(len(matches)):
+        bots = []
+        try:
+            async with bot_opener() as bots:
+                result = await play(index, bots)
+        except BotFault as exc:
+            result = _failed_start(plugin, specs, matches[index], dealer_for(index), exc, settings)
+        # Faults are reported after teardown, so the stderr tail is complete.
+        for fault in result.faults:
+            bot = bots[fault.seat] if fault.seat < len(bots) else None
+            if bot is not None:
+                fault.stderr_tail = bot.stderr_text()
+        results.append(result)
+        if result.faults:
+            break
+    return results
+
+
+async def _drive(
+    dealer: Any, bots: list[BotProcess], settings: MatchSettings
+) -> tuple[Any, tuple[int, BotFault | ProtocolError, str | None] | None, int]:
+    """Run one dialogue over open bots: (outcome or None, pending fault, exchanges)."""
+    timeout = settings.timeout
+    budget = settings.budget
+    progress = settings.progress
+    why_timeout = f"no reply within {timeout:g} s"
+    send_limit = max(timeout, settings.startup_timeout)  # a write only blocks when a bot stops reading
+    exchanges = 0
+    gen = dealer.run()
+    replies: list[str] | None = None
+    seat = -1
+    expect: Any = None
+    next_checkpoint = CHECKPOINT_EVERY
+    try:
+        while True:
+            try:
+                exchange = gen.send(replies)  # type: ignore[arg-type]
+            except StopIteration as stop:
+                return stop.value, None, exchanges
+            expect = exchange.expect
+            sends = exchange.sends
+            now = trio.current_time()
+            # Sync fast paths first; an await only when a pipe is not ready.
+            for seat, payload in sends:
+                bot = bots[seat]
+                written = bot.send_nowait(payload)
+                if written != len(payload):
+                    await bot.send_rest(payload, written, now + send_limit)
+            replies = []
+            if exchange.reply:
+                for seat, _ in sends:
+                    bot = bots[seat]
+                    if bot.replied:
+                        line = bot.receive_nowait(now)
+                        if line is None:
+                            line = await _slow_reply(bot, now, timeout, budget, why_timeout)
+                    else:
+                        # Start-up (an interpreter, a JIT) is not thinking time.
+                        limit = max(timeout, settings.startup_timeout)
+                        why = f"no first reply within {limit:g} s of starting"
+                        line = await bot.receive_line(now + limit, now, why)
+                        bot.replied = True
+                        bot.time_used = 0.0
+                    replies.append(line)
+            exchanges += len(sends)
+            if exchanges >= next_checkpoint:
+                next_checkpoint = exchanges + CHECKPOINT_EVERY
+                await trio.lowlevel.checkpoint()
+                if progress is not None:
+                    progress(dealer.standings()[0])
+    except ProtocolError as exc:
+        return None, (exc.seat, exc, exc.expected), exchanges
+    except BotFault as exc:
+        return None, (seat, exc, expect() if callable(expect) else expect), exchanges
+    finally:
+        gen.close()
+
+
+def _failed_start(plugin, specs, match, dealer, exc: BotFault, settings) -> MatchResult:
+    params, seed = match
+    pending = (getattr(exc, "seat", 0), exc, None)
+    return _result(plugin, specs, params, seed, dealer, [], None, pending, 0, 0.0, settings)
+
+
+def _result(
+    plugin, specs, params, seed, dealer, bots, outcome, pending, exchanges, duration, settings
+) -> MatchResult:
     hands, payoffs = dealer.standings()
+    scores = dealer.scores()
     faults: list[Fault] = []
     if pending is not None:
         fseat, exc, expected = pending
@@ -204,14 +287,14 @@ async def run_match(
                 stderr_log=str(bot.stderr_path) if bot is not None and bot.stderr_path else None,
             )
         )
-    if progress is not None:
-        progress(hands)
+    if settings.progress is not None:
+        settings.progress(hands)
     seats = [
         SeatResult(
             seat=i,
             bot=spec.name,
             bankroll=payoffs[i],
-            score=plugin.score(payoffs[i], hands),
+            score=scores[i],
             time_used=bots[i].time_used if i < len(bots) else 0.0,
         )
         for i, spec in enumerate(specs)
@@ -226,7 +309,7 @@ async def run_match(
         seats=seats,
         faults=faults,
         exchanges=exchanges,
-        duration=time.perf_counter() - started,
+        duration=duration,
         log_dir=str(settings.log_dir) if settings.log_dir is not None else None,
     )
 

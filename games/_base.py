@@ -40,6 +40,9 @@ class Exchange:
     """
 
     sends: list[tuple[int, bytes]]
+    #: False for notifications: the messages are written and nothing is read
+    #: (the dialogue is sent back an empty list)
+    reply: bool = True
     #: words for a correct reply, or a function giving them (called only
     #: when a report needs them, to keep the hot path free of formatting)
     expect: str | Callable[[], str] = "a reply"
@@ -49,7 +52,7 @@ class Exchange:
 class MatchOutcome:
     """What a dialogue returns when the match ran to its end."""
 
-    payoffs: list[int]
+    payoffs: list[int] | list[float]
     hands: int
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -62,16 +65,24 @@ Dialogue = Generator[Exchange, list[str], MatchOutcome]
 
 @runtime_checkable
 class GamePlugin(Protocol):
+    """What the ``arena.games`` entry point of a game must provide.
+
+    Optional attributes: ``reusable_processes`` (bool, default False): the
+    protocol marks where each match starts and ends, so one bot process may
+    play several matches (``--lifetime tournament``); ``aggregate(per_match)``
+    turns a list of per-match score lists into one score per seat (default: sum).
+    """
+
     spec: GameSpec
     Params: type[BaseModel]
 
-    def open_dialogue(self, params: BaseModel, rng: random.Random) -> "DialogueRun": ...
-
-    def score(self, bankroll: int, hands: int) -> float: ...
+    def open_dialogue(
+        self, params: BaseModel, rng: random.Random, names: list[str], match_index: int = 0
+    ) -> "DialogueRun": ...
 
 
 class DialogueRun(Protocol):
-    """A running match: the generator plus live context for error reports."""
+    """A running match: the generator plus live state for reports."""
 
     def run(self) -> Dialogue: ...
 
@@ -79,9 +90,10 @@ class DialogueRun(Protocol):
         """Where the match is now (e.g. ``{"hand": 12}``), for fault reports."""
         ...
 
-    def standings(self) -> tuple[int, list[int]]:
+    def standings(self) -> tuple[int, list[int] | list[float]]:
         """Hands (or games) completed so far and each seat's running payoff."""
         ...
 
-
-ChanceResolver = Callable[[Any], Any]
+    def scores(self) -> list[float]:
+        """Each seat's score by the game's own rule (so far, if cut short)."""
+        ...

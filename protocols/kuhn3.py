@@ -110,6 +110,11 @@ class Kuhn3Dealer:
         """Hands completed so far and every seat's running total."""
         return self.round.hands_played, list(self.round.money)
 
+    def scores(self) -> list[float]:
+        """bankroll / sqrt(hands), as the original dealer reported."""
+        n = self.round.hands_played
+        return [m / n**0.5 if n else 0.0 for m in self.round.money]
+
     # -- rendering ------------------------------------------------------------
 
     def _init_round(self, seat: int) -> bytes:

@@ -23,7 +23,7 @@ UPDATE = os.environ.get("ARENA_UPDATE_GOLDENS") == "1"
 # How each game is played for its golden: parameters, seed, reply policy.
 PLAYTHROUGHS = {
     "kuhn3": lambda: playthrough(
-        load_game("kuhn3").open_dialogue(load_game("kuhn3").Params(hands=6), random.Random(7)),
+        load_game("kuhn3").open_dialogue(load_game("kuhn3").Params(hands=6), random.Random(7), ["a", "b", "c"]),
         random.Random(7),
     ),
 }

@@ -61,7 +61,12 @@ class _Kuhn3Plugin:
     )
     Params = Kuhn3Params
 
-    def open_dialogue(self, params: Kuhn3Params, rng: random.Random) -> Any:
+    #: the text protocol has no match boundaries: one process per round
+    reusable_processes = False
+
+    def open_dialogue(
+        self, params: Kuhn3Params, rng: random.Random, names: list[str] | None = None, match_index: int = 0
+    ) -> Any:
         # Imported here because the protocol layer sits above the rules.
         from protocols.kuhn3 import Kuhn3Dealer, seeded_chance
 
@@ -69,6 +74,7 @@ class _Kuhn3Plugin:
 
     @staticmethod
     def score(bankroll: int, hands: int) -> float:
+        """The original dealer's score: bankroll / sqrt(hands played)."""
         return bankroll / math.sqrt(hands) if hands else 0.0
 
 

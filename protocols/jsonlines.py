@@ -1,0 +1,161 @@
+"""The JSON-lines framing shared by the JSON games (sans-I/O).
+
+One JSON object per line in each direction, UTF-8, no newline inside (the
+arena writes compact JSON). Every object has a ``"type"``. A message from the
+arena is either a *request*, answered by exactly one reply line, or a
+*notification*, answered by nothing. Each message and reply is a pydantic
+model; replies are validated strictly (unknown fields are an error, so a
+typo in a field name is caught rather than ignored).
+
+Every match begins with a ``match_start`` request (answered ``{"type":
+"ready"}``) that tells the bot its seat, its role and who it plays, and ends
+with a ``match_end`` notification, so one bot process can serve several
+matches in a row.
+
+Inside a dialogue generator::
+
+    reply = yield from ask(seat, SomeRequest(...), SomeReply, "what a good reply is")
+    replies = yield from ask_all([(0, msg0), (1, msg1)], SomeReply, "...")
+    yield from tell([(seat, SomeNotification(...))])
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator, Sequence
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from games._base import Exchange
+
+from ._errors import ProtocolError
+
+R = TypeVar("R", bound=BaseModel)
+
+
+class Message(BaseModel):
+    """Base of everything the arena sends."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Reply(BaseModel):
+    """Base of everything a bot sends back: strict, unknown fields refused."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class MatchStart(Message):
+    type: Literal["match_start"] = "match_start"
+    game: str
+    game_version: int
+    match: int = Field(description="index of this match among those this process plays, from 0")
+    seat: int = Field(description="this bot's seat, from 0")
+    role: str | None = Field(default=None, description="the bot's role when the game has roles")
+    players: list[str] = Field(description="every seat's bot name, in seat order")
+    params: dict[str, Any] = Field(description="the game's parameters for this match")
+
+
+class Ready(Reply):
+    type: Literal["ready"]
+
+
+class MatchEnd(Message):
+    type: Literal["match_end"] = "match_end"
+    match: int
+    scores: list[float] = Field(description="every seat's score, in seat order")
+    completed: bool = True
+
+
+def encode(message: BaseModel) -> bytes:
+    return message.model_dump_json().encode() + b"\n"
+
+
+def decode(seat: int, line: str, model: type[R], expected: str) -> R:
+    """Parse one reply line into ``model`` or raise a ProtocolError saying why."""
+    try:
+        data = json.loads(line)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        reason = getattr(exc, "msg", "nested too deeply")
+        raise ProtocolError(seat, "malformed_reply", line, expected, f"not JSON: {reason}") from None
+    if not isinstance(data, dict):
+        raise ProtocolError(
+            seat, "malformed_reply", line, expected,
+            f"a reply is a JSON object, got {type(data).__name__}",
+        )
+    want = model.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
+    if data.get("type") != want:
+        raise ProtocolError(
+            seat, "malformed_reply", line, expected,
+            f"expected a reply of type {want!r}, got type {data.get('type')!r}",
+        )
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'reply'}: {e['msg']}" for e in exc.errors()[:3]
+        )
+        raise ProtocolError(seat, "malformed_reply", line, expected, problems) from None
+
+
+def ask(seat: int, message: BaseModel, model: type[R], expected: str) -> Generator[Exchange, list[str], R]:
+    (line,) = yield Exchange([(seat, encode(message))], expected)
+    return decode(seat, line, model, expected)
+
+
+def ask_all(
+    messages: Sequence[tuple[int, BaseModel]], model: type[R], expected: str
+) -> Generator[Exchange, list[str], list[R]]:
+    """Send every message, then read every reply (in the same order)."""
+    lines = yield Exchange([(seat, encode(m)) for seat, m in messages], expected)
+    return [decode(seat, line, model, expected) for (seat, _), line in zip(messages, lines)]
+
+
+def tell(messages: Sequence[tuple[int, BaseModel]]) -> Generator[Exchange, list[str], None]:
+    yield Exchange([(seat, encode(m)) for seat, m in messages], reply=False)
+
+
+def start_match(
+    game: str,
+    game_version: int,
+    match: int,
+    names: list[str],
+    params: BaseModel,
+    roles: Sequence[str | None] | None = None,
+) -> Generator[Exchange, list[str], None]:
+    """The opening handshake: every seat gets ``match_start`` and says ready."""
+    roles = roles or [None] * len(names)
+    dumped = params.model_dump(mode="json")
+    yield from ask_all(
+        [
+            (seat, MatchStart(game=game, game_version=game_version, match=match, seat=seat,
+                              role=roles[seat], players=list(names), params=dumped))
+            for seat in range(len(names))
+        ],
+        Ready,
+        '{"type": "ready"}',
+    )
+
+
+def end_match(match: int, scores: list[float], seats: int) -> Generator[Exchange, list[str], None]:
+    yield from tell([(seat, MatchEnd(match=match, scores=scores)) for seat in range(seats)])
+
+
+def export_schemas(models: Sequence[type[BaseModel]], folder: Path, prefix: str) -> list[Path]:
+    """Write one JSON Schema file per message model; return the paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for model in models:
+        type_name = model.model_fields["type"].default or model.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
+        kind = "reply" if issubclass(model, Reply) else "message"
+        path = folder / f"{prefix}.{kind}.{type_name}.schema.json"
+        schema = model.model_json_schema()
+        path.write_text(json.dumps(schema, indent=2, sort_keys=True) + "\n")
+        written.append(path)
+    return written
+
+
+#: The framing's own messages, exported with every game's schemas.
+FRAMING_MODELS: list[type[BaseModel]] = [MatchStart, Ready, MatchEnd]
