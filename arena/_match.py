@@ -129,7 +129,7 @@ async def run_series(
         settings.log_dir.mkdir(parents=True, exist_ok=True)
     if lifetime not in ("match", "tournament"):
         raise ValueError(f"lifetime is 'match' or 'tournament', not {lifetime!r}")
-    if lifetime == "tournament" and not getattr(plugin, "reusable_processes", False):
+    if lifetime == "tournament" and len(matches) > 1 and not getattr(plugin, "reusable_processes", False):
         raise ValueError(
             f"{plugin.spec.id}'s protocol has no match boundaries: it needs a fresh process per match"
         )
@@ -321,3 +321,75 @@ async def _slow_reply(bot, sent_at: float, timeout: float, budget: float | None,
         limit = max(0.0, budget - bot.time_used)
         why = f"used up its time budget of {budget:g} s for the match"
     return await bot.receive_line(sent_at + limit, sent_at, why)
+
+
+@dataclass(slots=True)
+class SeriesResult:
+    """Several matches between the same bots, with the game's own aggregate."""
+
+    game: str
+    game_version: int
+    seed: int
+    lifetime: str
+    planned: int
+    matches: list[MatchResult]
+    seats: list[SeatResult]
+
+    @property
+    def completed(self) -> bool:
+        return len(self.matches) == self.planned and all(m.completed for m in self.matches)
+
+    @property
+    def faults(self) -> list[Fault]:
+        return [f for m in self.matches for f in m.faults]
+
+    @property
+    def hands(self) -> int:
+        return sum(m.hands for m in self.matches)
+
+    @property
+    def duration(self) -> float:
+        return sum(m.duration for m in self.matches)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "game_version": self.game_version,
+            "seed": self.seed,
+            "lifetime": self.lifetime,
+            "hands": self.hands,
+            "completed": self.completed,
+            "seats": [s.to_json() for s in self.seats],
+            "faults": [f.to_json() for f in self.faults],
+            "matches_planned": self.planned,
+            "matches": [m.to_json() for m in self.matches],
+            "duration": round(self.duration, 6),
+            "python": sys.version.split()[0],
+        }
+
+
+def summarize_series(
+    plugin: GamePlugin, specs: list[BotSpec], seed: int, lifetime: str, planned: int,
+    results: list[MatchResult],
+) -> SeriesResult:
+    """Combine per-match scores with the game's ``aggregate`` (default: sum)."""
+    per_match = [[s.score for s in m.seats] for m in results]
+    aggregate = getattr(plugin, "aggregate", None)
+    if aggregate is not None and per_match:
+        scores = list(aggregate(per_match))
+    else:
+        scores = [sum(col) for col in zip(*per_match)] if per_match else [0.0] * len(specs)
+    seats = [
+        SeatResult(
+            seat=i,
+            bot=spec.name,
+            bankroll=sum(m.seats[i].bankroll for m in results),
+            score=scores[i],
+            time_used=sum(m.seats[i].time_used for m in results),
+        )
+        for i, spec in enumerate(specs)
+    ]
+    return SeriesResult(
+        game=plugin.spec.id, game_version=plugin.spec.version, seed=seed, lifetime=lifetime,
+        planned=planned, matches=results, seats=seats,
+    )

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 import traceback
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -25,7 +26,8 @@ from pydantic import ValidationError
 from games import PluginLoadError, available_games, load_game
 
 from ._bot import BadBotCommand, BotSpec
-from ._match import MatchResult, MatchSettings, run_match
+from ._match import MatchSettings, SeriesResult, run_series, summarize_series
+from ._seeds import derive_seed
 
 EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -114,13 +116,14 @@ def _tracer(started: float, names: list[str]):
     return trace
 
 
-def _print_table(result: MatchResult) -> None:
+def _print_table(result: SeriesResult) -> None:
     from rich.console import Console
     from rich.table import Table
 
     fault_by_seat = {f.seat: f for f in result.faults}
     status = "completed" if result.completed else "CANCELLED"
-    table = Table(title=f"{result.game} · seed {result.seed} · {result.hands} hands · {status}")
+    matches = f"{len(result.matches)} matches · " if result.planned > 1 else ""
+    table = Table(title=f"{result.game} · seed {result.seed} · {matches}{result.hands} hands · {status}")
     for column in ("seat", "bot", "bankroll", "hands", "score", "fault"):
         table.add_column(column, justify="right" if column in ("seat", "bankroll", "hands", "score") else "left")
     for seat in result.seats:
@@ -137,45 +140,137 @@ def _print_table(result: MatchResult) -> None:
     Console(width=None if sys.stdout.isatty() else 1000).print(table)
 
 
+# Options every game command shares (the same words as kuhn3's, which came first).
+SeedOpt = Annotated[Optional[int], typer.Option(help="Seed for every chance event (random and printed if not given).")]
+TimeoutOpt = Annotated[float, typer.Option(help="Seconds allowed for each reply.")]
+BudgetOpt = Annotated[Optional[float], typer.Option(help="Total seconds each bot may use in a match.")]
+LogDirOpt = Annotated[Optional[Path], typer.Option("--log-dir", help="Where each bot's stderr log is written.")]
+TraceOpt = Annotated[bool, typer.Option("--trace", help="Print every line sent and received, with seat and time.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")]
+LifetimeOpt = Annotated[
+    str,
+    typer.Option(
+        help="'match': fresh bot processes for every match; 'tournament': one process per bot for all of them."
+    ),
+]
+
+
 @app.command("kuhn3")
 def kuhn3_cmd(
     bots: Annotated[list[str], typer.Argument(metavar="BOT BOT BOT", help="Three executables or quoted command lines, in seat order.")],
-    seed: Annotated[Optional[int], typer.Option(help="Seed for every chance event (random and printed if not given).")] = None,
+    seed: SeedOpt = None,
     hands: Annotated[Optional[int], typer.Option(help="Play exactly N hands instead of ending by chance.")] = None,
     end_prob: Annotated[str, typer.Option("--end-prob", help="Chance A/B that the round ends after each hand.")] = "1/1000",
     antes: Annotated[str, typer.Option(help="Each seat's ante, in seat order.")] = "1,1,1",
     max_bet: Annotated[int, typer.Option("--max-bet", help="What a bet takes a seat to in front.")] = 2,
-    timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 1.0,
-    budget: Annotated[Optional[float], typer.Option(help="Total seconds each bot may use in the match.")] = None,
-    log_dir: Annotated[Optional[Path], typer.Option("--log-dir", help="Where each bot's stderr log is written.")] = None,
-    trace: Annotated[bool, typer.Option("--trace", help="Print every line sent and received, with seat and time.")] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
+    timeout: TimeoutOpt = 1.0,
+    budget: BudgetOpt = None,
+    log_dir: LogDirOpt = None,
+    trace: TraceOpt = False,
+    json_out: JsonOpt = False,
 ) -> None:
     """Play one round of 3-player Kuhn poker between three bots."""
+    params = {
+        "hands": hands,
+        "end_prob": _parse_end_prob(end_prob),
+        "antes": _parse_ints("--antes", antes),
+        "max_bet": max_bet,
+    }
     raise typer.Exit(
-        _play(
-            "kuhn3",
-            bots,
-            {
-                "hands": hands,
-                "end_prob": _parse_end_prob(end_prob),
-                "antes": _parse_ints("--antes", antes),
-                "max_bet": max_bet,
-            },
-            seed=seed,
-            timeout=timeout,
-            budget=budget,
-            log_dir=log_dir,
-            trace=trace,
-            json_out=json_out,
-        )
+        _play("kuhn3", bots, params, seed=seed, timeout=timeout, budget=budget, log_dir=log_dir,
+              trace=trace, json_out=json_out)
     )
+
+
+@app.command("vonneumann")
+def vonneumann_cmd(
+    bots: Annotated[list[str], typer.Argument(metavar="BOT BOT", help="Two bots; roles A and B alternate every game.")],
+    sessions: Annotated[Optional[int], typer.Option(help="Sessions in the match (each up to 50 games from $100).")] = None,
+    seed: SeedOpt = None,
+    timeout: TimeoutOpt = 1.0,
+    budget: BudgetOpt = None,
+    log_dir: LogDirOpt = None,
+    trace: TraceOpt = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Play a match of von Neumann poker (seed 000) between two bots."""
+    params = {} if sessions is None else {"sessions": sessions}
+    raise typer.Exit(
+        _play("vonneumann", bots, params, seed=seed, timeout=timeout, budget=budget, log_dir=log_dir,
+              trace=trace, json_out=json_out)
+    )
+
+
+@app.command("twocarddraw")
+def twocarddraw_cmd(
+    bots: Annotated[list[str], typer.Argument(metavar="BOT [BOT]", help="One bot against --strategy files, or two bots.")],
+    strategy: Annotated[
+        Optional[list[Path]], typer.Option(help="A strategy file for the built-in opponent; repeat for several.")
+    ] = None,
+    hands: Annotated[Optional[int], typer.Option(help="Hands per match (10,000 by default, as the seed).")] = None,
+    seed: SeedOpt = None,
+    timeout: TimeoutOpt = 1.0,
+    budget: BudgetOpt = None,
+    log_dir: LogDirOpt = None,
+    trace: TraceOpt = False,
+    json_out: JsonOpt = False,
+    lifetime: LifetimeOpt = "match",
+) -> None:
+    """Play TwoCardDraw (seed 001): a bot against strategy files, or two bots."""
+    base = {} if hands is None else {"hands": hands}
+    if strategy:
+        if len(bots) != 1:
+            raise _usage_error(f"with --strategy give exactly one bot, got {len(bots)}")
+        for path in strategy:
+            if not path.is_file():
+                raise _usage_error(f"--strategy {path}: no such file")
+        params: dict | list[dict] = [{**base, "strategy": str(path)} for path in strategy]
+    else:
+        if len(bots) != 2:
+            raise _usage_error(f"twocarddraw needs two bots, or one bot and --strategy FILE; got {len(bots)} bots")
+        params = base
+    raise typer.Exit(
+        _play("twocarddraw", bots, params, seed=seed, timeout=timeout, budget=budget, log_dir=log_dir,
+              trace=trace, json_out=json_out, lifetime=lifetime)
+    )
+
+
+@app.command("rpsdraft")
+def rpsdraft_cmd(
+    bots: Annotated[list[str], typer.Argument(metavar="BOT BOT", help="Two bots.")],
+    matches: Annotated[int, typer.Option(help="How many matches the two bots play.")] = 1,
+    seed: SeedOpt = None,
+    timeout: TimeoutOpt = 1.0,
+    budget: BudgetOpt = None,
+    log_dir: LogDirOpt = None,
+    trace: TraceOpt = False,
+    json_out: JsonOpt = False,
+    lifetime: LifetimeOpt = "match",
+) -> None:
+    """Play RPS-draft (seed 004): a card draft, then ten turns of rock-paper-scissors."""
+    if matches < 1:
+        raise _usage_error(f"--matches must be at least 1, got {matches}")
+    raise typer.Exit(
+        _play("rpsdraft", bots, [{} for _ in range(matches)], seed=seed, timeout=timeout, budget=budget,
+              log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime)
+    )
+
+
+def _mount_strategy_tools() -> None:
+    try:
+        from ._strategy_cli import strategy_app
+    except ImportError:  # the TwoCardDraw tools are optional
+        return
+    app.add_typer(strategy_app, name="strategy", help="TwoCardDraw strategy files: value, generate.")
+
+
+_mount_strategy_tools()
 
 
 def _play(
     game_id: str,
     commands: list[str],
-    raw_params: dict,
+    raw_params: dict | list[dict],
     *,
     seed: int | None,
     timeout: float,
@@ -183,7 +278,9 @@ def _play(
     log_dir: Path | None,
     trace: bool,
     json_out: bool,
+    lifetime: str = "match",
 ) -> int:
+    """Validate everything, play one match (or a series), report; return the exit code."""
     try:
         plugin = load_game(game_id)
     except PluginLoadError as exc:
@@ -192,23 +289,35 @@ def _play(
     if not spec.min_seats <= len(commands) <= spec.max_seats:
         want = spec.min_seats if spec.min_seats == spec.max_seats else f"{spec.min_seats} to {spec.max_seats}"
         raise _usage_error(f"{game_id} needs {want} bots, got {len(commands)}")
-    try:
-        params = plugin.Params(**raw_params)
-    except ValidationError as exc:
-        problems = "; ".join(
-            (f"{'.'.join(map(str, e['loc']))}: " if e["loc"] else "") + e["msg"] for e in exc.errors()
-        )
-        raise _usage_error(f"bad {game_id} parameters: {problems}") from None
+    params_list = []
+    for raw in raw_params if isinstance(raw_params, list) else [raw_params]:
+        try:
+            params_list.append(plugin.Params(**raw))
+        except ValidationError as exc:
+            problems = "; ".join(
+                (f"{'.'.join(map(str, e['loc']))}: " if e["loc"] else "") + e["msg"] for e in exc.errors()
+            )
+            raise _usage_error(f"bad {game_id} parameters: {problems}") from None
     if timeout <= 0:
         raise _usage_error(f"--timeout must be above 0, got {timeout}")
     if budget is not None and budget <= 0:
         raise _usage_error(f"--budget must be above 0, got {budget}")
+    if lifetime not in ("match", "tournament"):
+        raise _usage_error(f"--lifetime is 'match' or 'tournament', not {lifetime!r}")
+    if lifetime == "tournament" and len(params_list) > 1 and not getattr(plugin, "reusable_processes", False):
+        raise _usage_error(f"{game_id}'s protocol has no match boundaries: --lifetime tournament needs one match")
     try:
         specs = [BotSpec.parse(c) for c in commands]
     except BadBotCommand as exc:
         raise _usage_error(str(exc)) from None
     if seed is None:
         seed = secrets.randbits(32)
+    # One match plays the run's seed itself; a series derives one per match.
+    matches = (
+        [(params_list[0], seed)]
+        if len(params_list) == 1
+        else [(p, derive_seed(seed, game_id, "match", i)) for i, p in enumerate(params_list)]
+    )
 
     own_log_dir = log_dir is None
     if log_dir is None:
@@ -225,7 +334,7 @@ def _play(
         progress=progress,
     )
     try:
-        result = trio.run(run_match, plugin, specs, params, seed, settings)
+        results = trio.run(partial(run_series, lifetime=lifetime), plugin, specs, matches, settings)
     except KeyboardInterrupt:
         progress.done()
         typer.echo(f"Interrupted {game_id} seed {seed}: every bot was stopped", err=True)
@@ -240,27 +349,37 @@ def _play(
         )
         return EXIT_INTERNAL
     progress.done()
+    series = summarize_series(plugin, specs, seed, lifetime, len(matches), results)
 
     # A temporary log folder is kept only when a bot wrote something to stderr.
+    kept = str(log_dir)
     if own_log_dir and not any(p.stat().st_size for p in log_dir.iterdir()):
         shutil.rmtree(log_dir, ignore_errors=True)
-        result.log_dir = None
-        for fault in result.faults:
-            fault.stderr_log = None
+        kept = None
+        for match in series.matches:
+            match.log_dir = None
+            for fault in match.faults:
+                fault.stderr_log = None
 
-    for fault in result.faults:
+    for fault in series.faults:
         typer.echo("FAULT " + fault.describe(), err=True)
-    verdict = "completed" if result.completed else f"cancelled ({result.faults[0].kind}, seat {result.faults[0].seat})"
+    if series.completed:
+        verdict = "completed"
+    elif series.faults:
+        verdict = f"cancelled ({series.faults[0].kind}, seat {series.faults[0].seat})"
+    else:
+        verdict = "cancelled"
+    of_matches = f"{len(series.matches)} of {series.planned} matches, " if series.planned > 1 else ""
     typer.echo(
-        f"Finished {game_id} seed {seed}: {verdict} after {result.hands} hands "
-        f"in {result.duration:.2f} s" + (f"; bot stderr logs in {result.log_dir}" if result.log_dir else ""),
+        f"Finished {game_id} seed {seed}: {verdict} after {of_matches}{series.hands} hands "
+        f"in {series.duration:.2f} s" + (f"; bot stderr logs in {kept}" if kept else ""),
         err=True,
     )
     if json_out:
-        sys.stdout.write(json.dumps(result.to_json()) + "\n")
+        sys.stdout.write(json.dumps(series.to_json()) + "\n")
     else:
-        _print_table(result)
-    return EXIT_OK if result.completed else EXIT_FAULT
+        _print_table(series)
+    return EXIT_OK if series.completed else EXIT_FAULT
 
 
 def main() -> None:

@@ -7,33 +7,32 @@ ARENA_UPDATE_GOLDENS=1 pytest tests/test_playthroughs.py, and review the diff.
 
 from __future__ import annotations
 
+import importlib
 import os
-import random
 
 import pytest
 
 from games import available_games, load_game
 
 from .conftest import ROOT
-from .kuhn3_helpers import playthrough
 
 GOLDEN = ROOT / "tests" / "golden"
 UPDATE = os.environ.get("ARENA_UPDATE_GOLDENS") == "1"
 
-# How each game is played for its golden: parameters, seed, reply policy.
-PLAYTHROUGHS = {
-    "kuhn3": lambda: playthrough(
-        load_game("kuhn3").open_dialogue(load_game("kuhn3").Params(hands=6), random.Random(7), ["a", "b", "c"]),
-        random.Random(7),
-    ),
-}
+
+def recipe(game_id: str):
+    """The playthrough recipe of a game: tests/playthrough_recipes/<game>.py."""
+    try:
+        module = importlib.import_module(f"tests.playthrough_recipes.{game_id}")
+    except ModuleNotFoundError:
+        pytest.fail(f"no playthrough recipe for {game_id}: add tests/playthrough_recipes/{game_id}.py")
+    return module.playthrough
 
 
 @pytest.mark.parametrize("game_id", sorted(available_games()))
 def test_every_registered_game_has_a_golden_playthrough(game_id):
-    assert game_id in PLAYTHROUGHS, f"no playthrough recipe for {game_id}: add one to PLAYTHROUGHS"
     path = GOLDEN / f"{game_id}.playthrough"
-    got = "\n".join(PLAYTHROUGHS[game_id]()) + "\n"
+    got = "\n".join(recipe(game_id)()) + "\n"
     if UPDATE:
         path.write_text(got)
     assert path.exists(), f"{path} is missing: run with ARENA_UPDATE_GOLDENS=1 to create it"
@@ -44,5 +43,6 @@ def test_every_registered_game_has_a_golden_playthrough(game_id):
     assert got == want
 
 
-def test_the_playthrough_is_deterministic():
-    assert PLAYTHROUGHS["kuhn3"]() == PLAYTHROUGHS["kuhn3"]()
+@pytest.mark.parametrize("game_id", sorted(available_games()))
+def test_the_playthrough_is_deterministic(game_id):
+    assert recipe(game_id)() == recipe(game_id)()
