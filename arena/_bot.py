@@ -113,6 +113,11 @@ class BotProcess:
         self.stdin_closed = False
         self._eof = False
         self.replied = False  # has it answered once (start-up is over)?
+        self.slowest = 0.0  # the longest single reply (after start-up), seconds
+        #: how the process ended: "exited N" on its own after stdin closed,
+        #: or "killed" when it was still running after the grace period
+        self.ending: str | None = None
+        self.leftovers = 0  # processes of its group still running when it was ended
         self.reaped = False  # killed and waited for by the teardown
         #: seconds this bot spent on its replies (see ``receive_line``)
         self.time_used = 0.0
@@ -187,7 +192,10 @@ class BotProcess:
             lines.feed(data)  # several lines, or part of one
             return None
         line = decode_line(data[:-1])
-        self.time_used += trio.current_time() - sent_at
+        took = trio.current_time() - sent_at
+        self.time_used += took
+        if took > self.slowest:
+            self.slowest = took
         if self._trace is not None:
             self._trace(self.seat, "<-", line)
         return line
@@ -223,7 +231,10 @@ class BotProcess:
             if not data:
                 await self._raise_gone(during="waiting for its reply")
             lines.feed(data)
-        self.time_used += trio.current_time() - sent_at
+        took = trio.current_time() - sent_at
+        self.time_used += took
+        if took > self.slowest:
+            self.slowest = took
         if self._trace is not None:
             self._trace(self.seat, "<-", line)
         return line
@@ -386,6 +397,10 @@ async def _teardown(bots: list[BotProcess], grace: float) -> None:
                     await bot.process.wait()
         for bot in bots:
             if not bot.reaped:
+                code = bot.process.returncode
+                bot.ending = "killed" if code is None else f"exited {code}"
+                # What it leaves behind: its group, minus a leader that is gone.
+                bot.leftovers = _count_live(bot.process.pid) - (1 if code is None else 0)
                 bot.kill_group()
                 await bot.process.wait()
                 bot.reaped = True
@@ -402,9 +417,17 @@ async def _teardown(bots: list[BotProcess], grace: float) -> None:
                 await trio.sleep(0.005)
 
 
+def _count_live(pgid: int) -> int:
+    return sum(1 for group in _live_member_groups({pgid}) if group == pgid)
+
+
 def _live_members(pgids: set[int]) -> set[int]:
-    """The process groups in ``pgids`` that still have a running (non-zombie) member."""
-    alive = set()
+    return set(_live_member_groups(pgids))
+
+
+def _live_member_groups(pgids: set[int]) -> list[int]:
+    """For each running (non-zombie) process in one of ``pgids``, its group."""
+    alive: list[int] = []
     try:
         entries = os.listdir("/proc")
     except OSError:
@@ -420,5 +443,5 @@ def _live_members(pgids: set[int]) -> set[int]:
         # Fields after the command (which may contain spaces): state ppid pgrp ...
         fields = stat[stat.rfind(b")") + 2 :].split()
         if len(fields) > 2 and int(fields[2]) in pgids and fields[0] not in (b"Z", b"X"):
-            alive.add(int(fields[2]))
+            alive.append(int(fields[2]))
     return alive

@@ -48,6 +48,9 @@ class SeatResult:
     bankroll: int
     score: float
     time_used: float
+    slowest_reply: float = 0.0
+    ending: str | None = None  # "exited N" by itself after stdin closed, or "killed"
+    leftovers: int = 0  # processes of its group still running when it was ended
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -56,6 +59,9 @@ class SeatResult:
             "bankroll": self.bankroll,
             "score": self.score,
             "time_used": round(self.time_used, 6),
+            "slowest_reply": round(self.slowest_reply, 6),
+            "ending": self.ending,
+            "leftovers": self.leftovers,
         }
 
 
@@ -170,6 +176,8 @@ async def run_series(
                     results.append(await play(index, bots))
                     if results[-1].faults:
                         break
+            if results:
+                _add_endings(results[-1], bots)
         except BotFault as exc:  # a bot failed to start
             results.append(_failed_start(plugin, specs, matches[0], dealer_for(0), exc, settings))
         return results
@@ -181,7 +189,8 @@ async def run_series(
                 result = await play(index, bots)
         except BotFault as exc:
             result = _failed_start(plugin, specs, matches[index], dealer_for(index), exc, settings)
-        # Faults are reported after teardown, so the stderr tail is complete.
+        # Faults and endings are known after teardown (the stderr tail too).
+        _add_endings(result, bots)
         for fault in result.faults:
             bot = bots[fault.seat] if fault.seat < len(bots) else None
             if bot is not None:
@@ -190,6 +199,13 @@ async def run_series(
         if result.faults:
             break
     return results
+
+
+def _add_endings(result: MatchResult, bots: list[BotProcess]) -> None:
+    for seat in result.seats:
+        if seat.seat < len(bots):
+            seat.ending = bots[seat.seat].ending
+            seat.leftovers = bots[seat.seat].leftovers
 
 
 async def _drive(
@@ -236,7 +252,7 @@ async def _drive(
                         why = f"no first reply within {limit:g} s of starting"
                         line = await bot.receive_line(now + limit, now, why)
                         bot.replied = True
-                        bot.time_used = 0.0
+                        bot.time_used = bot.slowest = 0.0
                     replies.append(line)
             exchanges += len(sends)
             if exchanges >= next_checkpoint:
@@ -296,6 +312,7 @@ def _result(
             bankroll=payoffs[i],
             score=scores[i],
             time_used=bots[i].time_used if i < len(bots) else 0.0,
+            slowest_reply=bots[i].slowest if i < len(bots) else 0.0,
         )
         for i, spec in enumerate(specs)
     ]
@@ -386,6 +403,9 @@ def summarize_series(
             bankroll=sum(m.seats[i].bankroll for m in results),
             score=scores[i],
             time_used=sum(m.seats[i].time_used for m in results),
+            slowest_reply=max((m.seats[i].slowest_reply for m in results), default=0.0),
+            ending=results[-1].seats[i].ending if results else None,
+            leftovers=max((m.seats[i].leftovers for m in results), default=0),
         )
         for i, spec in enumerate(specs)
     ]

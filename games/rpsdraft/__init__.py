@@ -1,0 +1,81 @@
+"""RPS card draft (``rpsdraft``): a two-player draft, then ten turns of one-card poker.
+
+Rules
+=====
+
+=============  ==========================================================
+seats          exactly 2
+full deck      30 distinct cards: a symbol R, P or S and a number 0-9 ("R0" .. "S9")
+draft          ``draft_rounds`` rounds (5); the full deck is shuffled once
+main phase     ``turns`` turns (10) with hands of ``hand_size`` cards (3)
+score          the number of turns a seat won; a series adds them up
+=============  ==========================================================
+
+Draft. In each round seat 0 is offered the top two cards of the shuffled full
+deck and seat 1 the next two. Both choose one at the same time; the chosen card
+goes into the chooser's deck and the other one into the opponent's deck. Each
+seat is then told which card it received. After five rounds each seat has a
+deck of 10 cards, five of which the opponent has seen, and 10 cards remain.
+
+Main phase. The two decks and the remaining cards are shuffled. Each seat draws
+``hand_size`` cards. Every turn one card of the remaining cards is turned up as
+the base card, both seats play a card from their hands at the same time, each
+played card is combined with the base, and the winner gets a point. Then each
+seat draws one card, if its deck has any left; the drawn card goes to the end
+of the hand (the played card is removed, the others keep their order).
+
+Who wins a turn, in this order:
+
+1. a played card with the same number as the base (a pair) beats one without;
+2. otherwise, or if both make a pair, the higher number wins;
+3. with equal numbers, rock beats scissors, scissors beat paper, paper beats rock.
+
+The cards are distinct, so there is always a winner.
+
+A bot that answers with an index that is not a position among its choices is
+disqualified: the match stops with an ``illegal_action`` fault (a crash stops it
+with ``crashed``). The seed's game is symmetric (both seats act at once and are
+dealt alike), so seats do not alternate over a series.
+
+The wire protocol is in ``protocols.rpsdraft`` and docs/protocols/rpsdraft.md.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from games._base import GameSpec
+
+from ._params import RpsDraftParams
+from ._rules import FULL_DECK, SEATS, Phase, RpsDraftMatch, TurnResult, beats
+
+__all__ = ["FULL_DECK", "PLUGIN", "SEATS", "Phase", "RpsDraftMatch", "RpsDraftParams", "TurnResult", "beats"]
+
+
+class _RpsDraftPlugin:
+    spec = GameSpec(
+        id="rpsdraft",
+        version=1,
+        title="RPS card draft",
+        min_seats=2,
+        max_seats=2,
+        description="Draft 10 of 30 RPS cards two at a time, then 10 turns of card + base; score = turns won.",
+    )
+    Params = RpsDraftParams
+
+    #: every match starts with match_start and ends with match_end
+    reusable_processes = True
+
+    def open_dialogue(
+        self, params: RpsDraftParams, rng: random.Random, names: list[str], match_index: int = 0
+    ) -> Any:
+        # Imported here because the protocol layer sits above the rules.
+        from protocols.rpsdraft import RpsDraftDealer, seeded_chance
+
+        return RpsDraftDealer(params, seeded_chance(rng), names, match_index)
+
+    # No aggregate(): a series adds up turns won, which is the arena's default.
+
+
+PLUGIN = _RpsDraftPlugin()

@@ -1,0 +1,34 @@
+"""Validated parameters of the RPS card draft, with the seed's numbers as defaults."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+DECK_SIZE = 30
+
+
+class RpsDraftParams(BaseModel):
+    """Parameters of one rpsdraft match.
+
+    Each draft round uses four cards of the 30 and gives each seat two, so a
+    seat's deck has ``2 * draft_rounds`` cards and ``30 - 4 * draft_rounds``
+    cards remain for the bases (one per turn).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    draft_rounds: int = Field(default=5, ge=1, le=7, description="rounds of the draft (two cards offered to each seat per round)")
+    hand_size: int = Field(default=3, ge=1, description="cards each seat draws before the first turn")
+    turns: int = Field(default=10, ge=1, description="turns of the main phase, one base card each")
+
+    @model_validator(mode="after")
+    def _check(self) -> "RpsDraftParams":
+        deck = 2 * self.draft_rounds
+        if self.hand_size > deck:
+            raise ValueError(f"hand_size ({self.hand_size}) is more than a deck of {deck} cards")
+        if self.turns > deck:
+            raise ValueError(f"turns ({self.turns}) is more than the {deck} cards each seat can play")
+        rest = DECK_SIZE - 4 * self.draft_rounds
+        if self.turns > rest:
+            raise ValueError(f"turns ({self.turns}) needs that many base cards, only {rest} remain after the draft")
+        return self

@@ -1,0 +1,33 @@
+"""Validated parameters of von Neumann poker, with the seed's defaults."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class VonNeumannParams(BaseModel):
+    """Parameters of one vonneumann match (all amounts in whole dollars).
+
+    ``sessions`` is not fixed by the seed (its host chose n per tournament).
+    The default 100 makes a match of at most 5,000 games: about a second
+    between compiled bots, and enough sessions that a real edge shows (a
+    session's points have a standard deviation of roughly 4 between equal
+    bots, so the match score's is about 40 against edges of hundreds).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ante: int = Field(default=10, ge=1, description="each player's ante per game")
+    max_bet: int = Field(default=50, ge=1, description="the largest bet A may make")
+    stack: int = Field(default=100, ge=1, description="each player's money at the start of a session")
+    games_per_session: int = Field(default=50, ge=1, description="a session ends after this many games")
+    sessions: int = Field(default=100, ge=1, description="sessions in a match")
+
+    @model_validator(mode="after")
+    def _check(self) -> "VonNeumannParams":
+        if self.stack < self.ante:
+            raise ValueError(
+                f"stack ({self.stack}) must be at least the ante ({self.ante}), "
+                "or no session could start"
+            )
+        return self

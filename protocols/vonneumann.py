@@ -1,0 +1,180 @@
+"""The vonneumann JSON-lines protocol, as a sans-I/O dealer dialogue.
+
+    match_start -> ready                      (both seats)
+    per game:   a_turn -> bet                 (A only)
+                b_turn -> call                (B only, and only after a bet)
+    match_end                                 (both seats, no reply)
+
+Each request carries everything the seed's ``Bot`` struct held when ``a()``
+or ``b()`` was called (own card, the opponent's previous card or -1, both
+amounts of money) plus where the game sits in the match. There is no
+end-of-game notification: like the seed's bots, a bot learns how a game went
+from the next request (money, previous card). See docs/protocols/vonneumann.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Literal
+
+from pydantic import Field, StrictBool, StrictInt
+
+from games._base import IllegalAction, MatchOutcome
+from games.vonneumann import Phase, VonNeumannMatch, VonNeumannParams
+
+from ._errors import ProtocolError
+from .jsonlines import FRAMING_MODELS, Message, Reply, ask, decode, end_match, start_match
+
+GAME = "vonneumann"
+VERSION = 1
+#: cards are k / 2**24: exact in a C float and in JSON's shortest decimal
+CARD_BITS = 24
+
+EXPECT_BET = '{"type": "bet", "amount": <whole dollars; 0 or less passes>}'
+EXPECT_CALL = '{"type": "call", "call": true | false}'
+
+Deal = Callable[[], tuple[float, float]]
+
+
+class _Turn(Message):
+    match: int = Field(description="index of this match among those this process plays, from 0")
+    session: int = Field(description="session within the match, from 0")
+    game: int = Field(description="game within the session, from 0")
+    match_game: int = Field(description="game within the match, from 0 (roles alternate on it)")
+    card: float = Field(description="your card, in [0, 1); a multiple of 2**-24")
+    opponent_previous_card: float = Field(
+        description="the opponent's card in the previous game of the match if it was shown "
+        "(showdown), else -1"
+    )
+    money: int = Field(description="your money now, before this game's ante is settled")
+    opponent_money: int = Field(description="the opponent's money now")
+
+
+class ATurn(_Turn):
+    """You are A: bet or pass."""
+
+    type: Literal["a_turn"] = "a_turn"
+    max_bet: int = Field(description="the most a bet can be now: min(max_bet, your money, "
+                         "opponent's money); larger bets are cut to it")
+
+
+class BTurn(_Turn):
+    """You are B and A has bet: call or fold."""
+
+    type: Literal["b_turn"] = "b_turn"
+    bet: int = Field(description="A's bet after the cut; you can always afford it")
+
+
+FiniteFloat = Annotated[float, Field(allow_inf_nan=False, strict=True)]
+
+
+class BetReply(Reply):
+    type: Literal["bet"]
+    amount: StrictInt | FiniteFloat = Field(
+        description="dollars to bet; 0 or less passes; more than the limit is cut to it. "
+        "A number with a fraction of a dollar is an illegal action"
+    )
+
+
+class CallReply(Reply):
+    type: Literal["call"]
+    call: StrictBool = Field(description="true calls, false folds")
+
+
+MODELS = [*FRAMING_MODELS, ATurn, BTurn, BetReply, CallReply]
+
+
+def _decode(seat: int, line: str, model, expected: str):
+    try:
+        return decode(seat, line, model, expected)
+    except ValueError as exc:  # e.g. an integer with more digits than Python will convert
+        raise ProtocolError(seat, "malformed_reply", line, expected, f"not JSON: {exc}") from None
+
+
+class VonNeumannDealer:
+    """Runs one vonneumann match over JSON lines.
+
+    ``deal`` returns (A's card, B's card) for each game; the arena passes one
+    drawn from the match seed, tests may pass rigged ones.
+    """
+
+    def __init__(self, params: VonNeumannParams, deal: Deal, names: list[str] | None = None,
+                 match_index: int = 0) -> None:
+        self.params = params
+        self.names = list(names) if names else ["seat0", "seat1"]
+        self.match_index = match_index
+        # Alternate who is A first from one match of a series to the next.
+        self.state = VonNeumannMatch(params, first_a=match_index % 2)
+        self._deal = deal
+        self._started = False
+
+    def context(self) -> dict[str, int | None]:
+        m = self.state
+        if not self._started or m.phase is Phase.OVER:
+            return {"hand": None, "session": None}
+        return {"hand": m.match_game, "session": m.session, "game": m.game}
+
+    def standings(self) -> tuple[int, list[int]]:
+        return self.state.match_game, self.state.payoffs()
+
+    def scores(self) -> list[float]:
+        return self.state.scores()
+
+    def _turn_fields(self, seat: int) -> dict:
+        m = self.state
+        assert m.cards is not None
+        return {
+            "match": self.match_index,
+            "session": m.session,
+            "game": m.game,
+            "match_game": m.match_game,
+            "card": m.cards[0] if seat == m.a_seat else m.cards[1],
+            "opponent_previous_card": m.previous_card[seat],
+            "money": m.money[seat],
+            "opponent_money": m.money[1 - seat],
+        }
+
+    def run(self):  # -> Dialogue
+        m = self.state
+        yield from start_match(GAME, VERSION, self.match_index, self.names, self.params)
+        self._started = True
+        while m.phase is not Phase.OVER:
+            m.apply_deal(*self._deal())
+            a, b = m.a_seat, m.b_seat
+            request = ATurn(max_bet=m.clamp(self.params.max_bet), **self._turn_fields(a))
+            (line,) = yield from _ask_line(a, request, EXPECT_BET)
+            reply = _decode(a, line, BetReply, EXPECT_BET)
+            try:
+                bet = m.apply_bet(reply.amount)
+            except IllegalAction as exc:
+                raise ProtocolError(a, "illegal_action", line, EXPECT_BET, str(exc)) from None
+            if m.phase is Phase.B_TO_ACT:
+                request = BTurn(bet=bet, **self._turn_fields(b))
+                (line,) = yield from _ask_line(b, request, EXPECT_CALL)
+                m.apply_call(_decode(b, line, CallReply, EXPECT_CALL).call)
+        yield from end_match(self.match_index, m.scores(), 2)
+        return MatchOutcome(
+            payoffs=m.payoffs(),
+            hands=m.match_game,
+            extra={"sessions": len(m.session_games), "session_games": list(m.session_games)},
+        )
+
+
+def _ask_line(seat: int, message: Message, expected: str):
+    """Send one request and return its raw reply line (decoded by the caller)."""
+    from games._base import Exchange
+
+    from .jsonlines import encode
+
+    lines = yield Exchange([(seat, encode(message))], expected)
+    return lines
+
+
+def seeded_deal(rng) -> Deal:
+    """Both cards of a game from one ``random.Random``: A's first, then B's."""
+    scale = float(1 << CARD_BITS)
+
+    def deal() -> tuple[float, float]:
+        return rng.getrandbits(CARD_BITS) / scale, rng.getrandbits(CARD_BITS) / scale
+
+    return deal
