@@ -266,6 +266,10 @@ def _mount_strategy_tools() -> None:
 
 _mount_strategy_tools()
 
+from ._tournament_cli import register as _register_tournament  # noqa: E402
+
+_register_tournament(app)
+
 
 def _play(
     game_id: str,

@@ -19,11 +19,11 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictInt
 
-from games._base import IllegalAction, MatchOutcome
+from games._base import Exchange, IllegalAction, MatchOutcome
 from games.vonneumann import Phase, VonNeumannMatch, VonNeumannParams
 
 from ._errors import ProtocolError
-from .jsonlines import FRAMING_MODELS, Message, Reply, ask, decode, end_match, start_match
+from .jsonlines import FRAMING_MODELS, Message, Reply, decode, encode, end_match, start_match
 
 GAME = "vonneumann"
 VERSION = 1
@@ -37,6 +37,7 @@ Deal = Callable[[], tuple[float, float]]
 
 
 class _Turn(Message):
+    type: str  # narrowed by each request; declared first so it leads the JSON object
     match: int = Field(description="index of this match among those this process plays, from 0")
     session: int = Field(description="session within the match, from 0")
     game: int = Field(description="game within the session, from 0")
@@ -161,11 +162,8 @@ class VonNeumannDealer:
 
 
 def _ask_line(seat: int, message: Message, expected: str):
-    """Send one request and return its raw reply line (decoded by the caller)."""
-    from games._base import Exchange
-
-    from .jsonlines import encode
-
+    """Send one request and return its raw reply line (decoded by the caller,
+    who needs the line itself for illegal-action reports)."""
     lines = yield Exchange([(seat, encode(message))], expected)
     return lines
 

@@ -63,6 +63,8 @@ class _Kuhn3Plugin:
 
     #: the text protocol has no match boundaries: one process per round
     reusable_processes = False
+    #: tournaments rank kuhn3 bots by bankroll (chips won), not bankroll / sqrt(hands)
+    tournament_score_is_payoff = True
 
     def open_dialogue(
         self, params: Kuhn3Params, rng: random.Random, names: list[str] | None = None, match_index: int = 0

@@ -12,7 +12,7 @@ A                  passes, or bets a whole number of dollars
 B                  asked only after a bet: calls or folds
 session            both start with ``stack`` (100); up to
                    ``games_per_session`` (50) games
-match              ``sessions`` sessions (100)
+match              ``sessions`` sessions (1000)
 =================  =====================================================
 
 * A's reply is a whole number of dollars. 0 or less is a pass. A larger bet is

@@ -1,0 +1,192 @@
+"""The rpsdraft JSON-lines protocol, as a sans-I/O dealer dialogue.
+
+``RpsDraftDealer.run()`` is a generator of ``Exchange`` objects. The
+choreography follows the seed's four bot functions:
+
+    match_start -> ready                                  (both seats)
+    per draft round:  draft_pick -> pick      (draftPick, both seats at once)
+                      draft_receive           (draftReceive, a notification)
+    per turn:         main_play -> play       (mainPlay, both seats at once)
+                      turn_result             (mainPostprocess, a notification)
+    match_end                                             (a notification)
+
+An index that is not a position among the bot's choices is the seed's
+"invalid index" and ends the match as an illegal_action, whatever its JSON
+type; a reply that is not a pick/play object at all is malformed. Choices
+where the seed is silent are listed in docs/protocols/rpsdraft.md.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, WithJsonSchema
+
+from games._base import Exchange, IllegalAction, MatchOutcome
+from games.rpsdraft._params import RpsDraftParams
+from games.rpsdraft._rules import FULL_DECK, SEATS, Phase, RpsDraftMatch
+
+from ._errors import ProtocolError
+from .jsonlines import Message, Reply, decode, encode, end_match, start_match, tell
+
+GAME = "rpsdraft"
+VERSION = 1
+
+# Any JSON value is accepted here so that a wrong index of any type is judged
+# by the rules (illegal_action), as the seed disqualifies any invalid index.
+Index = Annotated[
+    Any,
+    WithJsonSchema({"type": "integer", "minimum": 0, "description": "a position in the list of choices, from 0"}),
+]
+
+
+class DraftPick(Message):
+    """draftPick: choose one of two cards; the other goes to the opponent."""
+
+    type: Literal["draft_pick"] = "draft_pick"
+    round: int = Field(description="draft round, from 0")
+    cards: list[str] = Field(description="the two cards offered to this seat")
+
+
+class Pick(Reply):
+    type: Literal["pick"]
+    index: Index = Field(description="0 or 1: the card this seat keeps")
+
+
+class DraftReceive(Message):
+    """draftReceive: the card the opponent did not keep, now in this seat's deck."""
+
+    type: Literal["draft_receive"] = "draft_receive"
+    round: int
+    card: str
+
+
+class MainPlay(Message):
+    """mainPlay: play one card of the hand against the base card."""
+
+    type: Literal["main_play"] = "main_play"
+    turn: int = Field(description="turn, from 0")
+    hand: list[str] = Field(description="this seat's hand, in order")
+    base: str = Field(description="the base card of this turn")
+
+
+class Play(Reply):
+    type: Literal["play"]
+    index: Index = Field(description="position in the hand of the card to play")
+
+
+class TurnResult(Message):
+    """mainPostprocess: the opponent's card (plus the outcome of the turn)."""
+
+    type: Literal["turn_result"] = "turn_result"
+    turn: int
+    base: str
+    your_card: str
+    opponent_card: str
+    winner: int = Field(description="the seat that won the turn")
+    turns_won: list[int] = Field(description="turns won so far by every seat, in seat order")
+
+
+MODELS = [DraftPick, Pick, DraftReceive, MainPlay, Play, TurnResult]
+
+Chance = Callable[[RpsDraftMatch], object]
+
+_EXPECT_PICK = '{"type": "pick", "index": 0 or 1}'
+
+
+def _expect_play(n: int) -> str:
+    return f'{{"type": "play", "index": 0 to {n - 1}}}'
+
+
+class RpsDraftDealer:
+    """Runs one rpsdraft match over JSON lines; ``chance`` orders the decks."""
+
+    def __init__(self, params: RpsDraftParams, chance: Chance, names: list[str] | None = None,
+                 match_index: int = 0) -> None:
+        self.params = params
+        self.match = RpsDraftMatch(params)
+        self._chance = chance
+        self.names = list(names) if names is not None else [f"seat{s}" for s in range(SEATS)]
+        self.match_index = match_index
+
+    def context(self) -> dict[str, Any]:
+        """The turn being played ("hand"), or the draft round during the draft."""
+        m = self.match
+        if m.phase is Phase.PLAY:
+            return {"hand": m.turn, "phase": "main", "turn": m.turn}
+        if m.phase is Phase.DRAFT:
+            return {"hand": None, "phase": "draft", "draft_round": m.draft_round}
+        return {"hand": None, "phase": m.phase.value}
+
+    def standings(self) -> tuple[int, list[int]]:
+        """Turns completed so far and every seat's turns won."""
+        return self.match.turn, list(self.match.won)
+
+    def scores(self) -> list[float]:
+        """The seed's score: turns won."""
+        return [float(w) for w in self.match.won]
+
+    def _ask_both(self, messages, model, expected: str):
+        """Ask both seats at once; check each reply in seat order (fail-fast)."""
+        m = self.match
+        lines = yield Exchange([(s, encode(msg)) for s, msg in enumerate(messages)], expected)
+        replies = []
+        for seat, line in enumerate(lines):
+            reply = decode(seat, line, model, expected)
+            try:
+                m.check_index(seat, reply.index)
+            except IllegalAction as exc:
+                raise ProtocolError(seat, "illegal_action", line, expected, str(exc)) from None
+            replies.append(reply)
+        m.apply((replies[0].index, replies[1].index))
+
+    def run(self):  # -> Dialogue
+        m = self.match
+        yield from start_match(GAME, VERSION, self.match_index, self.names, self.params)
+        m.apply_chance(self._chance(m))
+        while m.phase is Phase.DRAFT:
+            r = m.draft_round
+            yield from self._ask_both(
+                [DraftPick(round=r, cards=m.options(s)) for s in range(SEATS)], Pick, _EXPECT_PICK
+            )
+            received = m.last_draft
+            assert received is not None
+            yield from tell([(s, DraftReceive(round=r, card=received[s])) for s in range(SEATS)])
+        m.apply_chance(self._chance(m))
+        while m.phase is Phase.PLAY:
+            t = m.turn
+            expected = _expect_play(len(m.hands[0]))
+            yield from self._ask_both(
+                [MainPlay(turn=t, hand=m.options(s), base=m.base) for s in range(SEATS)], Play, expected
+            )
+            res = m.last_turn
+            assert res is not None
+            won = list(m.won)
+            yield from tell([
+                (s, TurnResult(turn=t, base=res.base, your_card=res.played[s], opponent_card=res.played[1 - s],
+                               winner=res.winner, turns_won=won))
+                for s in range(SEATS)
+            ])
+        yield from end_match(self.match_index, self.scores(), SEATS)
+        return MatchOutcome(payoffs=list(m.won), hands=m.turn)
+
+
+def seeded_chance(rng: random.Random) -> Chance:
+    """Resolve the two shuffles of a match from one ``random.Random``."""
+
+    def resolve(m: RpsDraftMatch) -> object:
+        if m.phase is Phase.SHUFFLE:
+            order = list(FULL_DECK)
+            rng.shuffle(order)
+            return order
+        decks = [list(m.decks[0]), list(m.decks[1]), list(m.remaining)]
+        for d in decks:
+            rng.shuffle(d)
+        return decks
+
+    return resolve
+
+
+__all__ = ["MODELS", "RpsDraftDealer", "seeded_chance"]
