@@ -51,6 +51,7 @@ test: install bots
 
 bench: install bots
 	$(PY) -m benchmarks.kuhn3_throughput
+	$(PY) -m benchmarks.tournament_jobs
 
 clean:
 	rm -rf $(VENV) $(BUILD) *.egg-info .pytest_cache .hypothesis

@@ -9,7 +9,6 @@ scales (shared research: pipe-bench).
 
 from __future__ import annotations
 
-import ctypes
 import gzip
 import json
 import os
@@ -24,17 +23,6 @@ from games import load_game
 
 from ._bot import BotSpec
 from ._match import MatchSettings, run_match
-
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> None:
-    # If the coordinator is killed, SIGTERM us, so our bots are still ended.
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass
-
 
 class Transcript:
     """Every line of a match, with time and seat, written gzip-compressed at the end."""
@@ -71,32 +59,39 @@ async def play_job(job: dict) -> dict:
 
 
 async def serve() -> None:
+    """Play jobs until stdin closes; a close in the middle of a job means the
+    coordinator is gone, so the job is abandoned (its bots are ended)."""
     stdin = trio.lowlevel.FdStream(os.dup(sys.stdin.fileno()))
-    buffer = b""
+    send, receive = trio.open_memory_channel[dict](1)
     with trio.open_signal_receiver(signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
 
             async def on_signal() -> None:
                 async for _ in signals:
-                    nursery.cancel_scope.cancel()  # the bots are ended on the way out
+                    nursery.cancel_scope.cancel()
                     return
 
-            nursery.start_soon(on_signal)
-            while True:
-                while b"\n" not in buffer:
+            async def read_jobs() -> None:
+                buffer = b""
+                while True:
                     chunk = await stdin.receive_some(65536)
                     if not chunk:
                         nursery.cancel_scope.cancel()
                         return
                     buffer += chunk
-                line, _, buffer = buffer.partition(b"\n")
-                reply = await play_job(json.loads(line))
+                    while b"\n" in buffer:
+                        line, _, buffer = buffer.partition(b"\n")
+                        await send.send(json.loads(line))
+
+            nursery.start_soon(on_signal)
+            nursery.start_soon(read_jobs)
+            async for job in receive:
+                reply = await play_job(job)
                 sys.stdout.write(json.dumps(reply) + "\n")
                 sys.stdout.flush()
 
 
 def main() -> None:
-    _die_with_parent()
     core = int(sys.argv[1]) if len(sys.argv) > 1 else None
     if core is not None:
         try:

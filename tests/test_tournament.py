@@ -1,0 +1,102 @@
+"""Tournaments: determinism whatever --jobs is, durable results, resume after SIGKILL."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+
+from .conftest import PY, ROOT, SAMPLE_BOTS, clean_env, run_arena
+from .test_teardown import wait_for
+
+BOTS = [
+    str(SAMPLE_BOTS / "build" / "rule_bot"),
+    str(SAMPLE_BOTS / "build" / "rule_bot_rs"),
+    f"{SAMPLE_BOTS / 'random_bot.py'} --seed 3",
+    str(SAMPLE_BOTS / "check_fold_bot.py"),
+]
+
+
+def tournament(db, *extra, jobs=1):
+    proc = run_arena("tournament", "kuhn3", *BOTS, "--seed", "21", "--db", str(db), "-p", "hands=150",
+                     "--jobs", str(jobs), "--json", *extra, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc, json.loads(proc.stdout)
+
+
+def test_same_seed_same_standings_with_one_or_two_jobs(tmp_path):
+    _, one = tournament(tmp_path / "one.db", jobs=1)
+    proc, two = tournament(tmp_path / "two.db", jobs=2)
+    assert one["standings"] == two["standings"]
+    assert one["cross_table"] == two["cross_table"]
+    assert one["matches"] == 24 and one["completed"]
+    rows = {r["bot"]: r for r in two["standings"]}
+    assert set(rows) == {"rule_bot", "rule_bot_rs", "random_bot.py --seed 3", "check_fold_bot.py"}
+    for row in two["standings"]:
+        assert row["matches"] == 18  # 4 bots, 3 seats: each bot sits in 3/4 of 24 matches
+        assert row["ci_low"] <= row["mean"] <= row["ci_high"]
+    # kuhn3 tournaments rank by bankroll: the scores of every match add up to 0.
+    assert sum(r["score"] for r in two["standings"]) == 0
+    # Non-TTY progress: stable greppable lines.
+    assert proc.stderr.count("Started match ") == 24
+    assert proc.stderr.count("Finished match ") == 24
+
+
+def test_every_match_is_stored_with_its_transcript_and_can_be_shown(tmp_path):
+    db = tmp_path / "t.db"
+    tournament(db)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        rows = conn.execute("SELECT id, seats, transcript, completed FROM matches").fetchall()
+        (status,) = conn.execute("SELECT status FROM tournaments").fetchone()
+        shas = [r[0] for r in conn.execute("SELECT sha256 FROM bots")]
+    assert status == "finished" and len(rows) == 24 and all(r[3] for r in rows)
+    assert len(set(shas)) == 4 and all(len(s) == 64 for s in shas)
+    shown = run_arena("show", str(rows[0][0]), "--db", str(db))
+    assert shown.returncode == 0
+    assert "seat 0 -> init_round" in shown.stdout
+    assert "<- Thank you dealer, have a nice day!" in shown.stdout
+
+
+def test_sigkill_then_resume_loses_and_repeats_nothing(tmp_path):
+    reference = tmp_path / "reference.db"
+    _, expected = tournament(reference)
+
+    db = tmp_path / "killed.db"
+    args = [PY, "-m", "arena", "tournament", "kuhn3", *BOTS, "--seed", "21", "--db", str(db),
+            "-p", "hands=150", "--jobs", "2"]
+    arena = subprocess.Popen(args, cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    try:
+        def stored() -> int:
+            try:
+                with sqlite3.connect(db) as conn:
+                    return conn.execute("SELECT count(*) FROM matches").fetchone()[0]
+            except sqlite3.Error:
+                return 0
+
+        assert wait_for(lambda: stored() >= 5, timeout=120), "no match was stored"
+        arena.send_signal(signal.SIGKILL)
+        arena.wait(timeout=30)
+    finally:
+        arena.kill()
+        arena.communicate()
+    done_before = stored()
+    assert done_before < 24, "the tournament finished before it could be killed"
+
+    proc = run_arena("tournament", "--resume", "1", "--db", str(db), "--json", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    resumed = json.loads(proc.stdout)
+    assert resumed["standings"] == expected["standings"]
+    with sqlite3.connect(db) as conn:
+        positions = conn.execute("SELECT round, idx FROM matches").fetchall()
+    assert len(positions) == len(set(positions)) == 24  # nothing lost, nothing repeated
+    assert proc.stderr.count("Started match ") == 24 - done_before
+
+
+def test_bad_usage_exits_2(tmp_path):
+    proc = run_arena("tournament", "kuhn3", BOTS[0], BOTS[1], "--db", str(tmp_path / "x.db"))
+    assert proc.returncode == 2 and "at least 3 bots" in proc.stderr
+    proc = run_arena("tournament", "--resume", "9", "--db", str(tmp_path / "x.db"))
+    assert proc.returncode == 2 and "no tournament 9" in proc.stderr
