@@ -118,6 +118,7 @@ class BotProcess:
         #: or "killed" when it was still running after the grace period
         self.ending: str | None = None
         self.leftovers = 0  # processes of its group still running when it was ended
+        self.sandbox_verdict: str | None = None  # what the sandbox saw (e.g. out of memory)
         self.reaped = False  # killed and waited for by the teardown
         #: seconds this bot spent on its replies (see ``receive_line``)
         self.time_used = 0.0
@@ -320,21 +321,56 @@ class BotProcess:
             pass
 
 
-async def _spawn(spec: BotSpec) -> trio.Process:
+@dataclass(slots=True)
+class LaunchPlan:
+    """How one bot process is started: the sandbox layer's answer for one spawn."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str | None = None
+    pass_fds: tuple[int, ...] = ()
+    #: called after the process group was killed and reaped (e.g. cgroup.kill + rmdir);
+    #: returns a verdict sentence to add to a crash report (e.g. "out of memory"), or None
+    on_end: Callable[[], str | None] | None = None
+    #: called right after the spawn (e.g. to close fds handed to the child)
+    after_spawn: Callable[[], None] | None = None
+
+
+class Launcher:
+    """No sandbox: the bot runs directly (own session and process group only).
+
+    The sandbox layers (arena._sandbox) subclass this and wrap the command.
+    """
+
+    level = "none"
+
+    def plan(self, spec: BotSpec, seat: int) -> LaunchPlan:
+        return LaunchPlan(argv=list(spec.argv), env=bot_environment())
+
+
+async def _spawn(spec: BotSpec, launcher: Launcher | None = None, seat: int = 0) -> trio.Process:
+    plan = (launcher or Launcher()).plan(spec, seat)
     try:
-        return await trio.lowlevel.open_process(
-            list(spec.argv),
+        process = await trio.lowlevel.open_process(
+            plan.argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,  # own session and process group: killed as a whole
-            env=bot_environment(),
+            env=plan.env,
+            cwd=plan.cwd,
+            pass_fds=plan.pass_fds,
         )
     except OSError as exc:
         reason = os.strerror(exc.errno) if exc.errno else str(exc)
         if exc.errno == errno.ENOEXEC:
             reason += " (is the file missing a #! line?)"
         raise BotFault(FaultKind.FAILED_TO_START, f"could not start {spec.argv[0]}: {reason}") from None
+    finally:
+        if plan.after_spawn is not None:
+            plan.after_spawn()
+    process.arena_on_end = plan.on_end  # type: ignore[attr-defined]
+    return process
 
 
 @asynccontextmanager
@@ -346,6 +382,7 @@ async def open_bots(
     stderr_cap: int = DEFAULT_STDERR_CAP,
     grace: float = 0.5,
     trace: Trace | None = None,
+    launcher: Launcher | None = None,
 ) -> AsyncIterator[list[BotProcess]]:
     """Start every bot; on exit, however it happens, end them all.
 
@@ -358,7 +395,7 @@ async def open_bots(
     try:
         for seat, spec in enumerate(specs):
             try:
-                process = await _spawn(spec)
+                process = await _spawn(spec, launcher, seat)
             except BotFault as fault:
                 fault.seat = seat  # type: ignore[attr-defined]
                 raise

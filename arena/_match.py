@@ -39,6 +39,7 @@ class MatchSettings:
     log_dir: Path | None = None
     trace: Trace | None = None
     progress: Callable[[int], None] | None = None  # called with hands played
+    launcher: Any = None  # an arena._bot.Launcher (sandbox level); None = no sandbox
 
 
 @dataclass(slots=True)
@@ -166,6 +167,7 @@ async def run_series(
             stderr_cap=settings.stderr_cap,
             grace=settings.grace,
             trace=settings.trace,
+            launcher=settings.launcher,
         )
 
     if lifetime == "tournament":
