@@ -12,11 +12,13 @@ RUSTC  := $(shell command -v rustc 2>/dev/null || ls $(HOME)/.cargo/bin/rustc 2>
 
 all: install bots
 
-# Compilers and runtimes for the sample bots; apt-get only for what is missing.
+# Compilers and runtimes for the sample bots, and bubblewrap for the strict
+# sandbox; apt-get only for what is missing.
 system-deps:
 	@missing=""; \
 	command -v gcc  >/dev/null 2>&1 || missing="$$missing gcc libc6-dev"; \
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	[ -n "$(RUSTC)" ] || missing="$$missing rustc"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
