@@ -33,7 +33,15 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 
-bots: system-deps $(BUILD)/rule_bot $(BUILD)/rule_bot_rs
+VN := sample_bots/vonneumann
+VN_BOTS := $(VN)/build/naive $(VN)/build/kuhn3 $(VN)/build/likeme
+
+bots: system-deps $(BUILD)/rule_bot $(BUILD)/rule_bot_rs $(VN_BOTS)
+
+# Seed-style von Neumann entries (a()/b() in C) built with the C shim.
+$(VN)/build/%: $(VN)/%.c shims/c/vonneumann_main.c shims/c/vonneumann.h
+	@mkdir -p $(VN)/build
+	gcc -O2 -Wall -Wextra -std=c99 -I shims/c -o $@ shims/c/vonneumann_main.c $< -lm
 
 $(BUILD)/rule_bot: $(BOTS)/rule_bot.c
 	@mkdir -p $(BUILD)

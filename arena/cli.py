@@ -185,19 +185,31 @@ def kuhn3_cmd(
 @app.command("vonneumann")
 def vonneumann_cmd(
     bots: Annotated[list[str], typer.Argument(metavar="BOT BOT", help="Two bots; roles A and B alternate every game.")],
-    sessions: Annotated[Optional[int], typer.Option(help="Sessions in the match (each up to 50 games from $100).")] = None,
+    sessions: Annotated[Optional[int], typer.Option(help="Sessions in the match.")] = None,
+    ante: Annotated[Optional[int], typer.Option(help="Ante per game (seed: 10).")] = None,
+    max_bet: Annotated[Optional[int], typer.Option("--max-bet", help="Bet limit (seed: 50).")] = None,
+    stack: Annotated[Optional[int], typer.Option(help="Money at the start of each session (seed: 100).")] = None,
+    games_per_session: Annotated[
+        Optional[int], typer.Option("--games-per-session", help="Games per session at most (seed: 50).")
+    ] = None,
+    matches: Annotated[int, typer.Option(help="How many matches the two bots play.")] = 1,
     seed: SeedOpt = None,
     timeout: TimeoutOpt = 1.0,
     budget: BudgetOpt = None,
     log_dir: LogDirOpt = None,
     trace: TraceOpt = False,
     json_out: JsonOpt = False,
+    lifetime: LifetimeOpt = "match",
 ) -> None:
-    """Play a match of von Neumann poker (seed 000) between two bots."""
-    params = {} if sessions is None else {"sessions": sessions}
+    """Play von Neumann poker (seed 000) between two bots: sessions of up to 50 games."""
+    given = {"sessions": sessions, "ante": ante, "max_bet": max_bet, "stack": stack,
+             "games_per_session": games_per_session}
+    params = {k: v for k, v in given.items() if v is not None}
+    if matches < 1:
+        raise _usage_error(f"--matches must be at least 1, got {matches}")
     raise typer.Exit(
-        _play("vonneumann", bots, params, seed=seed, timeout=timeout, budget=budget, log_dir=log_dir,
-              trace=trace, json_out=json_out)
+        _play("vonneumann", bots, [params] * matches, seed=seed, timeout=timeout, budget=budget,
+              log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime)
     )
 
 

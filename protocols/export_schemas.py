@@ -25,5 +25,7 @@ def export_all(folder: Path = DEFAULT) -> list[Path]:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
+        sys.exit(__doc__)
     for path in export_all(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT):
         print(path)

@@ -77,8 +77,11 @@ def decode(seat: int, line: str, model: type[R], expected: str) -> R:
     """Parse one reply line into ``model`` or raise a ProtocolError saying why."""
     try:
         data = json.loads(line)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        reason = getattr(exc, "msg", "nested too deeply")
+    except (ValueError, RecursionError) as exc:
+        # JSONDecodeError is a ValueError; so is an integer of over 4300 digits.
+        reason = getattr(exc, "msg", None) or (
+            "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        )
         raise ProtocolError(seat, "malformed_reply", line, expected, f"not JSON: {reason}") from None
     if not isinstance(data, dict):
         raise ProtocolError(
@@ -148,7 +151,7 @@ def export_schemas(models: Sequence[type[BaseModel]], folder: Path, prefix: str)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for model in models:
-        type_name = model.model_fields["type"].default or model.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
+        type_name = model.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
         kind = "reply" if issubclass(model, Reply) else "message"
         path = folder / f"{prefix}.{kind}.{type_name}.schema.json"
         schema = model.model_json_schema()

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Test bot for vonneumann: plays correctly, then misbehaves in one way (argv[1]).
+
+Correct play: as A always bet $5, as B always call. The misbehaviour
+replaces its reply to the first ``a_turn`` (or, for the modes about calls,
+the first ``b_turn``). Further arguments (a tag) only mark the process for
+the tests' leftover-process check.
+"""
+import os
+import signal
+import sys
+import time
+
+MODE = sys.argv[1]
+out = sys.stdout.buffer
+CALL_MODES = {"call_not_bool", "call_wrong_type"}
+
+
+def send(text):
+    out.write(text.encode() + b"\n")
+    out.flush()
+
+
+def misbehave():
+    """Reply badly (or die); False for 'reply normally this time'."""
+    if MODE == "garbage":
+        send("lol what is this")
+    elif MODE == "not_json":
+        send('{"type": "bet", "amount": }')
+    elif MODE == "wrong_type":
+        send('{"type": "call", "call": true}')
+    elif MODE == "illegal_amount":
+        send('{"type": "bet", "amount": 2.5}')
+    elif MODE == "nan_amount":
+        send('{"type": "bet", "amount": NaN}')
+    elif MODE == "string_amount":
+        send('{"type": "bet", "amount": "5"}')
+    elif MODE == "call_not_bool":
+        send('{"type": "call", "call": 1}')
+    elif MODE == "call_wrong_type":
+        send('{"type": "bet", "amount": 5}')
+    elif MODE == "silent":
+        time.sleep(600)
+    elif MODE == "slow":
+        time.sleep(float(os.environ.get("SLOW", "1.5")))
+        send('{"type": "bet", "amount": 5}')
+    elif MODE == "exit_mid":
+        sys.exit(0)
+    elif MODE == "crash":
+        sys.stderr.write("Traceback: something went wrong in my bot\n")
+        sys.stderr.flush()
+        os._exit(3)
+    elif MODE == "signal":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    elif MODE == "close_stdout":
+        os.close(1)
+        time.sleep(600)
+    elif MODE == "huge_line":
+        out.write(b"{" * (10 * 1024 * 1024))
+        out.flush()
+        time.sleep(600)
+    elif MODE == "bad_utf8":
+        out.write(b'{"type": "bet", "amount": "\xff\xfe"}\n')
+        out.flush()
+    else:
+        return False
+    return True
+
+
+for line in sys.stdin:
+    if '"match_start"' in line:
+        send('{"type": "ready"}')
+    elif '"a_turn"' in line:
+        if MODE in CALL_MODES or not misbehave():
+            send('{"type": "bet", "amount": 5}')
+    elif '"b_turn"' in line:
+        if MODE not in CALL_MODES or not misbehave():
+            send('{"type": "call", "call": true}')
