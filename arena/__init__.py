@@ -8,7 +8,7 @@ files, the command line). Rules live in ``games`` and wire formats in
 from ._bot import BadBotCommand, BotProcess, BotSpec, open_bots
 from ._faults import BotFault, Fault, FaultKind
 from ._lines import LineBuffer
-from ._match import MatchResult, MatchSettings, SeatResult, run_match
+from ._match import MatchResult, MatchSettings, SeatResult, SeriesResult, run_match, run_series
 
 __all__ = [
     "BadBotCommand",
@@ -21,6 +21,8 @@ __all__ = [
     "MatchResult",
     "MatchSettings",
     "SeatResult",
+    "SeriesResult",
     "open_bots",
     "run_match",
+    "run_series",
 ]

@@ -251,6 +251,9 @@ def twocarddraw_cmd(
 def rpsdraft_cmd(
     bots: Annotated[list[str], typer.Argument(metavar="BOT BOT", help="Two bots.")],
     matches: Annotated[int, typer.Option(help="How many matches the two bots play.")] = 1,
+    draft_rounds: Annotated[Optional[int], typer.Option("--draft-rounds", help="Draft rounds (seed: 5).")] = None,
+    hand_size: Annotated[Optional[int], typer.Option("--hand-size", help="Cards in hand (seed: 3).")] = None,
+    turns: Annotated[Optional[int], typer.Option(help="Turns of the main phase (seed: 10).")] = None,
     seed: SeedOpt = None,
     timeout: TimeoutOpt = 1.0,
     budget: BudgetOpt = None,
@@ -262,8 +265,10 @@ def rpsdraft_cmd(
     """Play RPS-draft (seed 004): a card draft, then ten turns of rock-paper-scissors."""
     if matches < 1:
         raise _usage_error(f"--matches must be at least 1, got {matches}")
+    given = {"draft_rounds": draft_rounds, "hand_size": hand_size, "turns": turns}
+    params = {k: v for k, v in given.items() if v is not None}
     raise typer.Exit(
-        _play("rpsdraft", bots, [{} for _ in range(matches)], seed=seed, timeout=timeout, budget=budget,
+        _play("rpsdraft", bots, [params] * matches, seed=seed, timeout=timeout, budget=budget,
               log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime)
     )
 

@@ -81,7 +81,8 @@ function loadBot(file) {
   throw new Error(`found no bot object (with ${METHODS.join(', ')}) in ${file}`);
 }
 
-if (process.argv.length !== 3) die('usage: node rpsdraft_runner.js ENTRY.js', 2);
+// Arguments after the entry are ignored (they may mark the process, say).
+if (process.argv.length < 3) die('usage: node rpsdraft_runner.js ENTRY.js', 2);
 let bot;
 try {
   bot = loadBot(process.argv[2]);

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Test bot for rpsdraft: plays correctly (index 0 always), then misbehaves per argv[1].
+
+argv[2] says when: "draft" (at the first draft_pick) or "main" (at the first
+main_play). Further arguments (a tag) only mark the process for the tests'
+leftover-process check.
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+MODE = sys.argv[1]
+WHEN = sys.argv[2] if len(sys.argv) > 2 else "main"
+out = sys.stdout.buffer
+
+
+def send(raw: bytes) -> None:
+    out.write(raw + b"\n")
+    out.flush()
+
+
+def misbehave(kind: str) -> bool:
+    """Do the misbehaviour; False when the mode is not one (reply normally)."""
+    if MODE == "garbage":
+        send(b"lol what is this")
+    elif MODE == "not_json":
+        send(b"{'type': 'pick', 'index': 0}")
+    elif MODE == "wrong_type":
+        send(json.dumps({"type": "fold", "index": 0}).encode())
+    elif MODE == "extra_field":
+        send(json.dumps({"type": kind, "index": 0, "why": "because"}).encode())
+    elif MODE == "illegal_index":
+        send(json.dumps({"type": kind, "index": 7}).encode())
+    elif MODE == "string_index":
+        send(json.dumps({"type": kind, "index": "0"}).encode())
+    elif MODE == "silent":
+        time.sleep(600)
+    elif MODE == "slow":
+        time.sleep(1.5)
+        send(json.dumps({"type": kind, "index": 0}).encode())
+    elif MODE == "exit_mid":
+        sys.exit(0)
+    elif MODE == "crash":
+        sys.stderr.write("Traceback: something went wrong in my rpsdraft bot\n")
+        sys.stderr.flush()
+        os._exit(3)
+    elif MODE == "signal":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    elif MODE == "close_stdout":
+        os.close(1)
+        time.sleep(600)
+    elif MODE == "huge_line":
+        out.write(b"{" * (10 * 1024 * 1024))
+        out.flush()
+        time.sleep(600)
+    elif MODE == "bad_utf8":
+        send(b'{"type": "play", "index": "\xff\xfe"}')
+    else:
+        return False
+    return True
+
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    kind = msg["type"]
+    if kind == "match_start":
+        send(b'{"type": "ready"}')
+    elif kind == "draft_pick":
+        if not (WHEN == "draft" and misbehave("pick")):
+            send(b'{"type": "pick", "index": 0}')
+    elif kind == "main_play":
+        if not (WHEN == "main" and misbehave("play")):
+            send(b'{"type": "play", "index": 0}')
