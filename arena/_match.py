@@ -159,10 +159,14 @@ async def run_series(
         return _result(plugin, specs, params, seed, dealer, bots, outcome, pending, exchanges,
                        time.perf_counter() - started, settings)
 
-    def bot_opener():
+    def bot_opener(index: int | None = None):
+        log_dir = settings.log_dir
+        if index is not None and log_dir is not None and len(matches) > 1:
+            log_dir = log_dir / f"match{index}"  # fresh processes, fresh logs
+            log_dir.mkdir(parents=True, exist_ok=True)
         return open_bots(
             specs,
-            log_dir=settings.log_dir,
+            log_dir=log_dir,
             max_line=settings.max_line,
             stderr_cap=settings.stderr_cap,
             grace=settings.grace,
@@ -187,7 +191,7 @@ async def run_series(
     for index in range(len(matches)):
         bots = []
         try:
-            async with bot_opener() as bots:
+            async with bot_opener(index) as bots:
                 result = await play(index, bots)
         except BotFault as exc:
             result = _failed_start(plugin, specs, matches[index], dealer_for(index), exc, settings)

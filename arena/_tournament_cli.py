@@ -49,7 +49,7 @@ def short_names(specs: list[BotSpec]) -> list[str]:
         argv = list(spec.argv)
         if Path(argv[0]).name in _INTERPRETERS and len(argv) > 1:
             argv = argv[1:]
-        names.append(" ".join([Path(argv[0]).name, *argv[1:]]))
+        names.append(" ".join(Path(a).name if Path(a).is_file() else a for a in argv))
     seen: dict[str, int] = {}
     unique = []
     for name in names:
