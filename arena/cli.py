@@ -220,6 +220,8 @@ def twocarddraw_cmd(
         Optional[list[Path]], typer.Option(help="A strategy file for the built-in opponent; repeat for several.")
     ] = None,
     hands: Annotated[Optional[int], typer.Option(help="Hands per match (10,000 by default, as the seed).")] = None,
+    bet1: Annotated[Optional[int], typer.Option(help="Bet size in the first round (bot against bot).")] = None,
+    bet2: Annotated[Optional[int], typer.Option(help="Bet size in the second round (bot against bot).")] = None,
     seed: SeedOpt = None,
     timeout: TimeoutOpt = 1.0,
     budget: BudgetOpt = None,
@@ -229,7 +231,8 @@ def twocarddraw_cmd(
     lifetime: LifetimeOpt = "match",
 ) -> None:
     """Play TwoCardDraw (seed 001): a bot against strategy files, or two bots."""
-    base = {} if hands is None else {"hands": hands}
+    given = {"hands": hands, "bet1": bet1, "bet2": bet2}
+    base = {k: v for k, v in given.items() if v is not None}
     if strategy:
         if len(bots) != 1:
             raise _usage_error(f"with --strategy give exactly one bot, got {len(bots)}")
@@ -313,12 +316,20 @@ def _play(
     params_list = []
     for raw in raw_params if isinstance(raw_params, list) else [raw_params]:
         try:
-            params_list.append(plugin.Params(**raw))
+            params = plugin.Params(**raw)
         except ValidationError as exc:
             problems = "; ".join(
                 (f"{'.'.join(map(str, e['loc']))}: " if e["loc"] else "") + e["msg"] for e in exc.errors()
             )
             raise _usage_error(f"bad {game_id} parameters: {problems}") from None
+        # A game may check what pydantic cannot (e.g. that a strategy file parses).
+        check = getattr(plugin, "check_params", None)
+        if check is not None:
+            try:
+                check(params)
+            except ValueError as exc:
+                raise _usage_error(str(exc)) from None
+        params_list.append(params)
     if timeout <= 0:
         raise _usage_error(f"--timeout must be above 0, got {timeout}")
     if budget is not None and budget <= 0:

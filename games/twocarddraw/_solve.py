@@ -223,44 +223,40 @@ class Evaluator:
 
     # -- one situation changes ------------------------------------------------
 
-    def try_change(self, kind: str, key: tuple[int, ...], dist: tuple[float, float, float]) -> tuple[float, Callable[[], None]]:
-        """The best response's value if ``key`` played ``dist``, and a function
-        that keeps the change (nothing changes until it is called)."""
+    def try_change(self, kind: str, key: tuple[int, ...], dist: tuple[float, float, float]) -> float:
+        """Play ``dist`` in situation ``key`` and return the best response's
+        new value; ``reject()`` puts the old distribution back."""
         s = HAND_INDEX[(key[0], key[1])]
         if kind == "ROUND1":
             table = self.r1[key[2]]
+            saved: tuple = (self.r1_ends, self.r1_folds, self.ctx_in, self.ctx_val, self.ds, self.dv, self.value)
             old = table[s]
             table[s] = dist
-            saved = (self.r1_ends, self.r1_folds, self.ctx_in, self.ctx_val, self.ds, self.dv, self.value)
-            value = self.full()
 
-            def undo_r1() -> None:
+            def undo_all() -> None:
                 table[s] = old
                 (self.r1_ends, self.r1_folds, self.ctx_in, self.ctx_val, self.ds, self.dv, self.value) = saved
 
-            keep: list[Callable[[], None]] = []
-            return value, _pending(lambda: None, undo_r1, keep)
+            self._undo = undo_all
+            return self.full()
         if kind == "DRAW":
             b, d1, f = key[2], key[3], key[4]
             r = HIST_INDEX[(b, f)]
             table = self.dr[r][d1]
-            old = table[s]
-            table[s] = dist
-            saved_in = self.ctx_in[r][d1]
-            saved_ctx = {d2: self.ctx_val[(r, d1, d2)] for d2 in range(3)}
-            saved = (self.ds[r][d1], self.dv[r], self.value)
-            self.ctx_in[r][d1] = self._draw_in(r, d1)
-            for d2 in range(3):
-                self.ctx_val[(r, d1, d2)] = self._context(r, d1, d2)
+            touched = [0, 1, 2]
         else:
             b, k, d1, d2, f = key[2:7]
             r = HIST_INDEX[(b, f)]
             table = self.r2[(r, d1, d2)][k]
-            old = table[s]
-            table[s] = dist
-            saved_in = None
-            saved_ctx = {d2: self.ctx_val[(r, d1, d2)]}
-            saved = (self.ds[r][d1], self.dv[r], self.value)
+            touched = [d2]
+        old = table[s]
+        saved_in = self.ctx_in[r][d1]
+        saved_ctx = {d2: self.ctx_val[(r, d1, d2)] for d2 in touched}
+        saved = (self.ds[r][d1], self.dv[r], self.value)
+        table[s] = dist
+        if kind == "DRAW":
+            self.ctx_in[r][d1] = self._draw_in(r, d1)
+        for d2 in touched:
             self.ctx_val[(r, d1, d2)] = self._context(r, d1, d2)
         self.ds[r][d1] = self._draw_sum(r, d1)
         self.dv[r] = self._draw_value(r)
@@ -268,20 +264,17 @@ class Evaluator:
 
         def undo() -> None:
             table[s] = old
-            if saved_in is not None:
-                self.ctx_in[r][d1] = saved_in
-            for dd, v in saved_ctx.items():
-                self.ctx_val[(r, d1, dd)] = v
+            self.ctx_in[r][d1] = saved_in
+            for d2, v in saved_ctx.items():
+                self.ctx_val[(r, d1, d2)] = v
             self.ds[r][d1], self.dv[r], self.value = saved
 
-        return self.value, _pending(lambda: None, undo, [])
+        self._undo = undo
+        return self.value
 
-
-def _pending(commit: Callable[[], None], undo: Callable[[], None], _: list) -> Callable[[], None]:
-    # The change is already applied; "keep" is a no-op and rejecting undoes it.
-    # try_change's caller must call either keep() or the .undo attribute.
-    commit.undo = undo  # type: ignore[attr-defined]
-    return commit
+    def reject(self) -> None:
+        """Undo the last try_change."""
+        self._undo()
 
 
 # -- public functions ------------------------------------------------------------
@@ -348,16 +341,16 @@ def generate(bet1: int, bet2: int, iterations: int, rng: random.Random,
     order = ([("ROUND1", k) for k in round1_keys()] + [("DRAW", k) for k in draw_keys()]
              + [("ROUND2", k) for k in round2_keys()])
     current = ev.value
+    tables: dict = {"ROUND1": strategy.round1, "DRAW": strategy.draw, "ROUND2": strategy.round2}
     for it in range(iterations):
         kind, key = order[it % len(order)]
         dist = random_dist(allowed(kind, key), rng)
-        value, keep = ev.try_change(kind, key, dist)
+        value = ev.try_change(kind, key, dist)
         if value < current:
-            keep()
             current = value
-            {"ROUND1": strategy.round1, "DRAW": strategy.draw, "ROUND2": strategy.round2}[kind][key] = dist  # type: ignore[index]
+            tables[kind][key] = dist
         else:
-            keep.undo()  # type: ignore[attr-defined]
+            ev.reject()
         if progress is not None:
             progress(it + 1, current)
     return strategy

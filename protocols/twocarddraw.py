@@ -1,0 +1,267 @@
+"""The TwoCardDraw JSON-lines protocol, as a sans-I/O dealer dialogue.
+
+The messages follow the seed's TopCoder methods: ``new_hand`` (notice),
+``round1``/``draw``/``round2`` (requests), ``hand_end`` (notice, with the
+opponent's cards when there was a showdown, which is the seed's
+``showdown``). Per match::
+
+    match_start -> ready
+    init                                    (notice: stakes, hands)
+    per hand:  new_hand                     (notice to every bot seat)
+               round1 -> action             (the player to act, until round 1 ends)
+               draw -> draw                 (first player, then second)
+               round2 -> action             (until round 2 ends)
+               hand_end                     (notice to every bot seat)
+    match_end
+
+With a strategy file the second player is the built-in opponent: only seat 0
+is a bot and it is always the first player. Choices where the seed is silent
+are listed in docs/protocols/twocarddraw.md.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Literal
+
+from pydantic import Field
+
+from games._base import Exchange, IllegalAction, MatchOutcome
+from games.twocarddraw._params import TwoCardDrawParams
+from games.twocarddraw._rules import RANKS, Hand
+from games.twocarddraw._strategy import Strategy, sample
+
+from ._errors import ProtocolError
+from .jsonlines import Message, Reply, decode, encode, end_match, start_match, tell
+
+GAME = "twocarddraw"
+VERSION = 1
+
+Cards = list[int]
+Who = Literal["you", "opponent"]
+
+
+class Init(Message):
+    type: Literal["init"] = "init"
+    bet1: int = Field(description="bet size in round 1")
+    bet2: int = Field(description="bet size in round 2")
+    hands: int = Field(description="hands in this match")
+    opponent: Literal["bot", "strategy"] = Field(description="another bot, or the built-in strategy player")
+
+
+class NewHand(Message):
+    type: Literal["new_hand"] = "new_hand"
+    hand: int = Field(description="hand number, from 0")
+    cards: Cards = Field(description="your two cards, low first")
+    position: Literal["first", "second"] = Field(description="first acts first in both rounds and draws first")
+    winnings: int = Field(description="your profit over the previous hands of this match")
+
+
+class Round1(Message):
+    type: Literal["round1"] = "round1"
+    hand: int
+    cards: Cards
+    bets: int = Field(description="bets (a bet or a raise each) made so far in round 1")
+    options: list[str] = Field(description="the legal actions")
+
+
+class Draw(Message):
+    type: Literal["draw"] = "draw"
+    hand: int
+    cards: Cards
+    bets: int = Field(description="bets made in round 1")
+    first_bettor: Who | None = Field(description="who bet first in round 1 (null: nobody bet)")
+    opp_drew: int | None = Field(description="cards the opponent drew (null: you draw first)")
+
+
+class Round2(Message):
+    type: Literal["round2"] = "round2"
+    hand: int
+    cards: Cards
+    bets1: int = Field(description="bets made in round 1")
+    bets2: int = Field(description="bets made so far in round 2")
+    drew: int = Field(description="cards you drew")
+    opp_drew: int = Field(description="cards the opponent drew")
+    first_bettor: Who | None = Field(description="who bet first in round 1 (null: nobody bet)")
+    options: list[str]
+
+
+class HandEnd(Message):
+    type: Literal["hand_end"] = "hand_end"
+    hand: int
+    profit: int = Field(description="your profit in this hand")
+    winnings: int = Field(description="your profit over the match so far")
+    folded: Who | None = Field(description="who folded (null: showdown)")
+    cards: Cards = Field(description="your cards at the end of the hand")
+    opp_cards: Cards | None = Field(description="the opponent's cards, only after a showdown")
+
+
+class Action(Reply):
+    type: Literal["action"]
+    action: Literal["check", "bet", "fold", "call", "raise"]
+
+
+class DrawReply(Reply):
+    type: Literal["draw"]
+    count: int = Field(strict=True, description="0, 1 or 2; drawing 1 replaces the lower card")
+
+
+MODELS = [Init, NewHand, Round1, Draw, Round2, HandEnd, Action, DrawReply]
+
+_ACTIONS_BY_INDEX = {0: ("check", "check", "bet"), 1: ("fold", "call", "raise")}
+
+
+def _expect_action(options: tuple[str, ...]):
+    return lambda: '{"type": "action", "action": X} with X one of ' + ", ".join(options)
+
+
+_EXPECT_DRAW = '{"type": "draw", "count": 0, 1 or 2}'
+
+
+class TwoCardDrawDealer:
+    """Runs one match: a bot against a strategy, or two bots (seats alternate
+    as first player every hand; seat 0 starts in even-numbered matches)."""
+
+    def __init__(self, params: TwoCardDrawParams, rng: random.Random, names: list[str],
+                 match_index: int = 0, strategy: Strategy | None = None) -> None:
+        self.params = params
+        self.rng = rng
+        self.names = list(names)
+        self.match_index = match_index
+        self.strategy = strategy
+        self.seats = 1 if strategy is not None else 2
+        if len(self.names) != self.seats:
+            want = "one bot against a strategy" if strategy is not None else "two bots"
+            raise ValueError(f"twocarddraw with these parameters needs {want}, got {len(self.names)} bots")
+        if strategy is not None:
+            self.bet1, self.bet2 = strategy.bet1, strategy.bet2
+        else:
+            self.bet1, self.bet2 = params.stakes()
+        self.money = [0] * self.seats
+        #: sum of squared per-hand profits, per seat (for standard errors)
+        self.sum_squares = [0] * self.seats
+        self.played = 0
+        self.hand_no: int | None = None
+        self.hand: Hand | None = None
+
+    # -- reports --------------------------------------------------------------
+
+    def context(self) -> dict[str, int | None]:
+        return {"hand": self.hand_no}
+
+    def standings(self) -> tuple[int, list[int]]:
+        return self.played, list(self.money)
+
+    def scores(self) -> list[float]:
+        """The seed's score: profit + the match's hands (10,000), at least 0."""
+        return [float(max(0, m + self.params.hands)) for m in self.money]
+
+    # -- the dialogue ---------------------------------------------------------
+
+    def run(self):  # -> Dialogue
+        p = self.params
+        roles = ["first"] if self.strategy is not None else None
+        yield from start_match(GAME, VERSION, self.match_index, self.names, p, roles)
+        init = Init(bet1=self.bet1, bet2=self.bet2, hands=p.hands,
+                    opponent="strategy" if self.strategy is not None else "bot")
+        yield from tell([(s, init) for s in range(self.seats)])
+        rng = self.rng
+        for n in range(p.hands):
+            self.hand_no = n
+            if self.strategy is not None:
+                seat_of: tuple[int | None, int | None] = (0, None)
+            else:
+                first = (n + self.match_index) % 2
+                seat_of = (first, 1 - first)
+            deal = ((rng.randrange(RANKS), rng.randrange(RANKS)), (rng.randrange(RANKS), rng.randrange(RANKS)))
+            hand = self.hand = Hand(self.bet1, self.bet2, deal)
+            yield from tell([
+                (seat, NewHand(hand=n, cards=list(hand.cards[pos]), position=("first", "second")[pos],
+                               winnings=self.money[seat]))
+                for pos, seat in enumerate(seat_of) if seat is not None
+            ])
+            while hand.phase != "over":
+                pos = hand.to_act
+                seat = seat_of[pos]
+                if hand.phase == "draw":
+                    count = self._strategy_draw(hand) if seat is None else (yield from self._ask_draw(seat, pos, n))
+                    new = [rng.randrange(RANKS) for _ in range(count)]
+                    hand.draw(pos, count, new)
+                elif seat is None:
+                    hand.act(pos, self._strategy_action(hand))
+                else:
+                    yield from self._ask_action(seat, pos, n)
+            result = hand.result
+            assert result is not None
+            ends = []
+            for pos, seat in enumerate(seat_of):
+                if seat is None:
+                    continue
+                self.money[seat] += result.profit[pos]
+                self.sum_squares[seat] += result.profit[pos] ** 2
+                ends.append((seat, HandEnd(
+                    hand=n, profit=result.profit[pos], winnings=self.money[seat],
+                    folded=None if result.folded is None else ("you" if result.folded == pos else "opponent"),
+                    cards=list(result.final[pos]),
+                    opp_cards=list(result.final[1 - pos]) if result.showdown else None,
+                )))
+            self.played += 1
+            yield from tell(ends)
+        self.hand_no = None
+        yield from end_match(self.match_index, self.scores(), self.seats)
+        return MatchOutcome(payoffs=list(self.money), hands=self.played)
+
+    def _who(self, pos: int, who: int | None) -> str | None:
+        return None if who is None else ("you" if who == pos else "opponent")
+
+    def _ask_action(self, seat: int, pos: int, n: int):
+        hand = self.hand
+        assert hand is not None
+        options = hand.options()
+        if hand.phase == "round1":
+            msg: Message = Round1(hand=n, cards=list(hand.cards[pos]), bets=hand.bets, options=list(options))
+        else:
+            msg = Round2(hand=n, cards=list(hand.cards[pos]), bets1=hand.bets1, bets2=hand.bets,
+                         drew=hand.drew[pos], opp_drew=hand.drew[1 - pos],
+                         first_bettor=self._who(pos, hand.first_bettor), options=list(options))
+        expect = _expect_action(options)
+        (line,) = yield Exchange([(seat, encode(msg))], expect)
+        reply = decode(seat, line, Action, expect())
+        try:
+            hand.act(pos, reply.action)
+        except IllegalAction as exc:
+            raise ProtocolError(seat, "illegal_action", line, expect(), str(exc)) from None
+
+    def _ask_draw(self, seat: int, pos: int, n: int):
+        hand = self.hand
+        assert hand is not None
+        msg = Draw(hand=n, cards=list(hand.cards[pos]), bets=hand.bets1,
+                   first_bettor=self._who(pos, hand.first_bettor), opp_drew=hand.drew[1 - pos])
+        (line,) = yield Exchange([(seat, encode(msg))], _EXPECT_DRAW)
+        reply = decode(seat, line, DrawReply, _EXPECT_DRAW)
+        if reply.count not in (0, 1, 2):
+            raise ProtocolError(seat, "illegal_action", line, _EXPECT_DRAW,
+                                f"a player draws 0, 1 or 2 cards, not {reply.count}")
+        return reply.count
+
+    # -- the built-in opponent (always the second player) -----------------------
+
+    def _first(self, hand: Hand) -> int:
+        return 1 if hand.first_bettor == 1 else 0
+
+    def _strategy_action(self, hand: Hand) -> str:
+        s = self.strategy
+        assert s is not None
+        lo, hi = hand.cards[1]
+        if hand.phase == "round1":
+            dist = s.round1[(lo, hi, hand.bets)]
+        else:
+            dist = s.round2[(lo, hi, hand.bets1, hand.bets, hand.drew[0], hand.drew[1], self._first(hand))]
+        i = sample(dist, self.rng)
+        return _ACTIONS_BY_INDEX[min(hand.bets, 1)][i]
+
+    def _strategy_draw(self, hand: Hand) -> int:
+        s = self.strategy
+        assert s is not None
+        lo, hi = hand.cards[1]
+        return sample(s.draw[(lo, hi, hand.bets1, hand.drew[0], self._first(hand))], self.rng)
