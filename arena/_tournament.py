@@ -106,7 +106,7 @@ async def run_tournament(
     progress: Progress,
 ) -> None:
     """Play every match of tournament ``tid`` not yet stored; store each as it ends."""
-    pairings = schedule(len(config.bots), plugin.spec.min_seats, config.rounds, config.seed)
+    pairings = schedule(len(config.bots), plugin.spec.max_seats, config.rounds, config.seed)
     done = store.done_positions(tid)
     todo = [p for p in pairings if (p.round, p.idx) not in done]
     progress.done = len(pairings) - len(todo)

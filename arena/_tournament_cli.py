@@ -112,7 +112,7 @@ def tournament_cmd(
                 raise _usage(f"--lifetime is 'match' or 'tournament', not {lifetime!r}")
             if lifetime == "tournament" and not getattr(plugin, "reusable_processes", False):
                 raise _usage(f"{game}'s protocol has no match boundaries: use --lifetime match")
-            seats = plugin.spec.min_seats
+            seats = plugin.spec.max_seats
             if len(specs) < seats:
                 raise _usage(f"a {game} tournament needs at least {seats} bots, got {len(specs)}")
             if rounds < 1 or jobs < 1:
@@ -126,7 +126,7 @@ def tournament_cmd(
             tid = store.new_tournament(
                 game, plugin.spec.version, config.params, seed, rounds, lifetime, bot_ids
             )
-        total = len(schedule(len(specs), plugin.spec.min_seats, config.rounds, config.seed))
+        total = len(schedule(len(specs), plugin.spec.max_seats, config.rounds, config.seed))
         per_round = total // config.rounds
         typer.echo(
             f"Started tournament {tid} ({config.game}, seed {config.seed}, {len(specs)} bots, "

@@ -1,0 +1,51 @@
+"""A tournament of four sample bots runs for every installed game, two jobs at once."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from games import available_games
+
+from .conftest import ROOT, run_arena
+
+S = ROOT / "sample_bots"
+TD = f"python3 {ROOT / 'shims/python/twocarddraw_runner.py'}"
+ENTRANTS = {
+    "kuhn3": (["-p", "hands=200"], [
+        str(S / "kuhn3/build/rule_bot"), f"node {S / 'kuhn3/rule_bot.js'}",
+        f"{S / 'kuhn3/equilibrium_bot.py'} --seed 1", f"{S / 'kuhn3/random_bot.py'} --seed 2",
+    ]),
+    "vonneumann": (["-p", "sessions=40"], [
+        str(S / "vonneumann/build/naive"), str(S / "vonneumann/build/kuhn3"),
+        str(S / "vonneumann/build/likeme"), f"python3 {S / 'vonneumann/reference_bot.py'}",
+    ]),
+    "twocarddraw": (["-p", "hands=300"], [
+        f"{TD} {S / 'twocarddraw/pair_of_fours.py'}", f"node {S / 'twocarddraw/pair_of_fours.js'}",
+        f"{S / 'twocarddraw/random_bot.py'} --seed 1", f"{S / 'twocarddraw/random_bot.py'} --seed 2",
+    ]),
+    "rpsdraft": (["--rounds", "2"], [
+        f"node {ROOT / 'shims/js/rpsdraft_runner.js'} {S / 'rpsdraft/odds.js'}",
+        f"node {ROOT / 'shims/js/rpsdraft_runner.js'} {S / 'rpsdraft/simple.js'}",
+        str(S / "rpsdraft/minimal_bot.py"), str(S / "rpsdraft/odds_bot.py"),
+    ]),
+}
+
+
+@pytest.mark.parametrize("game", sorted(available_games()))
+def test_four_sample_bots_tournament_with_two_jobs(game, tmp_path):
+    assert game in ENTRANTS, f"add four sample bots of {game} to ENTRANTS"
+    extra, bots = ENTRANTS[game]
+    proc = run_arena("tournament", game, *bots, "--jobs", "2", "--seed", "6", "--db", str(tmp_path / "t.db"),
+                     "--json", *extra, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["completed"]
+    rows = result["standings"]
+    assert len(rows) == 4
+    for row in rows:
+        assert set(row) >= {"bot", "score", "ci_low", "ci_high", "matches", "faults"}
+        assert row["faults"] == {}
+        assert row["matches"] > 0
+    assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
