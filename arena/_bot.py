@@ -263,6 +263,14 @@ class BotProcess:
             except ValueError:
                 signame = f"signal {-code}"
             raise BotFault(FaultKind.CRASHED, f"killed by {signame} while {during}", received)
+        if code in (126, 127) and not self.replied:
+            # A launcher (prlimit, a shell) could not execute the bot: 126 is
+            # "cannot execute", 127 "not found". The stderr tail says which.
+            raise BotFault(
+                FaultKind.FAILED_TO_START,
+                f"the sandbox could not execute it (exit {code}): {self.stderr_text().strip()[-200:]}",
+                received,
+            )
         if code != 0:
             raise BotFault(FaultKind.CRASHED, f"exited with code {code} while {during}", received)
         raise BotFault(FaultKind.DISCONNECTED, f"exited (code 0) while {during}", received)
@@ -441,6 +449,15 @@ async def _teardown(bots: list[BotProcess], grace: float) -> None:
                 bot.kill_group()
                 await bot.process.wait()
                 bot.reaped = True
+        for bot in bots:
+            # The sandbox's own end: cgroup kill, and what it saw (e.g. out of memory).
+            on_end = getattr(bot.process, "arena_on_end", None)
+            if on_end is not None:
+                bot.process.arena_on_end = None  # once
+                try:
+                    bot.sandbox_verdict = on_end()
+                except OSError:
+                    pass
         # SIGKILL is delivered asynchronously: make sure the groups are really
         # gone before the match is reported over.
         groups = {bot.process.pid for bot in bots}

@@ -201,6 +201,8 @@ async def run_series(
             bot = bots[fault.seat] if fault.seat < len(bots) else None
             if bot is not None:
                 fault.stderr_tail = bot.stderr_text()
+                if bot.sandbox_verdict:
+                    fault.detail += f" (sandbox: {bot.sandbox_verdict})"
         results.append(result)
         if result.faults:
             break

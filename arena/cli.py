@@ -9,6 +9,7 @@ cancelled), 2 bad usage (nothing was started), 3 an internal error, 130 Ctrl-C.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import shutil
 import sys
@@ -27,7 +28,11 @@ from games import PluginLoadError, available_games, load_game
 
 from ._bot import BadBotCommand, BotSpec
 from ._match import MatchSettings, SeriesResult, run_series, summarize_series
+from ._sandbox import LEVELS, SandboxPolicy, make_launcher, sandbox_summary
+from ._sandbox import register as _register_sandbox
 from ._seeds import derive_seed
+
+_DEFAULT_POLICY = SandboxPolicy()
 
 EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -147,6 +152,13 @@ BudgetOpt = Annotated[Optional[float], typer.Option(help="Total seconds each bot
 LogDirOpt = Annotated[Optional[Path], typer.Option("--log-dir", help="Where each bot's stderr log is written.")]
 TraceOpt = Annotated[bool, typer.Option("--trace", help="Print every line sent and received, with seat and time.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")]
+SandboxOpt = Annotated[
+    Optional[str],
+    typer.Option(help="none, basic or strict (default: basic when it works here; see `arena doctor`)."),
+]
+MemoryOpt = Annotated[int, typer.Option("--memory-mb", help="Memory per bot, MB.")]
+CpuOpt = Annotated[int, typer.Option("--cpu-seconds", help="CPU seconds per bot process.")]
+PidsOpt = Annotated[int, typer.Option(help="Processes and threads per bot.")]
 LifetimeOpt = Annotated[
     str,
     typer.Option(
@@ -168,6 +180,10 @@ def kuhn3_cmd(
     log_dir: LogDirOpt = None,
     trace: TraceOpt = False,
     json_out: JsonOpt = False,
+    sandbox: SandboxOpt = None,
+    memory_mb: MemoryOpt = _DEFAULT_POLICY.memory_mb,
+    cpu_seconds: CpuOpt = _DEFAULT_POLICY.cpu_seconds,
+    pids: PidsOpt = _DEFAULT_POLICY.pids,
 ) -> None:
     """Play one round of 3-player Kuhn poker between three bots."""
     params = {
@@ -178,7 +194,8 @@ def kuhn3_cmd(
     }
     raise typer.Exit(
         _play("kuhn3", bots, params, seed=seed, timeout=timeout, budget=budget, log_dir=log_dir,
-              trace=trace, json_out=json_out)
+              trace=trace, json_out=json_out,
+              sandbox=(sandbox, SandboxPolicy(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
     )
 
 
@@ -199,6 +216,10 @@ def vonneumann_cmd(
     log_dir: LogDirOpt = None,
     trace: TraceOpt = False,
     json_out: JsonOpt = False,
+    sandbox: SandboxOpt = None,
+    memory_mb: MemoryOpt = _DEFAULT_POLICY.memory_mb,
+    cpu_seconds: CpuOpt = _DEFAULT_POLICY.cpu_seconds,
+    pids: PidsOpt = _DEFAULT_POLICY.pids,
     lifetime: LifetimeOpt = "match",
 ) -> None:
     """Play von Neumann poker (seed 000) between two bots: sessions of up to 50 games."""
@@ -209,7 +230,8 @@ def vonneumann_cmd(
         raise _usage_error(f"--matches must be at least 1, got {matches}")
     raise typer.Exit(
         _play("vonneumann", bots, [params] * matches, seed=seed, timeout=timeout, budget=budget,
-              log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime)
+              log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime,
+              sandbox=(sandbox, SandboxPolicy(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
     )
 
 
@@ -228,6 +250,10 @@ def twocarddraw_cmd(
     log_dir: LogDirOpt = None,
     trace: TraceOpt = False,
     json_out: JsonOpt = False,
+    sandbox: SandboxOpt = None,
+    memory_mb: MemoryOpt = _DEFAULT_POLICY.memory_mb,
+    cpu_seconds: CpuOpt = _DEFAULT_POLICY.cpu_seconds,
+    pids: PidsOpt = _DEFAULT_POLICY.pids,
     lifetime: LifetimeOpt = "match",
 ) -> None:
     """Play TwoCardDraw (seed 001): a bot against strategy files, or two bots."""
@@ -246,7 +272,8 @@ def twocarddraw_cmd(
         params = base
     raise typer.Exit(
         _play("twocarddraw", bots, params, seed=seed, timeout=timeout, budget=budget, log_dir=log_dir,
-              trace=trace, json_out=json_out, lifetime=lifetime)
+              trace=trace, json_out=json_out, lifetime=lifetime,
+              sandbox=(sandbox, SandboxPolicy(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
     )
 
 
@@ -263,6 +290,10 @@ def rpsdraft_cmd(
     log_dir: LogDirOpt = None,
     trace: TraceOpt = False,
     json_out: JsonOpt = False,
+    sandbox: SandboxOpt = None,
+    memory_mb: MemoryOpt = _DEFAULT_POLICY.memory_mb,
+    cpu_seconds: CpuOpt = _DEFAULT_POLICY.cpu_seconds,
+    pids: PidsOpt = _DEFAULT_POLICY.pids,
     lifetime: LifetimeOpt = "match",
 ) -> None:
     """Play RPS-draft (seed 004): a card draft, then ten turns of rock-paper-scissors."""
@@ -272,7 +303,8 @@ def rpsdraft_cmd(
     params = {k: v for k, v in given.items() if v is not None}
     raise typer.Exit(
         _play("rpsdraft", bots, [params] * matches, seed=seed, timeout=timeout, budget=budget,
-              log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime)
+              log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime,
+              sandbox=(sandbox, SandboxPolicy(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
     )
 
 
@@ -289,6 +321,7 @@ _mount_strategy_tools()
 from ._tournament_cli import register as _register_tournament  # noqa: E402
 
 _register_tournament(app)
+_register_sandbox(app)
 
 
 def _play(
@@ -303,6 +336,7 @@ def _play(
     trace: bool,
     json_out: bool,
     lifetime: str = "match",
+    sandbox: tuple[str | None, SandboxPolicy] = (None, SandboxPolicy()),
 ) -> int:
     """Validate everything, play one match (or a series), report; return the exit code."""
     try:
@@ -351,11 +385,21 @@ def _play(
         else [(p, derive_seed(seed, game_id, "match", i)) for i, p in enumerate(params_list)]
     )
 
+    level, policy = sandbox
+    # ARENA_SANDBOX sets the default level for a whole environment (a CI job, a test suite).
+    level = level or os.environ.get("ARENA_SANDBOX") or None
+    if level is not None and level not in LEVELS:
+        raise _usage_error(f"--sandbox is one of {', '.join(LEVELS)}, not {level!r}")
+    if min(policy.memory_mb, policy.cpu_seconds, policy.pids) < 1:
+        raise _usage_error("--memory-mb, --cpu-seconds and --pids must be at least 1")
+    launcher = make_launcher(level, policy)
+
     own_log_dir = log_dir is None
     if log_dir is None:
         log_dir = Path(tempfile.mkdtemp(prefix=f"arena-{game_id}-{seed}-"))
     names = [s.name for s in specs]
     typer.echo(f"Started {game_id} seed {seed}: {' vs '.join(names)}", err=True)
+    typer.echo(f"Sandbox: {launcher.describe()}", err=True)
     started = time.perf_counter()
     progress = _Progress(enabled=not trace, label=f"{game_id} seed {seed}")
     settings = MatchSettings(
@@ -364,10 +408,12 @@ def _play(
         log_dir=log_dir,
         trace=_tracer(started, names) if trace else None,
         progress=progress,
+        launcher=launcher,
     )
     try:
         results = trio.run(partial(run_series, lifetime=lifetime), plugin, specs, matches, settings)
     except KeyboardInterrupt:
+        launcher.close()
         progress.done()
         typer.echo(f"Interrupted {game_id} seed {seed}: every bot was stopped", err=True)
         return 130
@@ -380,6 +426,8 @@ def _play(
             err=True,
         )
         return EXIT_INTERNAL
+    finally:
+        launcher.close()
     progress.done()
     series = summarize_series(plugin, specs, seed, lifetime, len(matches), results)
 
@@ -408,10 +456,15 @@ def _play(
         err=True,
     )
     if json_out:
-        sys.stdout.write(json.dumps(series.to_json()) + "\n")
+        sys.stdout.write(json.dumps({**series.to_json(), "sandbox": sandbox_summary(launcher)}) + "\n")
     else:
         _print_table(series)
     return EXIT_OK if series.completed else EXIT_FAULT
+
+
+from ._quarantine import register as _register_quarantine  # noqa: E402
+
+_register_quarantine(app)
 
 
 def main() -> None:

@@ -1,0 +1,727 @@
+"""``arena quarantine GAME BOT``: admission checks for a new bot.
+
+A bot is put through numbered steps, in order; the first required step that
+fails stops the run and the later ones are reported as skipped:
+
+1. the bot starts (it is spawned; no ``failed_to_start``);
+2. it answers the first exchange correctly;
+3. it plays N matches against the game's sample bots, in every seat, without a fault;
+4. it stays within its time (slowest reply under half the per-reply timeout);
+5. it exits when told (after the match its stdin is closed and it exits by itself);
+6. it leaves no process behind (nothing of its process group still running);
+7. it beats a random bot (information only, unless ``--require-win``).
+
+Steps 1, 2 and 3 are read from the same matches: the first match tells
+steps 1 and 2 apart by the candidate's fault. ``failed_to_start`` fails step 1.
+Any other fault that comes before the candidate gave one accepted reply fails
+step 2: a timeout, a crash or an EOF before its first reply, or a first reply
+that was itself rejected (the fault quotes the very line it sent). A fault
+after at least one accepted reply fails step 3. Steps 4 to 6 look at the
+matches of step 3 (the endings and leftovers the teardown recorded).
+
+The opponents come from a manifest, ``sample_bots/<game>/opponents.json``::
+
+    {"params": {"hands": 300},            # optional: the game's Params(**params)
+     "seats": 3,                           # optional: table size (default: the game's max)
+     "opponents": [
+        {"name": "random", "command": "sample_bots/kuhn3/random_bot.py --seed 1", "random": true},
+        {"name": "rule_bot", "command": "sample_bots/kuhn3/build/rule_bot"}]}
+
+Words of a command that contain a ``/`` and are not absolute are paths
+relative to the repository root (the folder holding the ``arena`` package).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import shlex
+import shutil
+import socket
+import sys
+import tempfile
+import time
+import traceback
+import xml.etree.ElementTree as ET
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import trio
+import typer
+from pydantic import ValidationError
+
+from games import GamePlugin, PluginLoadError, load_game
+
+from ._bot import BadBotCommand, BotSpec
+from ._faults import Fault, FaultKind
+from ._match import MatchResult, MatchSettings, SeatResult, run_match
+from ._seeds import derive_seed
+
+EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+#: the repository root: manifests live under ROOT/sample_bots/<game>/
+ROOT = Path(__file__).resolve().parent.parent
+MANIFEST_NAME = "opponents.json"
+
+DEFAULT_MATCHES = 6
+#: step 4: the slowest reply must stay under this share of the per-reply timeout
+TIME_MARGIN = 0.5
+#: lines of the candidate's dialogue kept for a failure report
+TRANSCRIPT_LINES = 20
+STDERR_LINES = 15
+
+STEP_TITLES = (
+    "the bot starts",
+    "it answers the first exchange correctly",
+    "it plays {n} matches against the sample bots in every seat without a fault",
+    "it stays within its time",
+    "it exits when told",
+    "it leaves no process behind",
+    "it beats a random bot",
+)
+STEPS = len(STEP_TITLES)
+
+PASS, FAIL, SKIP, INFO = "PASS", "FAIL", "SKIP", "INFO"
+
+
+# -- the manifest ------------------------------------------------------------------
+
+
+class ManifestError(Exception):
+    """A game without a usable opponents manifest (a usage error)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Opponent:
+    name: str
+    command: str  # as written in the manifest
+    random: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    game: str
+    path: Path
+    opponents: tuple[Opponent, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+    seats: int | None = None
+
+
+def manifest_path(game_id: str, root: Path = ROOT) -> Path:
+    return root / "sample_bots" / game_id / MANIFEST_NAME
+
+
+def games_with_manifests(root: Path = ROOT) -> list[str]:
+    """Ids of the games that have a manifest (installed or not), sorted."""
+    return sorted(p.parent.name for p in (root / "sample_bots").glob(f"*/{MANIFEST_NAME}"))
+
+
+def load_manifest(game_id: str, root: Path = ROOT) -> Manifest:
+    path = manifest_path(game_id, root)
+    if not path.is_file():
+        raise ManifestError(
+            f"game {game_id!r} has no opponents manifest ({path} is missing), "
+            "so there are no sample bots to quarantine a bot against"
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ManifestError(f"{path}: cannot be read as JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ManifestError(f"{path}: the top level must be an object")
+    raw_opponents = data.get("opponents")
+    if not isinstance(raw_opponents, list) or not raw_opponents:
+        raise ManifestError(f'{path}: "opponents" must be a non-empty list')
+    opponents = []
+    for i, entry in enumerate(raw_opponents):
+        if not isinstance(entry, dict):
+            raise ManifestError(f"{path}: opponent {i} is not an object")
+        name, command, rnd = entry.get("name"), entry.get("command"), entry.get("random", False)
+        if not isinstance(name, str) or not name:
+            raise ManifestError(f'{path}: opponent {i} needs a "name" string')
+        if not isinstance(command, str) or not command.strip():
+            raise ManifestError(f'{path}: opponent {name!r} needs a "command" string')
+        if not isinstance(rnd, bool):
+            raise ManifestError(f'{path}: opponent {name!r}: "random" must be true or false')
+        opponents.append(Opponent(name=name, command=command, random=rnd))
+    params = data.get("params", {})
+    if not isinstance(params, dict):
+        raise ManifestError(f'{path}: "params" must be an object')
+    seats = data.get("seats")
+    if seats is not None and (not isinstance(seats, int) or isinstance(seats, bool) or seats < 1):
+        raise ManifestError(f'{path}: "seats" must be a positive integer')
+    return Manifest(game=game_id, path=path, opponents=tuple(opponents), params=params, seats=seats)
+
+
+def resolve_command(command: str, root: Path = ROOT) -> str:
+    """A manifest command with its relative paths made absolute under ``root``."""
+    words = shlex.split(command)
+    out = [str(root / w) if "/" in w and not w.startswith("/") else w for w in words]
+    return shlex.join(out)
+
+
+# -- results -----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class StepResult:
+    number: int
+    title: str
+    status: str  # PASS, FAIL, SKIP or INFO
+    summary: str = ""
+    details: list[str] = field(default_factory=list)
+    duration: float = 0.0
+
+    def line(self) -> str:
+        text = f"step {self.number}/{STEPS} {self.status} {self.title}"
+        return f"{text}: {self.summary}" if self.summary else text
+
+
+@dataclass(slots=True)
+class QuarantineReport:
+    game: str
+    bot: str
+    seed: int
+    timeout: float
+    matches: int
+    require_win: bool
+    steps: list[StepResult] = field(default_factory=list)
+    duration: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return not any(s.status == FAIL for s in self.steps)
+
+    @property
+    def failed_step(self) -> StepResult | None:
+        return next((s for s in self.steps if s.status == FAIL), None)
+
+
+# -- one match ---------------------------------------------------------------------
+
+
+class _Recorder:
+    """The trace callable: the last lines of the candidate's dialogue.
+
+    ``->`` lines were sent to the candidate, ``<-`` lines are its replies.
+    It also keeps the lines around the slowest reply (timed here roughly, only
+    to choose what to show; the figure reported is the arena's own).
+    """
+
+    def __init__(self, seat: int, keep: int = TRANSCRIPT_LINES) -> None:
+        self.seat = seat
+        self.lines: deque[str] = deque(maxlen=keep)
+        self.replies = 0
+        self.last_reply: str | None = None
+        self.first_reply: str | None = None
+        self._sent_at: float | None = None
+        self._slowest = 0.0
+        self.around_slowest: list[str] = []
+
+    def __call__(self, seat: int, direction: str, text: str) -> None:
+        if seat != self.seat:
+            return
+        if direction == "->":
+            for line in text.splitlines():
+                self.lines.append("-> " + _clip(line))
+            self._sent_at = time.perf_counter()
+            return
+        self.lines.append("<- " + _clip(text))
+        self.replies += 1
+        self.last_reply = text
+        if self.first_reply is None:
+            self.first_reply = text
+        elif self._sent_at is not None:  # the first reply includes start-up
+            took = time.perf_counter() - self._sent_at
+            if took > self._slowest:
+                self._slowest = took
+                self.around_slowest = list(self.lines)
+
+
+def _clip(line: str, limit: int = 200) -> str:
+    return line if len(line) <= limit else line[:limit] + f"... ({len(line)} characters)"
+
+
+@dataclass(slots=True)
+class _Played:
+    """One match the candidate played, with what is needed to report on it."""
+
+    label: str  # e.g. "match 2 of 6"
+    seat: int  # the candidate's seat
+    seed: int
+    lineup: list[str]  # names in seat order
+    result: MatchResult
+    recorder: _Recorder
+    stderr: str
+
+    @property
+    def me(self) -> SeatResult:
+        return self.result.seats[self.seat]
+
+    @property
+    def fault(self) -> Fault | None:
+        return self.result.faults[0] if self.result.faults else None
+
+    def accepted_replies(self) -> int:
+        """Replies of the candidate the game accepted (the faulty one excluded)."""
+        n = self.recorder.replies
+        f = self.fault
+        if (
+            f is not None and f.seat == self.seat and n
+            and f.received is not None and f.received == self.recorder.last_reply
+        ):
+            n -= 1
+        return n
+
+    def where(self) -> str:
+        seats = ", ".join(
+            f"seat {i} {'the bot' if i == self.seat else name}" for i, name in enumerate(self.lineup)
+        )
+        return f"{self.label} (seed {self.seed}): {seats}"
+
+    def transcript(self, lines: list[str] | None = None, header: str = "last exchanges") -> list[str]:
+        shown = list(self.recorder.lines) if lines is None else lines
+        if not shown:
+            return ["nothing was exchanged with the bot"]
+        return [f"{header} (-> sent to the bot, <- its replies):"] + ["  " + ln for ln in shown]
+
+    def stderr_lines(self) -> list[str]:
+        tail = self.stderr.splitlines()[-STDERR_LINES:]
+        if not tail:
+            return ["its stderr: (empty)"]
+        return ["last lines of its stderr:"] + ["  " + _clip(ln) for ln in tail]
+
+
+def _fault_lines(fault: Fault) -> list[str]:
+    where = f" in hand {fault.hand}" if fault.hand is not None else ""
+    lines = [f"fault: {fault.kind}{where}: {fault.detail}"]
+    if fault.received is not None:
+        lines.append(f"received: {_clip(fault.received)!r}")
+    if fault.expected:
+        lines.append(f"expected: {fault.expected}")
+    return lines
+
+
+async def _play(
+    plugin: GamePlugin, candidate: BotSpec, seat: int, others: list[BotSpec], params: Any,
+    seed: int, timeout: float, log_dir: Path, label: str,
+) -> _Played:
+    specs = list(others)
+    specs.insert(seat, candidate)
+    recorder = _Recorder(seat)
+    settings = MatchSettings(timeout=timeout, log_dir=log_dir, trace=recorder)
+    result = await run_match(plugin, specs, params, seed, settings)
+    stderr = ""
+    fault = result.faults[0] if result.faults else None
+    if fault is not None and fault.seat == seat and fault.stderr_tail:
+        stderr = fault.stderr_tail
+    else:
+        try:
+            with open(log_dir / f"seat{seat}.stderr.log", "rb") as f:
+                f.seek(0, 2)
+                f.seek(max(0, f.tell() - 4096))
+                stderr = f.read().decode("utf-8", "backslashreplace")
+        except OSError:
+            pass
+    return _Played(label, seat, seed, [s.name for s in specs], result, recorder, stderr)
+
+
+# -- the steps ---------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Plan:
+    """Everything checked and resolved before any process is started."""
+
+    plugin: GamePlugin
+    manifest: Manifest
+    params: Any
+    seats: int
+    candidate: BotSpec
+    opponents: list[BotSpec]
+    randoms: list[BotSpec]
+    matches: int
+    seed: int
+    timeout: float
+    require_win: bool
+
+
+def make_plan(
+    game_id: str, bot: str, *, matches: int = DEFAULT_MATCHES, seed: int | None = None,
+    timeout: float = 1.0, require_win: bool = False, root: Path = ROOT,
+) -> Plan:
+    """Check the arguments; raise ValueError with a sentence for a usage error."""
+    try:
+        plugin = load_game(game_id)
+    except PluginLoadError as exc:
+        raise ValueError(str(exc)) from None
+    try:
+        manifest = load_manifest(game_id, root)
+    except ManifestError as exc:
+        raise ValueError(str(exc)) from None
+    try:
+        params = plugin.Params(**manifest.params)
+    except (ValidationError, TypeError) as exc:
+        raise ValueError(f"{manifest.path}: bad {game_id} params: {exc}") from None
+    spec = plugin.spec
+    seats = manifest.seats if manifest.seats is not None else spec.max_seats
+    if not spec.min_seats <= seats <= spec.max_seats:
+        raise ValueError(
+            f"{manifest.path}: {game_id} is played by {spec.min_seats} to {spec.max_seats} seats, not {seats}"
+        )
+    if timeout <= 0:
+        raise ValueError(f"--timeout must be above 0, got {timeout}")
+    if matches < seats:
+        raise ValueError(
+            f"--matches must be at least {seats} so that the bot plays every seat of {game_id}, got {matches}"
+        )
+    try:
+        candidate = BotSpec.parse(bot)
+    except BadBotCommand as exc:
+        raise ValueError(str(exc)) from None
+    opponents, randoms = [], []
+    for opp in manifest.opponents:
+        try:
+            spec_ = BotSpec.parse(resolve_command(opp.command, root), name=opp.name)
+        except (BadBotCommand, ValueError) as exc:
+            raise ValueError(
+                f"{manifest.path}: sample bot {opp.name!r} cannot be run: {exc} "
+                "(are the sample bots built? run `make bots`)"
+            ) from None
+        opponents.append(spec_)
+        if opp.random:
+            randoms.append(spec_)
+    return Plan(
+        plugin=plugin, manifest=manifest, params=params, seats=seats, candidate=candidate,
+        opponents=opponents, randoms=randoms, matches=matches,
+        seed=secrets.randbits(32) if seed is None else seed, timeout=timeout, require_win=require_win,
+    )
+
+
+def _lineup(plan: Plan, index: int) -> tuple[int, list[BotSpec]]:
+    """Match ``index`` of step 3: the candidate's seat and the opponents, in seat order."""
+    seat = index % plan.seats
+    need = plan.seats - 1
+    others = [plan.opponents[(index * need + k) % len(plan.opponents)] for k in range(need)]
+    return seat, others
+
+
+async def run_quarantine(
+    plan: Plan, workdir: Path, on_step: Callable[[StepResult], None] | None = None
+) -> QuarantineReport:
+    """Run the steps in order; stop at the first required one that fails."""
+    game = plan.plugin.spec.id
+    report = QuarantineReport(
+        game=game, bot=plan.candidate.name, seed=plan.seed, timeout=plan.timeout,
+        matches=plan.matches, require_win=plan.require_win,
+    )
+    started = time.perf_counter()
+    titles = [t.format(n=plan.matches) for t in STEP_TITLES]
+
+    def done(number: int, status: str, summary: str = "", details: list[str] | None = None,
+             duration: float = 0.0) -> bool:
+        step = StepResult(number, titles[number - 1], status, summary, details or [], duration)
+        report.steps.append(step)
+        if on_step is not None:
+            on_step(step)
+        if status == FAIL:
+            for n in range(number + 1, STEPS + 1):
+                skipped = StepResult(n, titles[n - 1], SKIP, f"step {number} failed")
+                report.steps.append(skipped)
+                if on_step is not None:
+                    on_step(skipped)
+            return False
+        return True
+
+    # Steps 1 to 3: the matches against the sample bots.
+    played: list[_Played] = []
+    t0 = time.perf_counter()
+    for index in range(plan.matches):
+        seat, others = _lineup(plan, index)
+        seed = derive_seed(plan.seed, game, "quarantine", index)
+        p = await _play(plan.plugin, plan.candidate, seat, others, plan.params, seed, plan.timeout,
+                        workdir / f"match{index}", f"match {index + 1} of {plan.matches}")
+        played.append(p)
+        fault = p.fault
+        if index == 0:
+            first_steps = _judge_first_match(p)
+            for number, status, summary, details in first_steps:
+                took = time.perf_counter() - t0 if number == first_steps[-1][0] else 0.0
+                if not done(number, status, summary, details, took):
+                    report.duration = time.perf_counter() - started
+                    return report
+        if fault is not None:
+            details = [p.where()]
+            if fault.seat == p.seat:
+                summary = f"{fault.kind} in {p.label}, seat {p.seat}: {fault.detail}"
+                details += _fault_lines(fault) + p.transcript() + p.stderr_lines()
+            else:
+                summary = _opponent_fault(p, fault)
+                details += _fault_lines(fault) + p.transcript()
+            done(3, FAIL, summary, details, time.perf_counter() - t0)
+            report.duration = time.perf_counter() - started
+            return report
+    hands = sum(p.result.hands for p in played)
+    names = sorted({name for p in played for i, name in enumerate(p.lineup) if i != p.seat})
+    seats_played = sorted({p.seat for p in played})
+    done(3, PASS, f"{len(played)} matches, {hands} hands, seats {','.join(map(str, seats_played))}, "
+         f"against {', '.join(names)}", duration=time.perf_counter() - t0)
+
+    # Step 4: the slowest reply (start-up excluded) against the timeout.
+    limit = plan.timeout * TIME_MARGIN
+    slow = max(played, key=lambda p: p.me.slowest_reply)
+    slowest = slow.me.slowest_reply
+    figure = f"slowest reply {slowest * 1000:.1f} ms in {slow.label} (limit {limit * 1000:.0f} ms, " \
+             f"{TIME_MARGIN:.0%} of the {plan.timeout:g} s timeout)"
+    if slowest >= limit:
+        done(4, FAIL, figure, [slow.where()] + slow.transcript(slow.recorder.around_slowest or None, "exchanges up to its slowest reply")
+             + slow.stderr_lines())
+        report.duration = time.perf_counter() - started
+        return report
+    done(4, PASS, figure)
+
+    # Step 5: it exited by itself once its stdin was closed.
+    for p in played:
+        ending = p.me.ending or "unknown"
+        if not ending.startswith("exited"):
+            done(5, FAIL, f"in {p.label} it was still running {MatchSettings().grace:g} s after its stdin "
+                 f"was closed at the end of the match ({ending})",
+                 [p.where()] + p.transcript() + p.stderr_lines())
+            report.duration = time.perf_counter() - started
+            return report
+    codes = sorted({p.me.ending for p in played if p.me.ending})
+    note = "" if codes == ["exited 0"] else " (not all with status 0)"
+    done(5, PASS, f"it exited by itself after every match: {', '.join(codes)}{note}")
+
+    # Step 6: nothing of its process group outlived it.
+    for p in played:
+        if p.me.leftovers:
+            done(6, FAIL, f"in {p.label} {p.me.leftovers} process(es) of its group were still running "
+                 "when it was ended (they were killed)", [p.where()] + p.stderr_lines())
+            report.duration = time.perf_counter() - started
+            return report
+    done(6, PASS, "no process of its group was left running")
+
+    # Step 7: against the random bot, in every seat.
+    t0 = time.perf_counter()
+    if plan.seats < 2 or not plan.randoms:
+        why = "a one-seat table has no opponent" if plan.seats < 2 else \
+            f"{plan.manifest.path} marks no opponent as random"
+        done(7, FAIL if plan.require_win else INFO, f"not checked: {why}")
+        report.duration = time.perf_counter() - started
+        return report
+    rnd = plan.randoms[0]
+    mine = theirs = 0.0
+    for seat in range(plan.seats):
+        seed = derive_seed(plan.seed, game, "quarantine-random", seat)
+        p = await _play(plan.plugin, plan.candidate, seat, [rnd] * (plan.seats - 1), plan.params, seed,
+                        plan.timeout, workdir / f"random{seat}", f"match {seat + 1} of {plan.seats} against {rnd.name}")
+        fault = p.fault
+        if fault is not None:
+            details = [p.where()] + _fault_lines(fault) + p.transcript()
+            if fault.seat == p.seat:
+                summary = f"{fault.kind} in {p.label}, seat {p.seat}: {fault.detail}"
+                details += p.stderr_lines()
+            else:
+                summary = _opponent_fault(p, fault)
+            done(7, FAIL, summary, details, time.perf_counter() - t0)
+            report.duration = time.perf_counter() - started
+            return report
+        scores = [s.score for s in p.result.seats]
+        mine += scores[seat]
+        theirs += (sum(scores) - scores[seat]) / (len(scores) - 1)
+    n = plan.seats
+    won = mine > theirs
+    summary = (f"{'won' if won else 'did not win'}: score {mine / n:.3f} a match against "
+               f"{theirs / n:.3f} for {rnd.name} ({n} matches, one in each seat)")
+    done(7, PASS if won else (FAIL if plan.require_win else INFO), summary,
+         duration=time.perf_counter() - t0)
+    report.duration = time.perf_counter() - started
+    return report
+
+
+def _opponent_fault(p: _Played, fault: Fault) -> str:
+    return (f"a sample bot failed, not the bot under test: seat {fault.seat} ({fault.bot}) "
+            f"{fault.kind} in {p.label}: {fault.detail}")
+
+
+def _judge_first_match(p: _Played) -> list[tuple[int, str, str, list[str]]]:
+    """Steps 1 and 2 from the first match (see the module docstring for the rule)."""
+    fault = p.fault
+    if fault is not None and fault.seat == p.seat and fault.kind is FaultKind.FAILED_TO_START:
+        return [(1, FAIL, fault.detail, [p.where()] + _fault_lines(fault))]
+    if fault is not None and fault.kind is FaultKind.FAILED_TO_START:
+        return [(1, FAIL, "not checked: " + _opponent_fault(p, fault), [p.where()] + _fault_lines(fault))]
+    steps: list[tuple[int, str, str, list[str]]] = [(1, PASS, "", [])]
+    if fault is not None and p.accepted_replies() == 0:
+        details = [p.where()] + _fault_lines(fault) + p.transcript()
+        if fault.seat == p.seat:
+            summary = f"{fault.kind} before its first accepted reply: {fault.detail}"
+            details += p.stderr_lines()
+        else:
+            summary = "not checked: " + _opponent_fault(p, fault)
+        steps.append((2, FAIL, summary, details))
+        return steps
+    first = p.recorder.first_reply
+    steps.append((2, PASS, f"first reply {_clip(first)!r}" if first is not None else "", []))
+    return steps
+
+
+# -- reports -----------------------------------------------------------------------
+
+
+def junit_tree(report: QuarantineReport) -> ET.ElementTree:
+    """One <testsuite> in <testsuites>; one <testcase> per step."""
+    failures = sum(s.status == FAIL for s in report.steps)
+    skipped = sum(s.status == SKIP for s in report.steps)
+    counts = {
+        "tests": str(len(report.steps)),
+        "failures": str(failures),
+        "errors": "0",
+        "skipped": str(skipped),
+        "time": f"{report.duration:.3f}",
+    }
+    root = ET.Element("testsuites", {"name": "arena quarantine", **counts})
+    suite = ET.SubElement(root, "testsuite", {
+        "name": f"quarantine {report.game}: {report.bot}",
+        "package": f"arena.quarantine.{report.game}",
+        "id": "0",
+        "hostname": socket.gethostname() or "localhost",
+        "timestamp": datetime.now().strftime("%Y-%m-%dT%H:%M:%S"),
+        **counts,
+    })
+    props = ET.SubElement(suite, "properties")
+    for name, value in (
+        ("game", report.game), ("bot", report.bot), ("seed", str(report.seed)),
+        ("timeout", f"{report.timeout:g}"), ("matches", str(report.matches)),
+        ("require_win", str(report.require_win).lower()),
+    ):
+        ET.SubElement(props, "property", {"name": name, "value": value})
+    for step in report.steps:
+        case = ET.SubElement(suite, "testcase", {
+            "classname": f"arena.quarantine.{report.game}",
+            "name": f"step {step.number}: {step.title}",
+            "time": f"{step.duration:.3f}",
+        })
+        if step.status == FAIL:
+            failure = ET.SubElement(case, "failure", {"message": step.summary or step.title, "type": "QuarantineFailure"})
+            failure.text = "\n".join([step.line(), *step.details])
+        elif step.status == SKIP:
+            ET.SubElement(case, "skipped", {"message": step.summary})
+        else:
+            out = ET.SubElement(case, "system-out")
+            out.text = "\n".join([step.line(), *step.details])
+    ET.SubElement(suite, "system-out").text = (
+        f"arena quarantine {report.game} {report.bot} --seed {report.seed}: "
+        + ("PASSED" if report.passed else "FAILED")
+    )
+    ET.SubElement(suite, "system-err").text = ""
+    ET.indent(root)
+    return ET.ElementTree(root)
+
+
+def write_junit(report: QuarantineReport, path: Path) -> None:
+    junit_tree(report).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def _print_step(step: StepResult) -> None:
+    typer.echo(step.line())
+    for line in step.details:
+        typer.echo("    " + line)
+
+
+# -- the command -------------------------------------------------------------------
+
+
+def quarantine(
+    game: str, bot: str, *, matches: int = DEFAULT_MATCHES, junit: Path | None = None,
+    require_win: bool = False, seed: int | None = None, timeout: float = 1.0,
+) -> int:
+    """Run ``arena quarantine``; print the steps; return the exit code."""
+    try:
+        plan = make_plan(game, bot, matches=matches, seed=seed, timeout=timeout, require_win=require_win)
+    except ValueError as exc:
+        typer.echo(f"arena: error: {exc}", err=True)
+        return EXIT_USAGE
+    if junit is not None and not junit.parent.is_dir():
+        typer.echo(f"arena: error: --junit {junit}: the folder {junit.parent} does not exist", err=True)
+        return EXIT_USAGE
+    typer.echo(
+        f"Started quarantine of {plan.candidate.name} for {game} seed {plan.seed}: "
+        f"{plan.matches} matches against {len(plan.opponents)} sample bots, {plan.seats} seats, "
+        f"timeout {plan.timeout:g} s",
+        err=True,
+    )
+    workdir = Path(tempfile.mkdtemp(prefix=f"arena-quarantine-{game}-"))
+    try:
+        report = trio.run(run_quarantine, plan, workdir, _print_step)
+    except KeyboardInterrupt:
+        typer.echo("Interrupted quarantine: every bot was stopped", err=True)
+        return 130
+    except Exception:
+        traceback.print_exc()
+        typer.echo("arena: internal error during the quarantine (a bug in the arena, not in the bot)", err=True)
+        return EXIT_INTERNAL
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    failed = report.failed_step
+    if failed is None:
+        typer.echo(f"quarantine PASSED: {report.bot} for {game} (seed {report.seed}, {report.duration:.1f} s)")
+    else:
+        typer.echo(f"quarantine FAILED at step {failed.number}/{STEPS}: {failed.title} "
+                   f"(seed {report.seed}, {report.duration:.1f} s)")
+    if junit is not None:
+        write_junit(report, junit)
+        typer.echo(f"JUnit report written to {junit}", err=True)
+    sys.stdout.flush()
+    return EXIT_PASS if report.passed else EXIT_FAIL
+
+
+def quarantine_cmd(
+    game: Annotated[str, typer.Argument(metavar="GAME", help="The game, as `arena games` lists it.")],
+    bot: Annotated[str, typer.Argument(metavar="BOT", help="The bot: an executable or a quoted command line.")],
+    matches: Annotated[
+        int, typer.Option(help="Matches against the sample bots; the bot takes every seat in turn.")
+    ] = DEFAULT_MATCHES,
+    junit: Annotated[Optional[Path], typer.Option("--junit", metavar="FILE", help="Write a JUnit XML report to FILE.")] = None,
+    require_win: Annotated[
+        bool, typer.Option("--require-win", help="Fail unless the bot beats the random sample bot.")
+    ] = False,
+    seed: Annotated[Optional[int], typer.Option(help="Seed for every match (random and printed if not given).")] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 1.0,
+) -> None:
+    """Check a new bot before it joins: starts, answers, plays every seat, exits, cleans up.
+
+    Exit codes: 0 every step passed, 1 a step failed, 2 bad usage, 3 an internal error.
+    """
+    raise typer.Exit(
+        quarantine(game, bot, matches=matches, junit=junit, require_win=require_win, seed=seed, timeout=timeout)
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``arena quarantine`` to ``app``."""
+    app.command("quarantine")(quarantine_cmd)
+
+
+__all__ = [
+    "Manifest",
+    "ManifestError",
+    "Opponent",
+    "QuarantineReport",
+    "StepResult",
+    "games_with_manifests",
+    "junit_tree",
+    "load_manifest",
+    "make_plan",
+    "quarantine",
+    "quarantine_cmd",
+    "register",
+    "resolve_command",
+    "run_quarantine",
+    "write_junit",
+]

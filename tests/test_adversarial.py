@@ -1,0 +1,198 @@
+"""The adversarial corpus (tests/adversarial/attack_bot.py), for kuhn3, at the
+default sandbox level and at ``strict``.
+
+For each attack: the attempt fails (read from the bot's own stderr report in
+the log folder) or the bot is stopped with the right fault kind, the match
+ends within its deadlines plus grace, and no process of it survives.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import time
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena._bot import BotSpec
+from arena._match import MatchSettings, run_match
+from arena._sandbox import SandboxPolicy, make_launcher, probe
+from games import load_game
+
+from .conftest import PY, ROOT, processes_with
+
+BOT = ROOT / "tests" / "adversarial" / "attack_bot.py"
+RULE_BOT = ROOT / "sample_bots" / "kuhn3" / "build" / "rule_bot"
+PLUGIN = load_game("kuhn3")
+TIMEOUT = 1.0
+GRACE = 0.5
+
+# attack -> (fault kind or None for a completed match, what the bot reports or None)
+CASES = {
+    "connect-local": (None, "FAILED"),
+    "connect-outside": (None, "FAILED"),
+    "read-shadow": (None, "FAILED"),
+    "read-db": (None, "FAILED"),
+    "read-other-bot": (None, None),  # basic: readable when world-readable (see below)
+    "write-outside": (None, "FAILED"),
+    "write-1g": (None, "FAILED"),
+    "alloc-2g": ("crashed", None),
+    "fork-bomb": ("timeout", "FAILED"),
+    "cpu-spin": ("crashed", "STARTED"),
+    "sleep-forever": ("timeout", "STARTED"),
+    "stdout-flood": ("malformed_reply", "STARTED"),
+    "stderr-flood": (None, "STARTED"),
+    "close-stdout": ("timeout", "STARTED"),
+    "ignore-sigterm": ("timeout", "STARTED"),
+    "escape": (None, "STARTED"),
+    "outlive": (None, "STARTED"),
+}
+
+LEVELS = ["default", "strict"]
+
+
+def _level_or_skip(level: str) -> str | None:
+    info = probe()
+    if level == "strict" and not info.strict_ok:
+        pytest.skip(f"strict sandbox unavailable: {info.strict_error}")
+    if level == "default" and not info.basic_ok:
+        pytest.skip(f"basic sandbox unavailable: {info.basic_error}")
+    return None if level == "default" else level
+
+
+def _gone(tag: str, within: float = 3.0) -> list:
+    """Processes with ``tag`` still alive after ``within`` s (killing is asynchronous
+    across a PID namespace: its init is reaped after the outer process)."""
+    deadline = time.monotonic() + within
+    while (left := processes_with(tag)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return left
+
+
+def _play(launcher, specs, log_dir: Path, hands: int = 3, timeout: float = TIMEOUT):
+    settings = MatchSettings(timeout=timeout, grace=GRACE, launcher=launcher, log_dir=log_dir)
+    return trio.run(run_match, PLUGIN, specs, PLUGIN.Params(hands=hands), 7, settings)
+
+
+def _target(attack: str, tmp_path: Path, tag: str) -> str:
+    if attack == "read-shadow":
+        return "/etc/shadow"
+    if attack == "read-db":
+        db = tmp_path / "results.db"
+        db.write_bytes(b"SQLite format 3\x00 dummy results")
+        return str(db)
+    if attack == "read-other-bot":
+        return str(ROOT / "sample_bots" / "kuhn3" / "rule_bot.c")
+    if attack == "write-outside":
+        return str(ROOT / f"escaped-{tag}")
+    return "-"
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("attack", sorted(CASES))
+def test_attack_is_contained(attack, level, tag, tmp_path):
+    chosen = _level_or_skip(level)
+    kind, report = CASES[attack]
+    policy = SandboxPolicy(cpu_seconds=1) if attack == "cpu-spin" else SandboxPolicy()
+    target = _target(attack, tmp_path, tag)
+    launcher = make_launcher(chosen, policy, warn=lambda text: None)
+    logs = tmp_path / "logs"
+    seat = sorted(CASES).index(attack) % 3
+    good = BotSpec.parse(f"{PY} {BOT} none - {tag}")
+    specs = [good, good, good]
+    specs[seat] = BotSpec.parse(f"{PY} {BOT} {attack} at:{target} {tag}")
+    # let RLIMIT_CPU (1 s) and the memory limit stop these before the deadline does
+    timeout = {"cpu-spin": 5.0, "alloc-2g": 5.0}.get(attack, TIMEOUT)
+    try:
+        started = time.monotonic()
+        result = _play(launcher, specs, logs, timeout=timeout)
+        took = time.monotonic() - started
+        verdict = launcher.verdict(seat)
+    finally:
+        launcher.close()
+        if attack == "write-outside":
+            Path(target).unlink(missing_ok=True)
+    stderr = (logs / f"seat{seat}.stderr.log").read_text(errors="replace")
+    lines = [ln for ln in stderr.splitlines() if ln.startswith(f"ATTACK-RESULT {attack} ")]
+
+    if kind is None:
+        assert result.completed, [f.describe() for f in result.faults]
+    else:
+        assert not result.completed
+        (fault,) = result.faults
+        assert fault.seat == seat
+        if attack == "close-stdout":  # under a wrapper no EOF: only the deadline sees it
+            assert fault.kind in ("timeout", "disconnected")
+        else:
+            assert fault.kind == kind, fault.describe()
+    if report is not None:
+        assert lines and lines[0].split()[2] == report, stderr[-500:]
+
+    # The attack-specific outcome.
+    if attack == "connect-outside":
+        assert "ENETUNREACH" in lines[0]
+    if attack == "read-other-bot":
+        # basic cannot hide world-readable files; strict shows nothing outside its view
+        assert ("FAILED ENOENT" in lines[0]) if level == "strict" else lines
+    if attack == "write-1g":
+        assert "EFBIG" in lines[0] or "ENOSPC" in lines[0]
+    if attack == "fork-bomb":
+        forks = int(lines[0].split("after ")[1].split()[0])
+        assert forks < SandboxPolicy().pids
+    if attack == "alloc-2g":
+        if probe().cgroups.usable:
+            assert verdict and "out of memory" in verdict
+        else:
+            assert "FAILED MemoryError" in stderr
+    if attack == "cpu-spin":
+        if probe().cgroups.usable:
+            assert verdict and "CPU time" in verdict
+    if attack == "fork-bomb" and probe().cgroups.usable:
+        assert verdict and "process limit" in verdict
+    if attack == "stderr-flood":
+        assert (logs / f"seat{seat}.stderr.log").stat().st_size < 1024 * 1024 + 200
+
+    # Deadline (or CPU limit) plus grace, plus start-up and teardown slack.
+    assert took < timeout + GRACE + 4.0
+    assert _gone(tag) == []
+    assert not Path(ROOT / f"escaped-{tag}").exists()
+
+
+def _fd_count() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def _rss_kb() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def test_200_runs_do_not_leak_fds_or_memory(tag, tmp_path):
+    _level_or_skip("default")
+    if not RULE_BOT.exists():
+        pytest.skip("build sample_bots/kuhn3/build/rule_bot first (make bots)")
+    launcher = make_launcher(None, warn=lambda text: None)
+    fast = ["connect-local", "read-shadow", "escape", "none"]
+    good = BotSpec.parse(str(RULE_BOT))
+    specs = {a: [BotSpec.parse(f"{PY} {BOT} {a} /etc/shadow {tag}"), good, good] for a in fast}
+    try:
+        for i in range(8):  # warm-up: caches, the watchdog, the per-seat cgroups
+            _play(launcher, specs[fast[i % 4]], tmp_path / "logs", hands=2)
+        gc.collect()
+        fds, rss = _fd_count(), _rss_kb()
+        started = time.monotonic()
+        for i in range(200):
+            result = _play(launcher, specs[fast[i % 4]], tmp_path / "logs", hands=2)
+            assert result.completed, [f.describe() for f in result.faults]
+        took = time.monotonic() - started
+        gc.collect()
+        assert _fd_count() <= fds
+        assert _rss_kb() - rss < 8 * 1024, (rss, _rss_kb())
+    finally:
+        launcher.close()
+    assert _gone(tag) == []
+    assert took < 90
