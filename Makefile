@@ -62,6 +62,7 @@ test: install bots
 bench: install bots
 	$(PY) -m benchmarks.kuhn3_throughput
 	$(PY) -m benchmarks.tournament_jobs
+	$(PY) -m benchmarks.sandbox_spawn
 
 clean:
 	rm -rf $(VENV) $(BUILD) *.egg-info .pytest_cache .hypothesis

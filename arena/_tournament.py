@@ -62,6 +62,7 @@ class TournamentConfig:
     lifetime: str = "match"
     timeout: float = 1.0
     budget: float | None = None
+    sandbox: str | None = None  # a level of arena._sandbox, or None for the default
 
 
 @dataclass(slots=True)
@@ -141,6 +142,7 @@ def _job(plugin: GamePlugin, config: TournamentConfig, p: Pairing, data: Path) -
         "budget": config.budget,
         "transcript": str(data / "transcripts" / f"{name}.log.gz"),
         "log_dir": str(data / "logs" / name),
+        "sandbox": config.sandbox,
     }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import secrets
 import sys
 import time
@@ -71,8 +72,12 @@ def tournament_cmd(
     timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 1.0,
     budget: Annotated[Optional[float], typer.Option(help="Total seconds each bot may use in a match.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
+    sandbox: Annotated[Optional[str], typer.Option(help="none, basic or strict (default: see `arena doctor`).")] = None,
 ) -> None:
     """Play every bot against every other, in every seating; store and rank."""
+    sandbox = sandbox or os.environ.get("ARENA_SANDBOX") or None
+    if sandbox is not None and sandbox not in ("none", "basic", "strict"):
+        raise _usage(f"--sandbox is none, basic or strict, not {sandbox!r}")
     store = open_store(db)
     try:
         if resume is not None:
@@ -88,6 +93,7 @@ def tournament_cmd(
             config = TournamentConfig(
                 game=saved["game"], params=saved["params"], bots=specs, seed=saved["seed"],
                 rounds=saved["rounds"], jobs=jobs, lifetime=saved["lifetime"], timeout=timeout, budget=budget,
+                sandbox=sandbox,
             )
             tid, bot_ids = resume, saved["bots"]
             plugin = load_game(config.game)
@@ -120,7 +126,7 @@ def tournament_cmd(
             seed = secrets.randbits(32) if seed is None else seed
             config = TournamentConfig(
                 game=game, params=params.model_dump(mode="json"), bots=specs, seed=seed, rounds=rounds,
-                jobs=jobs, lifetime=lifetime, timeout=timeout, budget=budget,
+                jobs=jobs, lifetime=lifetime, timeout=timeout, budget=budget, sandbox=sandbox,
             )
             bot_ids = [store.bot_id(s.name, s.command, list(s.argv)) for s in specs]
             tid = store.new_tournament(

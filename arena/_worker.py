@@ -42,6 +42,18 @@ class Transcript:
                     out.write(f"[{stamp:10.6f}] seat {seat} {direction} {line}\n")
 
 
+_launchers: dict = {}
+
+
+def _launcher(level: str | None):
+    """One sandbox launcher per worker and level (it owns uids and cgroups per seat)."""
+    if level not in _launchers:
+        from ._sandbox import make_launcher
+
+        _launchers[level] = make_launcher(level)
+    return _launchers[level]
+
+
 async def play_job(job: dict) -> dict:
     plugin = load_game(job["game"])
     specs = [BotSpec.parse(b["command"], name=b["name"]) for b in job["bots"]]
@@ -51,6 +63,7 @@ async def play_job(job: dict) -> dict:
         budget=job.get("budget"),
         log_dir=Path(job["log_dir"]) if job.get("log_dir") else None,
         trace=transcript if job.get("transcript") else None,
+        launcher=_launcher(job.get("sandbox")),
     )
     result = await run_match(plugin, specs, plugin.Params(**job["params"]), job["seed"], settings)
     if job.get("transcript"):
@@ -102,6 +115,9 @@ def main() -> None:
         trio.run(serve)
     except KeyboardInterrupt:
         pass
+    finally:
+        for launcher in _launchers.values():
+            launcher.close()
 
 
 if __name__ == "__main__":
