@@ -386,6 +386,7 @@ class SeriesResult:
             "completed": self.completed,
             "seats": [s.to_json() for s in self.seats],
             "faults": [f.to_json() for f in self.faults],
+            "exchanges": sum(m.exchanges for m in self.matches),
             "matches_planned": self.planned,
             "matches": [m.to_json() for m in self.matches],
             "duration": round(self.duration, 6),

@@ -56,7 +56,7 @@ def arena_run(seed: int) -> tuple[float, float]:
     env.pop("PYTHONUNBUFFERED", None)
     out = subprocess.run(
         pinned([sys.executable, "-m", "arena", "kuhn3", bot, bot, bot,
-                "--hands", str(HANDS), "--seed", str(seed), "--json"]),
+                "--hands", str(HANDS), "--seed", str(seed), "--sandbox", "none", "--json"]),
         capture_output=True, text=True, env=env, cwd=ROOT,
     )
     if out.returncode != 0:

@@ -30,7 +30,7 @@ def run(jobs: int, folder: Path, i: int) -> float:
     started = time.perf_counter()
     out = subprocess.run(
         [sys.executable, "-m", "arena", "tournament", "kuhn3", *bots, "--seed", str(i), "--jobs", str(jobs),
-         "--db", str(db), "-p", f"hands={HANDS}", "--json"],
+         "--db", str(db), "-p", f"hands={HANDS}", "--sandbox", "none", "--json"],
         capture_output=True, text=True, env=env, cwd=ROOT,
     )
     elapsed = time.perf_counter() - started
