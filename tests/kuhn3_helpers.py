@@ -26,18 +26,10 @@ def reference_reply(dealer: Kuhn3Dealer, seat: int, payload: bytes, rng: random.
 
 def playthrough(dealer: Kuhn3Dealer, rng: random.Random) -> list[str]:
     """Run a whole dialogue with correct replies; return the wire transcript."""
-    transcript = []
-    gen = dealer.run()
-    replies = None
-    try:
-        while True:
-            exchange = gen.send(replies)
-            replies = []
-            for seat, payload in exchange.sends:
-                transcript.extend(f"{seat} -> {line}" for line in payload.decode().splitlines())
-                reply = reference_reply(dealer, seat, payload, rng)
-                transcript.append(f"{seat} <- {reply}")
-                replies.append(reply)
-    except StopIteration as stop:
-        transcript.append(f"# payoffs {stop.value.payoffs} after {stop.value.hands} hands")
-    return transcript
+    from .playthrough_recipes._record import record
+
+    return record(
+        dealer,
+        lambda seat, payload: reference_reply(dealer, seat, payload, rng),
+        lambda outcome: f"# payoffs {outcome.payoffs} after {outcome.hands} hands",
+    )

@@ -7,6 +7,7 @@ import random
 from games import load_game
 
 from ..conftest import ROOT
+from ._record import record
 
 
 def _reply(payload: bytes, rng: random.Random) -> str:
@@ -19,22 +20,11 @@ def _reply(payload: bytes, rng: random.Random) -> str:
 
 
 def _transcript(dealer, rng: random.Random) -> list[str]:
-    lines = []
-    gen = dealer.run()
-    replies = None
-    try:
-        while True:
-            exchange = gen.send(replies)
-            replies = []
-            for seat, payload in exchange.sends:
-                lines.append(f"{seat} -> {payload.decode().rstrip()}")
-                if exchange.reply:
-                    reply = _reply(payload, rng)
-                    lines.append(f"{seat} <- {reply}")
-                    replies.append(reply)
-    except StopIteration as stop:
-        lines.append(f"# payoffs {stop.value.payoffs} after {stop.value.hands} hands")
-    return lines
+    return record(
+        dealer,
+        lambda seat, payload: _reply(payload, rng),
+        lambda outcome: f"# payoffs {outcome.payoffs} after {outcome.hands} hands",
+    )
 
 
 def playthrough() -> list[str]:

@@ -5,6 +5,8 @@ import random
 
 from games import load_game
 
+from ._record import record
+
 
 def reply(payload: bytes, rng: random.Random) -> str | None:
     message = json.loads(payload)
@@ -24,21 +26,9 @@ def playthrough() -> list[str]:
     params = plugin.Params(sessions=2, games_per_session=6)
     dealer = plugin.open_dialogue(params, random.Random(7), ["alice", "bob"])
     rng = random.Random(7)
-    transcript = []
-    gen = dealer.run()
-    replies = None
-    try:
-        while True:
-            exchange = gen.send(replies)
-            replies = []
-            for seat, payload in exchange.sends:
-                transcript.append(f"{seat} -> {payload.decode().rstrip()}")
-                answer = reply(payload, rng)
-                if exchange.reply:
-                    transcript.append(f"{seat} <- {answer}")
-                    replies.append(answer)
-    except StopIteration as stop:
-        outcome = stop.value
-        transcript.append(f"# payoffs {outcome.payoffs} after {outcome.hands} games, "
-                          f"sessions {outcome.extra['session_games']}, scores {dealer.scores()}")
-    return transcript
+    return record(
+        dealer,
+        lambda seat, payload: reply(payload, rng),
+        lambda outcome: f"# payoffs {outcome.payoffs} after {outcome.hands} games, "
+        f"sessions {outcome.extra['session_games']}, scores {dealer.scores()}",
+    )
