@@ -34,6 +34,7 @@ relative to the repository root (the folder holding the ``arena`` package).
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import shlex
 import shutil
@@ -313,7 +314,7 @@ async def _play(
     specs = list(others)
     specs.insert(seat, candidate)
     recorder = _Recorder(seat)
-    settings = MatchSettings(timeout=timeout, log_dir=log_dir, trace=recorder)
+    settings = MatchSettings(timeout=timeout, log_dir=log_dir, trace=recorder, launcher=_SANDBOX["launcher"])
     result = await run_match(plugin, specs, params, seed, settings)
     stderr = ""
     fault = result.faults[0] if result.faults else None
@@ -637,9 +638,14 @@ def _print_step(step: StepResult) -> None:
 # -- the command -------------------------------------------------------------------
 
 
+#: The sandbox every bot of a quarantine runs in (set by ``quarantine``).
+_SANDBOX: dict[str, Any] = {"launcher": None}
+
+
 def quarantine(
     game: str, bot: str, *, matches: int = DEFAULT_MATCHES, junit: Path | None = None,
     require_win: bool = False, seed: int | None = None, timeout: float = 1.0,
+    sandbox: str | None = None,
 ) -> int:
     """Run ``arena quarantine``; print the steps; return the exit code."""
     try:
@@ -647,6 +653,24 @@ def quarantine(
     except ValueError as exc:
         typer.echo(f"arena: error: {exc}", err=True)
         return EXIT_USAGE
+    from ._sandbox import LEVELS, make_launcher
+
+    # A submission is untrusted: it runs in the sandbox (the default level
+    # unless told otherwise; ARENA_SANDBOX sets it for a whole CI job).
+    level = sandbox or os.environ.get("ARENA_SANDBOX") or None
+    if level is not None and level not in LEVELS:
+        typer.echo(f"arena: error: --sandbox is one of {', '.join(LEVELS)}, not {level!r}", err=True)
+        return EXIT_USAGE
+    launcher = _SANDBOX["launcher"] = make_launcher(level)
+    typer.echo(f"Sandbox: {launcher.describe()}", err=True)
+    try:
+        return _quarantine(plan, game, junit)
+    finally:
+        launcher.close()
+        _SANDBOX["launcher"] = None
+
+
+def _quarantine(plan: Any, game: str, junit: Path | None) -> int:
     if junit is not None and not junit.parent.is_dir():
         typer.echo(f"arena: error: --junit {junit}: the folder {junit.parent} does not exist", err=True)
         return EXIT_USAGE
@@ -693,13 +717,15 @@ def quarantine_cmd(
     ] = False,
     seed: Annotated[Optional[int], typer.Option(help="Seed for every match (random and printed if not given).")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 1.0,
+    sandbox: Annotated[Optional[str], typer.Option(help="none, basic or strict (default: see `arena doctor`).")] = None,
 ) -> None:
     """Check a new bot before it joins: starts, answers, plays every seat, exits, cleans up.
 
     Exit codes: 0 every step passed, 1 a step failed, 2 bad usage, 3 an internal error.
     """
     raise typer.Exit(
-        quarantine(game, bot, matches=matches, junit=junit, require_win=require_win, seed=seed, timeout=timeout)
+        quarantine(game, bot, matches=matches, junit=junit, require_win=require_win, seed=seed, timeout=timeout,
+                   sandbox=sandbox)
     )
 
 
