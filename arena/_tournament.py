@@ -92,6 +92,7 @@ def _record(p: Pairing, result: dict[str, Any], transcript: str | None, by_payof
             "duration": result["duration"],
             "exchanges": result["exchanges"],
             "time_used": [s["time_used"] for s in result["seats"]],
+            "sandbox": result.get("sandbox", "none"),
         },
         "transcript": transcript,
         "log_dir": result.get("log_dir"),

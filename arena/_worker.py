@@ -68,7 +68,9 @@ async def play_job(job: dict) -> dict:
     result = await run_match(plugin, specs, plugin.Params(**job["params"]), job["seed"], settings)
     if job.get("transcript"):
         transcript.write(Path(job["transcript"]))
-    return {"key": job["key"], "result": result.to_json()}
+    data = result.to_json()
+    data["sandbox"] = settings.launcher.describe() if settings.launcher is not None else "none"
+    return {"key": job["key"], "result": data}
 
 
 async def serve() -> None:
