@@ -178,21 +178,18 @@ def test_200_runs_do_not_leak_fds_or_memory(tag, tmp_path):
     launcher = make_launcher(None, warn=lambda text: None)
     fast = ["connect-local", "read-shadow", "escape", "none"]
     good = BotSpec.parse(str(RULE_BOT))
-    specs = {a: [BotSpec.parse(f"{PY} {BOT} {a} /etc/shadow {tag}"), good, good] for a in fast}
+    specs = {a: [BotSpec.parse(f"{PY} {BOT} {a} at:/etc/shadow {tag}"), good, good] for a in fast}
     try:
         for i in range(8):  # warm-up: caches, the watchdog, the per-seat cgroups
             _play(launcher, specs[fast[i % 4]], tmp_path / "logs", hands=2)
         gc.collect()
         fds, rss = _fd_count(), _rss_kb()
-        started = time.monotonic()
         for i in range(200):
             result = _play(launcher, specs[fast[i % 4]], tmp_path / "logs", hands=2)
             assert result.completed, [f.describe() for f in result.faults]
-        took = time.monotonic() - started
         gc.collect()
         assert _fd_count() <= fds
         assert _rss_kb() - rss < 8 * 1024, (rss, _rss_kb())
     finally:
         launcher.close()
     assert _gone(tag) == []
-    assert took < 90
