@@ -11,6 +11,7 @@ import itertools
 import json
 import math
 import os
+import random
 import subprocess
 import sys
 import time
@@ -206,7 +207,7 @@ async def _run_in_pool(plugin, config, todo, data, store_result, progress) -> No
                     progress.on_start(p, names)
                 params = plugin.Params(**config.params)
                 specs = [config.bots[i] for i in p.seats]
-                dealer = plugin.open_dialogue(params, _rng(p.seed), names, p.idx)
+                dealer = plugin.open_dialogue(params, random.Random(p.seed), names, p.idx)
                 try:
                     for seat, i in enumerate(p.seats):
                         if i not in pool:
@@ -246,9 +247,3 @@ async def _start_pooled(spec: BotSpec, i: int, data: Path, nursery) -> BotProces
     bp = BotProcess(spec, 0, process, max_line=64 * 1024, stderr_path=log_dir / "stderr.log", trace=None)
     nursery.start_soon(bp._drain_stderr, 1024 * 1024)
     return bp
-
-
-def _rng(seed: int):
-    import random
-
-    return random.Random(seed)

@@ -79,6 +79,11 @@ def _parse_end_prob(text: str) -> tuple[int, int]:
     raise _usage_error(f"--end-prob takes A/B with integers, like 1/1000; got {text!r}")
 
 
+def _given(**values: object) -> dict:
+    """The game parameters the user set (the rest keep the game's defaults)."""
+    return {k: v for k, v in values.items() if v is not None}
+
+
 def _parse_ints(option: str, text: str) -> tuple[int, ...]:
     try:
         return tuple(int(part) for part in text.split(","))
@@ -223,9 +228,8 @@ def vonneumann_cmd(
     lifetime: LifetimeOpt = "match",
 ) -> None:
     """Play von Neumann poker (seed 000) between two bots: sessions of up to 50 games."""
-    given = {"sessions": sessions, "ante": ante, "max_bet": max_bet, "stack": stack,
-             "games_per_session": games_per_session}
-    params = {k: v for k, v in given.items() if v is not None}
+    params = _given(sessions=sessions, ante=ante, max_bet=max_bet, stack=stack,
+                    games_per_session=games_per_session)
     if matches < 1:
         raise _usage_error(f"--matches must be at least 1, got {matches}")
     raise typer.Exit(
@@ -257,8 +261,7 @@ def twocarddraw_cmd(
     lifetime: LifetimeOpt = "match",
 ) -> None:
     """Play TwoCardDraw (seed 001): a bot against strategy files, or two bots."""
-    given = {"hands": hands, "bet1": bet1, "bet2": bet2}
-    base = {k: v for k, v in given.items() if v is not None}
+    base = _given(hands=hands, bet1=bet1, bet2=bet2)
     if strategy:
         if len(bots) != 1:
             raise _usage_error(f"with --strategy give exactly one bot, got {len(bots)}")
@@ -299,8 +302,7 @@ def rpsdraft_cmd(
     """Play RPS-draft (seed 004): a card draft, then ten turns of rock-paper-scissors."""
     if matches < 1:
         raise _usage_error(f"--matches must be at least 1, got {matches}")
-    given = {"draft_rounds": draft_rounds, "hand_size": hand_size, "turns": turns}
-    params = {k: v for k, v in given.items() if v is not None}
+    params = _given(draft_rounds=draft_rounds, hand_size=hand_size, turns=turns)
     raise typer.Exit(
         _play("rpsdraft", bots, [params] * matches, seed=seed, timeout=timeout, budget=budget,
               log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime,

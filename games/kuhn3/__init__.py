@@ -30,7 +30,6 @@ The wire protocol is in ``protocols.kuhn3`` and docs/protocols/kuhn3.md.
 
 from __future__ import annotations
 
-import math
 import random
 from typing import Any
 
@@ -73,11 +72,6 @@ class _Kuhn3Plugin:
         from protocols.kuhn3 import Kuhn3Dealer, seeded_chance
 
         return Kuhn3Dealer(params, seeded_chance(rng))
-
-    @staticmethod
-    def score(bankroll: int, hands: int) -> float:
-        """The original dealer's score: bankroll / sqrt(hands played)."""
-        return bankroll / math.sqrt(hands) if hands else 0.0
 
 
 PLUGIN = _Kuhn3Plugin()

@@ -6,10 +6,11 @@ otherwise. Any further arguments (a tag) only mark the process for the tests'
 leftover-process check.
 """
 import os
-import signal
 import subprocess
 import sys
 import time
+
+from io_faults import IO_MODES, io_fault  # tests/bots/io_faults.py
 
 MODE = sys.argv[1]
 out = sys.stdout.buffer
@@ -40,32 +41,14 @@ def misbehave():
         send("CALL 2")
     elif MODE == "illegal_amount":
         send("BET 3")
-    elif MODE == "silent":
-        time.sleep(600)
     elif MODE == "sluggish":  # every reply a little slow: eats a time budget
         time.sleep(0.2)
         return False
     elif MODE == "slow":
         time.sleep(float(os.environ.get("SLOW", "1.5")))
         send("BET 1")
-    elif MODE == "exit_mid":
-        sys.exit(0)
-    elif MODE == "crash":
-        sys.stderr.write("Traceback: something went wrong in my bot\n")
-        sys.stderr.flush()
-        os._exit(3)
-    elif MODE == "signal":
-        os.kill(os.getpid(), signal.SIGSEGV)
-    elif MODE == "close_stdout":
-        os.close(1)
-        time.sleep(600)
-    elif MODE == "huge_line":
-        out.write(b"B" * (10 * 1024 * 1024))
-        out.flush()
-        time.sleep(600)
-    elif MODE == "bad_utf8":
-        out.write(b"BET \xff\xfe1\n")
-        out.flush()
+    elif MODE in IO_MODES:
+        io_fault(MODE, b"BET \xff\xfe1")
     else:
         return False
     return True

@@ -6,10 +6,10 @@ main_play). Further arguments (a tag) only mark the process for the tests'
 leftover-process check.
 """
 import json
-import os
-import signal
 import sys
 import time
+
+from io_faults import IO_MODES, io_fault  # tests/bots/io_faults.py
 
 MODE = sys.argv[1]
 WHEN = sys.argv[2] if len(sys.argv) > 2 else "main"
@@ -35,28 +35,11 @@ def misbehave(kind: str) -> bool:
         send(json.dumps({"type": kind, "index": 7}).encode())
     elif MODE == "string_index":
         send(json.dumps({"type": kind, "index": "0"}).encode())
-    elif MODE == "silent":
-        time.sleep(600)
     elif MODE == "slow":
         time.sleep(1.5)
         send(json.dumps({"type": kind, "index": 0}).encode())
-    elif MODE == "exit_mid":
-        sys.exit(0)
-    elif MODE == "crash":
-        sys.stderr.write("Traceback: something went wrong in my rpsdraft bot\n")
-        sys.stderr.flush()
-        os._exit(3)
-    elif MODE == "signal":
-        os.kill(os.getpid(), signal.SIGSEGV)
-    elif MODE == "close_stdout":
-        os.close(1)
-        time.sleep(600)
-    elif MODE == "huge_line":
-        out.write(b"{" * (10 * 1024 * 1024))
-        out.flush()
-        time.sleep(600)
-    elif MODE == "bad_utf8":
-        send(b'{"type": "play", "index": "\xff\xfe"}')
+    elif MODE in IO_MODES:
+        io_fault(MODE, b'{"type": "play", "index": "\xff\xfe"}')
     else:
         return False
     return True

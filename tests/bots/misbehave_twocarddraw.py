@@ -8,10 +8,10 @@ round 2 call with a pair and fold without one; keep a pair, draw one card
 holding a 3 or a 4, else two.
 """
 import json
-import os
-import signal
 import sys
 import time
+
+from io_faults import IO_MODES, io_fault  # tests/bots/io_faults.py
 
 MODE = sys.argv[1]
 out = sys.stdout.buffer
@@ -34,29 +34,11 @@ def misbehave(msg):
             send({"type": "draw", "count": 3})
         else:
             send({"type": "action", "action": "call" if "check" in msg["options"] else "check"})
-    elif MODE == "silent":
-        time.sleep(600)
     elif MODE == "slow":
         time.sleep(1.5)
         return False
-    elif MODE == "exit_mid":
-        sys.exit(0)
-    elif MODE == "crash":
-        sys.stderr.write("Traceback: something went wrong in my bot\n")
-        sys.stderr.flush()
-        os._exit(3)
-    elif MODE == "signal":
-        os.kill(os.getpid(), signal.SIGSEGV)
-    elif MODE == "close_stdout":
-        os.close(1)
-        time.sleep(600)
-    elif MODE == "huge_line":
-        out.write(b"B" * (10 * 1024 * 1024))
-        out.flush()
-        time.sleep(600)
-    elif MODE == "bad_utf8":
-        out.write(b'{"type": "action", "action": "\xff\xfe"}\n')
-        out.flush()
+    elif MODE in IO_MODES:
+        io_fault(MODE, b'{"type": "action", "action": "\xff\xfe"}')
     else:
         return False
     out.flush()

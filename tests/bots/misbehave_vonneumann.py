@@ -7,9 +7,10 @@ the first ``b_turn``). Further arguments (a tag) only mark the process for
 the tests' leftover-process check.
 """
 import os
-import signal
 import sys
 import time
+
+from io_faults import IO_MODES, io_fault  # tests/bots/io_faults.py
 
 MODE = sys.argv[1]
 out = sys.stdout.buffer
@@ -39,29 +40,11 @@ def misbehave():
         send('{"type": "call", "call": 1}')
     elif MODE == "call_wrong_type":
         send('{"type": "bet", "amount": 5}')
-    elif MODE == "silent":
-        time.sleep(600)
     elif MODE == "slow":
         time.sleep(float(os.environ.get("SLOW", "1.5")))
         send('{"type": "bet", "amount": 5}')
-    elif MODE == "exit_mid":
-        sys.exit(0)
-    elif MODE == "crash":
-        sys.stderr.write("Traceback: something went wrong in my bot\n")
-        sys.stderr.flush()
-        os._exit(3)
-    elif MODE == "signal":
-        os.kill(os.getpid(), signal.SIGSEGV)
-    elif MODE == "close_stdout":
-        os.close(1)
-        time.sleep(600)
-    elif MODE == "huge_line":
-        out.write(b"{" * (10 * 1024 * 1024))
-        out.flush()
-        time.sleep(600)
-    elif MODE == "bad_utf8":
-        out.write(b'{"type": "bet", "amount": "\xff\xfe"}\n')
-        out.flush()
+    elif MODE in IO_MODES:
+        io_fault(MODE, b'{"type": "bet", "amount": "\xff\xfe"}')
     else:
         return False
     return True
