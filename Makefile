@@ -8,7 +8,7 @@ BUILD  := $(BOTS)/build
 # rustup installs under ~/.cargo/bin, which a non-login shell may not have on PATH.
 RUSTC  := $(shell command -v rustc 2>/dev/null || ls $(HOME)/.cargo/bin/rustc 2>/dev/null)
 
-.PHONY: all demo test bench bots install system-deps clean
+.PHONY: all demo test bench bots install system-deps supervisor clean
 
 all: install bots
 
@@ -16,7 +16,8 @@ all: install bots
 # sandbox; apt-get only for what is missing.
 system-deps:
 	@missing=""; \
-	command -v gcc  >/dev/null 2>&1 || missing="$$missing gcc libc6-dev"; \
+	command -v gcc  >/dev/null 2>&1 || missing="$$missing gcc"; \
+	[ -f /usr/lib/x86_64-linux-gnu/libc.a ] || [ -f /usr/lib/libc.a ] || missing="$$missing libc6-dev"; \
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	[ -n "$(RUSTC)" ] || missing="$$missing rustc"; \
@@ -31,12 +32,16 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
+# The bot supervisor (C), built once into the arena's private cache.
+supervisor: install system-deps
+	@$(PY) -m arena._native >/dev/null
+
 install: $(VENV)/.installed
 
 VN := sample_bots/vonneumann
 VN_BOTS := $(VN)/build/naive $(VN)/build/kuhn3 $(VN)/build/likeme
 
-bots: system-deps $(BUILD)/rule_bot $(BUILD)/rule_bot_rs $(VN_BOTS)
+bots: system-deps supervisor $(BUILD)/rule_bot $(BUILD)/rule_bot_rs $(VN_BOTS)
 
 # Seed-style von Neumann entries (a()/b() in C) built with the C shim.
 $(VN)/build/%: $(VN)/%.c shims/c/vonneumann_main.c shims/c/vonneumann.h

@@ -5,13 +5,15 @@ files, the command line). Rules live in ``games`` and wire formats in
 ``protocols``.
 """
 
-from ._bot import BadBotCommand, BotProcess, BotSpec, open_bots
+from ._bot import BadBotCommand, BotProcess, BotSpec
+from ._host import BotHost, open_bots, open_host
 from ._faults import BotFault, Fault, FaultKind
 from ._lines import LineBuffer
 from ._match import MatchResult, MatchSettings, SeatResult, SeriesResult, run_match, run_series
 
 __all__ = [
     "BadBotCommand",
+    "BotHost",
     "BotFault",
     "BotProcess",
     "BotSpec",
@@ -23,6 +25,7 @@ __all__ = [
     "SeatResult",
     "SeriesResult",
     "open_bots",
+    "open_host",
     "run_match",
     "run_series",
 ]

@@ -22,11 +22,14 @@ class FaultKind(StrEnum):
 class BotFault(Exception):
     """Raised by the I/O layer; the match runner adds seat, bot and context."""
 
-    def __init__(self, kind: FaultKind, detail: str, received: str | None = None) -> None:
+    def __init__(
+        self, kind: FaultKind, detail: str, received: str | None = None, *, seat: int | None = None
+    ) -> None:
         super().__init__(detail)
         self.kind = kind
         self.detail = detail
         self.received = received
+        self.seat = seat  # set by whoever knows which seat the bot holds
 
 
 @dataclass(slots=True)

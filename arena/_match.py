@@ -1,8 +1,8 @@
 """Run one match: start the bots, drive the game's dialogue, end cleanly.
 
-This is the only place where a protocol dialogue meets real I/O. Whatever
-happens (a bot fault, a finished round, Ctrl-C, a bug in the arena) the bots
-are shut down by ``open_bots``.
+This is where a protocol dialogue meets real I/O. Whatever happens (a bot
+fault, a finished round, Ctrl-C, a bug in the arena) the bots are shut down
+by their host (``arena._host``).
 """
 
 from __future__ import annotations
@@ -20,26 +20,40 @@ import trio
 from games import GamePlugin
 from protocols import ProtocolError
 
-from ._bot import BotProcess, BotSpec, Trace, open_bots
+from ._bot import BotProcess, BotSpec, Trace
+from ._exchange import Limits, deliver, gather
 from ._faults import BotFault, Fault, FaultKind
+from ._host import BotHost, open_bots
 
 #: Yield to trio every this many exchanges: the raw pipe path never blocks
 #: when replies are ready, and timers, Ctrl-C and other tasks need a turn.
 CHECKPOINT_EVERY = 32
+#: The reply cap of a game that declares none (``max_reply_bytes``).
+DEFAULT_MAX_REPLY = 4096
 
 
 @dataclass(slots=True)
 class MatchSettings:
-    timeout: float = 1.0  # per reply, from the moment the request was written
+    timeout: float = 1.0  # per reply, from the moment the request was delivered
     startup_timeout: float = 10.0  # for each bot's first reply, which includes its start-up
     budget: float | None = None  # total seconds per bot for the whole match
-    grace: float = 0.5  # after stdin is closed, before the group is killed
-    max_line: int = 64 * 1024
+    grace: float = 0.5  # after stdin is closed, before the bots are stopped
+    max_line: int | None = None  # longest reply line; None: the game's longest valid reply
     stderr_cap: int = 1024 * 1024
     log_dir: Path | None = None
     trace: Trace | None = None
     progress: Callable[[int], None] | None = None  # called with hands played
-    launcher: Any = None  # an arena._bot.Launcher (sandbox level); None = no sandbox
+    host: BotHost | None = None  # the process owner (sandbox level); None: level none
+
+    def limits(self) -> Limits:
+        return Limits(self.timeout, self.startup_timeout, self.budget)
+
+
+def max_reply(plugin: GamePlugin, settings: MatchSettings) -> int:
+    """The reply line cap: the game's longest valid reply, unless a test sets one."""
+    if settings.max_line is not None:
+        return settings.max_line
+    return int(getattr(plugin, "max_reply_bytes", DEFAULT_MAX_REPLY))
 
 
 @dataclass(slots=True)
@@ -149,29 +163,14 @@ async def run_series(
         params, seed = matches[index]
         return plugin.open_dialogue(params, random.Random(seed), names, index)
 
-    async def play(index: int, bots: list[BotProcess]) -> MatchResult:
-        params, seed = matches[index]
-        dealer = dealer_for(index)
-        for bot in bots:
-            bot.time_used = 0.0  # a time budget is per match
-        started = time.perf_counter()
-        outcome, pending, exchanges = await _drive(dealer, bots, settings)
-        return _result(plugin, specs, params, seed, dealer, bots, outcome, pending, exchanges,
-                       time.perf_counter() - started, settings)
-
     def bot_opener(index: int | None = None):
         log_dir = settings.log_dir
         if index is not None and log_dir is not None and len(matches) > 1:
             log_dir = log_dir / f"match{index}"  # fresh processes, fresh logs
             log_dir.mkdir(parents=True, exist_ok=True)
         return open_bots(
-            specs,
-            log_dir=log_dir,
-            max_line=settings.max_line,
-            stderr_cap=settings.stderr_cap,
-            grace=settings.grace,
-            trace=settings.trace,
-            launcher=settings.launcher,
+            specs, host=settings.host, log_dir=log_dir, max_line=max_reply(plugin, settings),
+            stderr_cap=settings.stderr_cap, grace=settings.grace, trace=settings.trace,
         )
 
     if lifetime == "tournament":
@@ -179,57 +178,71 @@ async def run_series(
         try:
             async with bot_opener() as bots:
                 for index in range(len(matches)):
-                    results.append(await play(index, bots))
+                    params, seed = matches[index]
+                    results.append(await play_on(plugin, specs, params, seed, dealer_for(index), bots, settings))
                     if results[-1].faults:
                         break
-            if results:
-                _add_endings(results[-1], bots)
-        except BotFault as exc:  # a bot failed to start
-            results.append(_failed_start(plugin, specs, matches[0], dealer_for(0), exc, settings))
+        except BotFault as exc:  # a bot's launch failed
+            results.append(failed_start(plugin, specs, matches[0], dealer_for(0), exc, settings))
+        if results:
+            add_endings(results[-1], bots)
         return results
 
     for index in range(len(matches)):
         bots = []
         try:
             async with bot_opener(index) as bots:
-                result = await play(index, bots)
+                params, seed = matches[index]
+                result = await play_on(plugin, specs, params, seed, dealer_for(index), bots, settings)
         except BotFault as exc:
-            result = _failed_start(plugin, specs, matches[index], dealer_for(index), exc, settings)
+            result = failed_start(plugin, specs, matches[index], dealer_for(index), exc, settings)
         # Faults and endings are known after teardown (the stderr tail too).
-        _add_endings(result, bots)
-        for fault in result.faults:
-            bot = bots[fault.seat] if fault.seat < len(bots) else None
-            if bot is not None:
-                fault.stderr_tail = bot.stderr_text()
-                if bot.sandbox_verdict:
-                    fault.detail += f" (sandbox: {bot.sandbox_verdict})"
+        add_endings(result, bots)
         results.append(result)
         if result.faults:
             break
     return results
 
 
-def _add_endings(result: MatchResult, bots: list[BotProcess]) -> None:
+async def play_on(
+    plugin: GamePlugin, specs: list[BotSpec], params: Any, seed: int, dealer: Any,
+    bots: list[BotProcess], settings: MatchSettings,
+) -> MatchResult:
+    """Play one match over bots that are already running (fresh or kept)."""
+    for bot in bots:
+        bot.time_used = 0.0  # a time budget is per match
+    started = time.perf_counter()
+    outcome, pending, exchanges = await _drive(dealer, bots, settings)
+    return _result(plugin, specs, params, seed, dealer, bots, outcome, pending, exchanges,
+                   time.perf_counter() - started, settings)
+
+
+def add_endings(result: MatchResult, bots: list[BotProcess]) -> None:
+    """After teardown: how each bot ended, and what the faulting one left on stderr."""
     for seat in result.seats:
         if seat.seat < len(bots):
             seat.ending = bots[seat.seat].ending
             seat.leftovers = bots[seat.seat].leftovers
+    for fault in result.faults:
+        bot = bots[fault.seat] if fault.seat < len(bots) else None
+        if bot is not None:
+            fault.stderr_tail = bot.stderr_text()
+            if bot.sandbox_verdict and bot.sandbox_verdict not in fault.detail:
+                fault.detail += f" (sandbox: {bot.sandbox_verdict})"
 
 
 async def _drive(
     dealer: Any, bots: list[BotProcess], settings: MatchSettings
 ) -> tuple[Any, tuple[int, BotFault | ProtocolError, str | None] | None, int]:
     """Run one dialogue over open bots: (outcome or None, pending fault, exchanges)."""
-    timeout = settings.timeout
-    budget = settings.budget
+    limits = settings.limits()
     progress = settings.progress
-    why_timeout = f"no reply within {timeout:g} s"
-    send_limit = max(timeout, settings.startup_timeout)  # a write only blocks when a bot stops reading
     exchanges = 0
     gen = dealer.run()
     replies: list[str] | None = None
-    seat = -1
+    sends: list[tuple[int, bytes]] = []
     expect: Any = None
+    backlog: set[int] = set()  # seats whose input is not all delivered yet
     next_checkpoint = CHECKPOINT_EVERY
     try:
         while True:
@@ -240,28 +253,8 @@ async def _drive(
             expect = exchange.expect
             sends = exchange.sends
             now = trio.current_time()
-            # Sync fast paths first; an await only when a pipe is not ready.
-            for seat, payload in sends:
-                bot = bots[seat]
-                written = bot.send_nowait(payload)
-                if written != len(payload):
-                    await bot.send_rest(payload, written, now + send_limit)
-            replies = []
-            if exchange.reply:
-                for seat, _ in sends:
-                    bot = bots[seat]
-                    if bot.replied:
-                        line = bot.receive_nowait(now)
-                        if line is None:
-                            line = await _slow_reply(bot, now, timeout, budget, why_timeout)
-                    else:
-                        # Start-up (an interpreter, a JIT) is not thinking time.
-                        limit = max(timeout, settings.startup_timeout)
-                        why = f"no first reply within {limit:g} s of starting"
-                        line = await bot.receive_line(now + limit, now, why)
-                        bot.replied = True
-                        bot.time_used = bot.slowest = 0.0
-                    replies.append(line)
+            await deliver(bots, sends, now, backlog, limits)
+            replies = await gather(bots, sends, now, backlog, limits) if exchange.reply else []
             exchanges += len(sends)
             if exchanges >= next_checkpoint:
                 next_checkpoint = exchanges + CHECKPOINT_EVERY
@@ -271,14 +264,17 @@ async def _drive(
     except ProtocolError as exc:
         return None, (exc.seat, exc, exc.expected), exchanges
     except BotFault as exc:
-        return None, (seat, exc, expect() if callable(expect) else expect), exchanges
+        seat = exc.seat if exc.seat is not None else (sends[0][0] if sends else 0)
+        asked = any(s == seat for s, _ in sends)
+        words = (expect() if callable(expect) else expect) if asked else None
+        return None, (seat, exc, words), exchanges
     finally:
         gen.close()
 
 
-def _failed_start(plugin, specs, match, dealer, exc: BotFault, settings) -> MatchResult:
+def failed_start(plugin, specs, match, dealer, exc: BotFault, settings) -> MatchResult:
     params, seed = match
-    pending = (getattr(exc, "seat", 0), exc, None)
+    pending = (exc.seat or 0, exc, None)
     return _result(plugin, specs, params, seed, dealer, [], None, pending, 0, 0.0, settings)
 
 
@@ -337,15 +333,6 @@ def _result(
         duration=duration,
         log_dir=str(settings.log_dir) if settings.log_dir is not None else None,
     )
-
-
-async def _slow_reply(bot, sent_at: float, timeout: float, budget: float | None, why: str) -> str:
-    """Wait for a reply that was not ready, under the reply deadline and the budget."""
-    limit = timeout
-    if budget is not None and budget - bot.time_used < limit:
-        limit = max(0.0, budget - bot.time_used)
-        why = f"used up its time budget of {budget:g} s for the match"
-    return await bot.receive_line(sent_at + limit, sent_at, why)
 
 
 @dataclass(slots=True)

@@ -59,6 +59,7 @@ from games import GamePlugin, PluginLoadError, load_game
 
 from ._bot import BadBotCommand, BotSpec
 from ._faults import Fault, FaultKind
+from ._host import BotHost, open_host
 from ._match import MatchResult, MatchSettings, SeatResult, run_match
 from ._seeds import derive_seed
 
@@ -309,12 +310,12 @@ def _fault_lines(fault: Fault) -> list[str]:
 
 async def _play(
     plugin: GamePlugin, candidate: BotSpec, seat: int, others: list[BotSpec], params: Any,
-    seed: int, timeout: float, log_dir: Path, label: str,
+    seed: int, timeout: float, log_dir: Path, label: str, host: BotHost | None,
 ) -> _Played:
     specs = list(others)
     specs.insert(seat, candidate)
     recorder = _Recorder(seat)
-    settings = MatchSettings(timeout=timeout, log_dir=log_dir, trace=recorder, launcher=_SANDBOX["launcher"])
+    settings = MatchSettings(timeout=timeout, log_dir=log_dir, trace=recorder, host=host)
     result = await run_match(plugin, specs, params, seed, settings)
     stderr = ""
     fault = result.faults[0] if result.faults else None
@@ -412,9 +413,13 @@ def _lineup(plan: Plan, index: int) -> tuple[int, list[BotSpec]]:
 
 
 async def run_quarantine(
-    plan: Plan, workdir: Path, on_step: Callable[[StepResult], None] | None = None
+    plan: Plan, workdir: Path, on_step: Callable[[StepResult], None] | None = None,
+    host: BotHost | None = None,
 ) -> QuarantineReport:
-    """Run the steps in order; stop at the first required one that fails."""
+    """Run the steps in order; stop at the first required one that fails.
+
+    Every bot runs through ``host`` (its sandbox level); None: level none.
+    """
     game = plan.plugin.spec.id
     report = QuarantineReport(
         game=game, bot=plan.candidate.name, seed=plan.seed, timeout=plan.timeout,
@@ -445,7 +450,7 @@ async def run_quarantine(
         seat, others = _lineup(plan, index)
         seed = derive_seed(plan.seed, game, "quarantine", index)
         p = await _play(plan.plugin, plan.candidate, seat, others, plan.params, seed, plan.timeout,
-                        workdir / f"match{index}", f"match {index + 1} of {plan.matches}")
+                        workdir / f"match{index}", f"match {index + 1} of {plan.matches}", host)
         played.append(p)
         fault = p.fault
         if index == 0:
@@ -520,7 +525,8 @@ async def run_quarantine(
     for seat in range(plan.seats):
         seed = derive_seed(plan.seed, game, "quarantine-random", seat)
         p = await _play(plan.plugin, plan.candidate, seat, [rnd] * (plan.seats - 1), plan.params, seed,
-                        plan.timeout, workdir / f"random{seat}", f"match {seat + 1} of {plan.seats} against {rnd.name}")
+                        plan.timeout, workdir / f"random{seat}", f"match {seat + 1} of {plan.seats} against {rnd.name}",
+                        host)
         fault = p.fault
         if fault is not None:
             details = [p.where()] + _fault_lines(fault) + p.transcript()
@@ -638,10 +644,6 @@ def _print_step(step: StepResult) -> None:
 # -- the command -------------------------------------------------------------------
 
 
-#: The sandbox every bot of a quarantine runs in (set by ``quarantine``).
-_SANDBOX: dict[str, Any] = {"launcher": None}
-
-
 def quarantine(
     game: str, bot: str, *, matches: int = DEFAULT_MATCHES, junit: Path | None = None,
     require_win: bool = False, seed: int | None = None, timeout: float = 1.0,
@@ -650,27 +652,19 @@ def quarantine(
     """Run ``arena quarantine``; print the steps; return the exit code."""
     try:
         plan = make_plan(game, bot, matches=matches, seed=seed, timeout=timeout, require_win=require_win)
+        # A submission is untrusted: it runs in the sandbox (the default level
+        # unless told otherwise; ARENA_SANDBOX sets it for a whole CI job), and
+        # without any sandbox only when asked for explicitly.
+        host = open_host(sandbox, untrusted=True)
     except ValueError as exc:
         typer.echo(f"arena: error: {exc}", err=True)
         return EXIT_USAGE
-    from ._sandbox import LEVELS, make_launcher
-
-    # A submission is untrusted: it runs in the sandbox (the default level
-    # unless told otherwise; ARENA_SANDBOX sets it for a whole CI job).
-    level = sandbox or os.environ.get("ARENA_SANDBOX") or None
-    if level is not None and level not in LEVELS:
-        typer.echo(f"arena: error: --sandbox is one of {', '.join(LEVELS)}, not {level!r}", err=True)
-        return EXIT_USAGE
-    launcher = _SANDBOX["launcher"] = make_launcher(level)
-    typer.echo(f"Sandbox: {launcher.describe()}", err=True)
-    try:
-        return _quarantine(plan, game, junit)
-    finally:
-        launcher.close()
-        _SANDBOX["launcher"] = None
+    typer.echo(f"Sandbox: {host.describe()}", err=True)
+    with host:
+        return _quarantine(plan, game, junit, host)
 
 
-def _quarantine(plan: Any, game: str, junit: Path | None) -> int:
+def _quarantine(plan: Any, game: str, junit: Path | None, host: BotHost) -> int:
     if junit is not None and not junit.parent.is_dir():
         typer.echo(f"arena: error: --junit {junit}: the folder {junit.parent} does not exist", err=True)
         return EXIT_USAGE
@@ -682,7 +676,7 @@ def _quarantine(plan: Any, game: str, junit: Path | None) -> int:
     )
     workdir = Path(tempfile.mkdtemp(prefix=f"arena-quarantine-{game}-"))
     try:
-        report = trio.run(run_quarantine, plan, workdir, _print_step)
+        report = trio.run(run_quarantine, plan, workdir, _print_step, host)
     except KeyboardInterrupt:
         typer.echo("Interrupted quarantine: every bot was stopped", err=True)
         return 130

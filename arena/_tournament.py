@@ -24,12 +24,14 @@ import trio
 
 from games import GamePlugin
 
-from ._bot import BotProcess, BotSpec, _spawn, _teardown
+from ._bot import BotProcess, BotSpec
 from ._faults import BotFault
-from ._match import MatchSettings, _drive, _failed_start, _result
+from ._host import BotHost, open_host
+from ._match import MatchSettings, add_endings, failed_start, max_reply, play_on
+from ._sandbox import SandboxPolicy
 from ._seeds import derive_seed
 from ._store import Store
-from ._worker import Transcript
+from ._transcript import Transcript
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +64,13 @@ class TournamentConfig:
     jobs: int = 1
     lifetime: str = "match"
     timeout: float = 1.0
+    startup_timeout: float = 10.0
     budget: float | None = None
     sandbox: str | None = None  # a level of arena._sandbox, or None for the default
+    policy: SandboxPolicy = field(default_factory=SandboxPolicy)
+
+    def sandbox_job(self) -> dict[str, Any]:
+        return {"level": self.sandbox, "policy": self.policy.to_json()}
 
 
 @dataclass(slots=True)
@@ -93,7 +100,7 @@ def _record(p: Pairing, result: dict[str, Any], transcript: str | None, by_payof
             "duration": result["duration"],
             "exchanges": result["exchanges"],
             "time_used": [s["time_used"] for s in result["seats"]],
-            "sandbox": result.get("sandbox", "none"),
+            "sandbox": result.get("sandbox") or {"level": "none"},
         },
         "transcript": transcript,
         "log_dir": result.get("log_dir"),
@@ -141,10 +148,11 @@ def _job(plugin: GamePlugin, config: TournamentConfig, p: Pairing, data: Path) -
         "seed": p.seed,
         "bots": [{"name": config.bots[i].name, "command": config.bots[i].command} for i in p.seats],
         "timeout": config.timeout,
+        "startup_timeout": config.startup_timeout,
         "budget": config.budget,
         "transcript": str(data / "transcripts" / f"{name}.log.gz"),
         "log_dir": str(data / "logs" / name),
-        "sandbox": config.sandbox,
+        "sandbox": config.sandbox_job(),
     }
 
 
@@ -195,55 +203,62 @@ async def _run_on_workers(plugin, config, todo, data, store_result, progress) ->
 async def _run_in_pool(plugin, config, todo, data, store_result, progress) -> None:
     """One process per bot for the whole tournament; matches one at a time.
 
-    A bot that faults is restarted for its next match: after a fault its
-    state is unknown.
+    The bots are started and stopped by the same host (sandbox level and
+    limits) as every other path. A bot that faults is restarted for its next
+    match: after a fault its state is unknown.
     """
     pool: dict[int, BotProcess] = {}
-    async with trio.open_nursery() as nursery:  # the bots' stderr drains
+    with open_host(config.sandbox, config.policy) as host:
+        async with trio.open_nursery() as nursery:  # the bots' stderr drains
+            try:
+                for p in todo:
+                    await _play_pooled(plugin, config, p, data, host, pool, nursery, store_result, progress)
+            finally:
+                await host.stop(list(pool.values()))
+                nursery.cancel_scope.deadline = trio.current_time() + 0.2
+
+
+async def _play_pooled(plugin, config, p: Pairing, data: Path, host: BotHost, pool: dict[int, BotProcess],
+                       nursery, store_result, progress) -> None:
+    names = [config.bots[i].name for i in p.seats]
+    if progress.on_start is not None:
+        progress.on_start(p, names)
+    params = plugin.Params(**config.params)
+    specs = [config.bots[i] for i in p.seats]
+    dealer = plugin.open_dialogue(params, random.Random(p.seed), names, p.idx)
+    settings = MatchSettings(timeout=config.timeout, startup_timeout=config.startup_timeout,
+                             budget=config.budget, host=host)
+    for seat, i in enumerate(p.seats):
+        if i in pool:
+            continue
+        log_dir = data / "logs" / f"bot{i}"
+        log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         try:
-            for p in todo:
-                names = [config.bots[i].name for i in p.seats]
-                if progress.on_start is not None:
-                    progress.on_start(p, names)
-                params = plugin.Params(**config.params)
-                specs = [config.bots[i] for i in p.seats]
-                dealer = plugin.open_dialogue(params, random.Random(p.seed), names, p.idx)
-                try:
-                    for seat, i in enumerate(p.seats):
-                        if i not in pool:
-                            pool[i] = await _start_pooled(config.bots[i], i, data, nursery)
-                except BotFault as exc:
-                    exc.seat = p.seats.index(i)  # type: ignore[attr-defined]
-                    result = _failed_start(plugin, specs, (params, p.seed), dealer, exc, MatchSettings())
-                    store_result(p, result.to_json(), None)
-                    continue
-                bots = [pool[i] for i in p.seats]
-                transcript = Transcript()
-                for seat, bp in enumerate(bots):
-                    bp.seat = seat
-                    bp._trace = transcript
-                    bp.time_used = 0.0
-                settings = MatchSettings(timeout=config.timeout, budget=config.budget)
-                started = time.perf_counter()
-                outcome, pending, exchanges = await _drive(dealer, bots, settings)
-                result = _result(plugin, specs, params, p.seed, dealer, bots, outcome, pending, exchanges,
-                                 time.perf_counter() - started, settings)
-                path = data / "transcripts" / f"r{p.round}-m{p.idx}.log.gz"
-                transcript.write(path)
-                for bp in bots:
-                    bp._trace = None
-                for fault in result.faults:
-                    await _teardown([pool.pop(p.seats[fault.seat])], grace=0.5)
-                store_result(p, result.to_json(), str(path))
-        finally:
-            await _teardown(list(pool.values()), grace=0.5)
-            nursery.cancel_scope.deadline = trio.current_time() + 0.2
+            pool[i] = await host.start(config.bots[i], seat, nursery, stderr_path=log_dir / "stderr.log",
+                                       max_line=max_reply(plugin, settings))
+        except BotFault as exc:
+            result = failed_start(plugin, specs, (params, p.seed), dealer, exc, settings)
+            record = result.to_json()
+            record["sandbox"] = host.summary()
+            store_result(p, record, None)
+            return
+    bots = [pool[i] for i in p.seats]
+    path = data / "transcripts" / f"r{p.round}-m{p.idx}.log.gz"
+    transcript = Transcript(path)
+    for seat, bp in enumerate(bots):
+        bp.seat = seat
+        bp.set_trace(transcript)
+    try:
+        result = await play_on(plugin, specs, params, p.seed, dealer, bots, settings)
+    finally:
+        transcript.close()
+        for bp in bots:
+            bp.set_trace(None)
+    faulted = [pool.pop(p.seats[f.seat]) for f in result.faults]
+    if faulted:
+        await host.stop(faulted)
+    add_endings(result, bots)  # the kept ones have not ended: nothing to add for them
+    record = result.to_json()
+    record["sandbox"] = host.summary()
+    store_result(p, record, str(path))
 
-
-async def _start_pooled(spec: BotSpec, i: int, data: Path, nursery) -> BotProcess:
-    log_dir = data / "logs" / f"bot{i}"
-    log_dir.mkdir(parents=True, exist_ok=True)
-    process = await _spawn(spec)
-    bp = BotProcess(spec, 0, process, max_line=64 * 1024, stderr_path=log_dir / "stderr.log", trace=None)
-    nursery.start_soon(bp._drain_stderr, 1024 * 1024)
-    return bp

@@ -18,6 +18,8 @@ from pydantic import ValidationError
 from games import PluginLoadError, load_game
 
 from ._bot import BadBotCommand, BotSpec
+from ._checks import UsageError
+from ._sandbox import resolve_level
 from ._standings import compute_standings
 from ._store import open_store
 from ._tournament import Progress, TournamentConfig, run_tournament, schedule
@@ -75,9 +77,11 @@ def tournament_cmd(
     sandbox: Annotated[Optional[str], typer.Option(help="none, basic or strict (default: see `arena doctor`).")] = None,
 ) -> None:
     """Play every bot against every other, in every seating; store and rank."""
-    sandbox = sandbox or os.environ.get("ARENA_SANDBOX") or None
-    if sandbox is not None and sandbox not in ("none", "basic", "strict"):
-        raise _usage(f"--sandbox is none, basic or strict, not {sandbox!r}")
+    try:
+        # The level is decided once, here, and every worker applies that one.
+        sandbox = resolve_level(sandbox)
+    except UsageError as exc:
+        raise _usage(str(exc)) from None
     store = open_store(db)
     try:
         if resume is not None:

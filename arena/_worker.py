@@ -9,12 +9,10 @@ scales (shared research: pipe-bench).
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 
 import trio
@@ -22,58 +20,52 @@ import trio
 from games import load_game
 
 from ._bot import BotSpec
+from ._host import BotHost, open_host
 from ._match import MatchSettings, run_match
+from ._sandbox import SandboxPolicy
+from ._transcript import Transcript
 
-class Transcript:
-    """Every line of a match, with time and seat, written gzip-compressed at the end."""
+
+class Worker:
+    """What one worker process keeps between jobs: a bot host per sandbox setting."""
 
     def __init__(self) -> None:
-        self.started = time.perf_counter()
-        self.lines: list[tuple[float, int, str, str]] = []
+        self._hosts: dict[str, BotHost] = {}
 
-    def __call__(self, seat: int, direction: str, text: str) -> None:
-        self.lines.append((time.perf_counter() - self.started, seat, direction, text))
+    def host(self, sandbox: dict) -> BotHost:
+        key = json.dumps(sandbox, sort_keys=True)
+        if key not in self._hosts:
+            self._hosts[key] = open_host(sandbox.get("level"), SandboxPolicy.from_json(sandbox.get("policy")))
+        return self._hosts[key]
 
-    def write(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with gzip.open(path, "wt", encoding="utf-8") as out:
-            for stamp, seat, direction, text in self.lines:
-                for line in text.splitlines() or [""]:
-                    out.write(f"[{stamp:10.6f}] seat {seat} {direction} {line}\n")
+    async def play(self, job: dict) -> dict:
+        plugin = load_game(job["game"])
+        specs = [BotSpec.parse(b["command"], name=b["name"]) for b in job["bots"]]
+        host = self.host(job.get("sandbox") or {})
+        transcript = Transcript(Path(job["transcript"])) if job.get("transcript") else None
+        settings = MatchSettings(
+            timeout=job["timeout"],
+            startup_timeout=job.get("startup_timeout", 10.0),
+            budget=job.get("budget"),
+            log_dir=Path(job["log_dir"]) if job.get("log_dir") else None,
+            trace=transcript,
+            host=host,
+        )
+        try:
+            result = await run_match(plugin, specs, plugin.Params(**job["params"]), job["seed"], settings)
+        finally:
+            if transcript is not None:
+                transcript.close()
+        data = result.to_json()
+        data["sandbox"] = host.summary()
+        return {"key": job["key"], "result": data}
 
-
-_launchers: dict = {}
-
-
-def _launcher(level: str | None):
-    """One sandbox launcher per worker and level (it owns uids and cgroups per seat)."""
-    if level not in _launchers:
-        from ._sandbox import make_launcher
-
-        _launchers[level] = make_launcher(level)
-    return _launchers[level]
-
-
-async def play_job(job: dict) -> dict:
-    plugin = load_game(job["game"])
-    specs = [BotSpec.parse(b["command"], name=b["name"]) for b in job["bots"]]
-    transcript = Transcript()
-    settings = MatchSettings(
-        timeout=job["timeout"],
-        budget=job.get("budget"),
-        log_dir=Path(job["log_dir"]) if job.get("log_dir") else None,
-        trace=transcript if job.get("transcript") else None,
-        launcher=_launcher(job.get("sandbox")),
-    )
-    result = await run_match(plugin, specs, plugin.Params(**job["params"]), job["seed"], settings)
-    if job.get("transcript"):
-        transcript.write(Path(job["transcript"]))
-    data = result.to_json()
-    data["sandbox"] = settings.launcher.describe() if settings.launcher is not None else "none"
-    return {"key": job["key"], "result": data}
+    def close(self) -> None:
+        for host in self._hosts.values():
+            host.close()
 
 
-async def serve() -> None:
+async def serve(worker: Worker) -> None:
     """Play jobs until stdin closes; a close in the middle of a job means the
     coordinator is gone, so the job is abandoned (its bots are ended)."""
     stdin = trio.lowlevel.FdStream(os.dup(sys.stdin.fileno()))
@@ -101,7 +93,7 @@ async def serve() -> None:
             nursery.start_soon(on_signal)
             nursery.start_soon(read_jobs)
             async for job in receive:
-                reply = await play_job(job)
+                reply = await worker.play(job)
                 sys.stdout.write(json.dumps(reply) + "\n")
                 sys.stdout.flush()
 
@@ -113,13 +105,13 @@ def main() -> None:
             os.sched_setaffinity(0, {core % os.cpu_count()})
         except OSError:
             pass  # affinity is an optimisation, not a requirement
+    worker = Worker()
     try:
-        trio.run(serve)
+        trio.run(serve, worker)
     except KeyboardInterrupt:
         pass
     finally:
-        for launcher in _launchers.values():
-            launcher.close()
+        worker.close()
 
 
 if __name__ == "__main__":

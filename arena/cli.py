@@ -28,7 +28,9 @@ from games import PluginLoadError, available_games, load_game
 
 from ._bot import BadBotCommand, BotSpec
 from ._match import MatchSettings, SeriesResult, run_series, summarize_series
-from ._sandbox import LEVELS, SandboxPolicy, make_launcher, sandbox_summary
+from ._checks import UsageError
+from ._host import open_host
+from ._sandbox import SandboxPolicy
 from ._sandbox import register as _register_sandbox
 from ._seeds import derive_seed
 
@@ -200,7 +202,7 @@ def kuhn3_cmd(
     raise typer.Exit(
         _play("kuhn3", bots, params, seed=seed, timeout=timeout, budget=budget, log_dir=log_dir,
               trace=trace, json_out=json_out,
-              sandbox=(sandbox, SandboxPolicy(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
+              sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
     )
 
 
@@ -235,7 +237,7 @@ def vonneumann_cmd(
     raise typer.Exit(
         _play("vonneumann", bots, [params] * matches, seed=seed, timeout=timeout, budget=budget,
               log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime,
-              sandbox=(sandbox, SandboxPolicy(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
+              sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
     )
 
 
@@ -276,7 +278,7 @@ def twocarddraw_cmd(
     raise typer.Exit(
         _play("twocarddraw", bots, params, seed=seed, timeout=timeout, budget=budget, log_dir=log_dir,
               trace=trace, json_out=json_out, lifetime=lifetime,
-              sandbox=(sandbox, SandboxPolicy(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
+              sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
     )
 
 
@@ -306,7 +308,7 @@ def rpsdraft_cmd(
     raise typer.Exit(
         _play("rpsdraft", bots, [params] * matches, seed=seed, timeout=timeout, budget=budget,
               log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime,
-              sandbox=(sandbox, SandboxPolicy(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
+              sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
     )
 
 
@@ -338,7 +340,7 @@ def _play(
     trace: bool,
     json_out: bool,
     lifetime: str = "match",
-    sandbox: tuple[str | None, SandboxPolicy] = (None, SandboxPolicy()),
+    sandbox: tuple[str | None, dict] = (None, {}),
 ) -> int:
     """Validate everything, play one match (or a series), report; return the exit code."""
     try:
@@ -387,21 +389,19 @@ def _play(
         else [(p, derive_seed(seed, game_id, "match", i)) for i, p in enumerate(params_list)]
     )
 
-    level, policy = sandbox
-    # ARENA_SANDBOX sets the default level for a whole environment (a CI job, a test suite).
-    level = level or os.environ.get("ARENA_SANDBOX") or None
-    if level is not None and level not in LEVELS:
-        raise _usage_error(f"--sandbox is one of {', '.join(LEVELS)}, not {level!r}")
-    if min(policy.memory_mb, policy.cpu_seconds, policy.pids) < 1:
-        raise _usage_error("--memory-mb, --cpu-seconds and --pids must be at least 1")
-    launcher = make_launcher(level, policy)
+    level, limits = sandbox
+    try:
+        # ARENA_SANDBOX sets the default level for a whole environment (a CI job, a test suite).
+        host = open_host(level, SandboxPolicy(**limits))
+    except UsageError as exc:
+        raise _usage_error(str(exc)) from None
 
     own_log_dir = log_dir is None
     if log_dir is None:
         log_dir = Path(tempfile.mkdtemp(prefix=f"arena-{game_id}-{seed}-"))
     names = [s.name for s in specs]
     typer.echo(f"Started {game_id} seed {seed}: {' vs '.join(names)}", err=True)
-    typer.echo(f"Sandbox: {launcher.describe()}", err=True)
+    typer.echo(f"Sandbox: {host.describe()}", err=True)
     started = time.perf_counter()
     progress = _Progress(enabled=not trace, label=f"{game_id} seed {seed}")
     settings = MatchSettings(
@@ -410,12 +410,12 @@ def _play(
         log_dir=log_dir,
         trace=_tracer(started, names) if trace else None,
         progress=progress,
-        launcher=launcher,
+        host=host,
     )
     try:
         results = trio.run(partial(run_series, lifetime=lifetime), plugin, specs, matches, settings)
     except KeyboardInterrupt:
-        launcher.close()
+        host.close()
         progress.done()
         typer.echo(f"Interrupted {game_id} seed {seed}: every bot was stopped", err=True)
         return 130
@@ -429,7 +429,7 @@ def _play(
         )
         return EXIT_INTERNAL
     finally:
-        launcher.close()
+        host.close()
     progress.done()
     series = summarize_series(plugin, specs, seed, lifetime, len(matches), results)
 
@@ -458,7 +458,7 @@ def _play(
         err=True,
     )
     if json_out:
-        sys.stdout.write(json.dumps({**series.to_json(), "sandbox": sandbox_summary(launcher)}) + "\n")
+        sys.stdout.write(json.dumps({**series.to_json(), "sandbox": host.summary()}) + "\n")
     else:
         _print_table(series)
     return EXIT_OK if series.completed else EXIT_FAULT

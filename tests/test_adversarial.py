@@ -18,7 +18,8 @@ import trio
 
 from arena._bot import BotSpec
 from arena._match import MatchSettings, run_match
-from arena._sandbox import SandboxPolicy, make_launcher, probe
+from arena._host import open_host
+from arena._sandbox import SandboxPolicy, probe
 from games import load_game
 
 from .conftest import PY, ROOT, processes_with
@@ -55,10 +56,9 @@ LEVELS = ["default", "strict"]
 
 def _level_or_skip(level: str) -> str | None:
     info = probe()
-    if level == "strict" and not info.strict_ok:
-        pytest.skip(f"strict sandbox unavailable: {info.strict_error}")
-    if level == "default" and not info.basic_ok:
-        pytest.skip(f"basic sandbox unavailable: {info.basic_error}")
+    wanted = info.best_default if level == "default" else level
+    if not info.works(wanted):
+        pytest.skip(f"{wanted} sandbox unavailable: {info.errors.get(wanted)}")
     return None if level == "default" else level
 
 
@@ -71,8 +71,8 @@ def _gone(tag: str, within: float = 3.0) -> list:
     return left
 
 
-def _play(launcher, specs, log_dir: Path, hands: int = 3, timeout: float = TIMEOUT):
-    settings = MatchSettings(timeout=timeout, grace=GRACE, launcher=launcher, log_dir=log_dir)
+def _play(host, specs, log_dir: Path, hands: int = 3, timeout: float = TIMEOUT):
+    settings = MatchSettings(timeout=timeout, grace=GRACE, host=host, log_dir=log_dir)
     return trio.run(run_match, PLUGIN, specs, PLUGIN.Params(hands=hands), 7, settings)
 
 
@@ -97,7 +97,7 @@ def test_attack_is_contained(attack, level, tag, tmp_path):
     kind, report = CASES[attack]
     policy = SandboxPolicy(cpu_seconds=1) if attack == "cpu-spin" else SandboxPolicy()
     target = _target(attack, tmp_path, tag)
-    launcher = make_launcher(chosen, policy, warn=lambda text: None)
+    host = open_host(chosen, policy, warn=lambda text: None)
     logs = tmp_path / "logs"
     seat = sorted(CASES).index(attack) % 3
     good = BotSpec.parse(f"{PY} {BOT} none - {tag}")
@@ -107,11 +107,11 @@ def test_attack_is_contained(attack, level, tag, tmp_path):
     timeout = {"cpu-spin": 5.0, "alloc-2g": 5.0}.get(attack, TIMEOUT)
     try:
         started = time.monotonic()
-        result = _play(launcher, specs, logs, timeout=timeout)
+        result = _play(host, specs, logs, timeout=timeout)
         took = time.monotonic() - started
-        verdict = launcher.verdict(seat)
+        verdict = " ".join(f.detail for f in result.faults)  # the limits' verdict is in the detail
     finally:
-        launcher.close()
+        host.close()
         if attack == "write-outside":
             Path(target).unlink(missing_ok=True)
     stderr = (logs / f"seat{seat}.stderr.log").read_text(errors="replace")
@@ -175,21 +175,21 @@ def test_200_runs_do_not_leak_fds_or_memory(tag, tmp_path):
     _level_or_skip("default")
     if not RULE_BOT.exists():
         pytest.skip("build sample_bots/kuhn3/build/rule_bot first (make bots)")
-    launcher = make_launcher(None, warn=lambda text: None)
+    host = open_host(None, warn=lambda text: None)
     fast = ["connect-local", "read-shadow", "escape", "none"]
     good = BotSpec.parse(str(RULE_BOT))
     specs = {a: [BotSpec.parse(f"{PY} {BOT} {a} at:/etc/shadow {tag}"), good, good] for a in fast}
     try:
         for i in range(8):  # warm-up: caches, the watchdog, the per-seat cgroups
-            _play(launcher, specs[fast[i % 4]], tmp_path / "logs", hands=2)
+            _play(host, specs[fast[i % 4]], tmp_path / "logs", hands=2)
         gc.collect()
         fds, rss = _fd_count(), _rss_kb()
         for i in range(200):
-            result = _play(launcher, specs[fast[i % 4]], tmp_path / "logs", hands=2)
+            result = _play(host, specs[fast[i % 4]], tmp_path / "logs", hands=2)
             assert result.completed, [f.describe() for f in result.faults]
         gc.collect()
         assert _fd_count() <= fds
         assert _rss_kb() - rss < 8 * 1024, (rss, _rss_kb())
     finally:
-        launcher.close()
+        host.close()
     assert _gone(tag) == []

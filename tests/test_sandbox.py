@@ -1,12 +1,10 @@
-"""The sandbox layer: probe, fallback, command resolution, parent death."""
+"""The sandbox layer: level choice, what a bot sees, parent death."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 
@@ -15,21 +13,22 @@ import trio
 import typer
 from typer.testing import CliRunner
 
-from arena import _sandbox
-from arena._bot import BotSpec, open_bots
-from arena._sandbox import (
-    BasicLauncher, PlainLauncher, SandboxPolicy, StrictLauncher, doctor_report, make_launcher, probe,
-    register, resolve_command, sandbox_summary,
-)
+from arena._bot import BotSpec
+from arena._checks import UsageError
+from arena._host import open_bots, open_host
+from arena._sandbox import SandboxUnavailable, doctor_report, probe, register, resolve_level
+from arena._sandbox._probe import Probe
+from arena._sandbox._view import build_view
 
 from .conftest import PY, ROOT, processes_with
 
 BOT = ROOT / "tests" / "adversarial" / "attack_bot.py"
 
 
-def test_doctor_names_every_layer():
+def test_doctor_names_every_level_and_what_is_not_covered():
     text = doctor_report()
-    for word in ("basic", "strict", "own uid", "cgroups", "default level", "default policy"):
+    for word in ("none", "basic", "strict", "cgroups", "not covered", "seccomp", "default level",
+                 "default policy"):
         assert word in text
     app = typer.Typer()
     register(app)
@@ -42,65 +41,57 @@ def test_doctor_names_every_layer():
     assert result.exit_code == 0 and "default level" in result.output
 
 
-def test_fallback_is_loud(monkeypatch):
-    info = probe()
+def _probe(**errors: str) -> Probe:
+    return Probe(root=False, tools={}, errors={"none": "", "basic": "", "strict": "", **errors})
+
+
+def test_an_unavailable_level_is_refused_never_replaced():
+    info = _probe(strict="bubblewrap is not installed")
+    with pytest.raises(SandboxUnavailable, match="bubblewrap is not installed"):
+        resolve_level("strict", info=info)
+    assert resolve_level("basic", info=info) == "basic"
+    assert resolve_level(None, info=info) == "basic"  # the best that works
+    with pytest.raises(UsageError, match="one of none, basic, strict"):
+        resolve_level("chroot", info=info)
+
+
+def test_no_sandbox_at_all_warns_and_refuses_untrusted_bots():
+    info = _probe(basic="userns denied", strict="userns denied")
     warnings: list[str] = []
-    monkeypatch.setattr(_sandbox, "_PROBE", dataclasses.replace(info, strict_ok=False, strict_error="no bwrap"))
-    launcher = make_launcher("strict", warn=warnings.append)
-    try:
-        if info.basic_ok:
-            assert isinstance(launcher, BasicLauncher)
-        assert "falling back to 'basic'" in warnings[0]
-    finally:
-        launcher.close()
-    warnings.clear()
-    monkeypatch.setattr(
-        _sandbox, "_PROBE", dataclasses.replace(info, basic_ok=False, basic_error="userns denied", strict_ok=False)
-    )
-    launcher = make_launcher(None, warn=warnings.append)
-    assert isinstance(launcher, PlainLauncher)
-    assert "NO isolation" in warnings[-1]
-    assert sandbox_summary(launcher)["level"] == "none"
-    with pytest.raises(ValueError):
-        make_launcher("chroot")
+    assert resolve_level(None, info=info, warn=warnings.append) == "none"
+    assert "NO isolation" in warnings[0] and "userns denied" in warnings[0]
+    with pytest.raises(SandboxUnavailable, match="pass --sandbox none"):
+        resolve_level(None, info=info, untrusted=True)
+    assert resolve_level("none", info=info, untrusted=True) == "none"
 
 
-def test_command_resolution_exposes_program_and_interpreter(tmp_path, monkeypatch):
-    data = tmp_path / "data.txt"
+def test_the_view_follows_the_command_line_never_the_bots_files(tmp_path):
+    """A ``#!`` line or a program's place under some ``bin/`` widens nothing."""
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    bots = tmp_path / "league" / "bin"
+    bots.mkdir(parents=True)
+    script = bots / "bot.py"
+    script.write_text(f"#!{secret}/python3\nprint('hi')\n")
+    script.chmod(0o755)
+    data = tmp_path / "data" / "strategy.txt"
+    data.parent.mkdir()
     data.write_text("x")
-    monkeypatch.chdir(ROOT)
-    spec = BotSpec.parse(f"{PY} tests/adversarial/attack_bot.py none {data} tag")
-    resolved = resolve_command(spec, os.environ.get("PATH", "/usr/bin"))
-    assert resolved.argv[1] == str(BOT)
-    assert resolved.own_dir == str(BOT.parent)
-    assert any(str(BOT.parent).startswith(e) for e in resolved.exposed)
-    real = os.path.realpath(PY)
-    if not real.startswith("/usr/"):
-        assert any(real.startswith(e + "/") for e in resolved.exposed)
-    # A file named later on the command line (a shim's entry, a strategy file)
-    # is read by the bot: its folder is visible too (read-only, see _fstab).
-    assert any(str(tmp_path) == e or str(tmp_path).startswith(e + "/") for e in resolved.exposed)
+    path_env = os.environ.get("PATH", "/usr/bin")
+    for command in (str(script), f"python3 {script} {data}"):
+        view = build_view(BotSpec.parse(command), path_env)
+        targets = [b.target for b in view.binds]
+        assert str(bots) in targets  # its own folder
+        assert not any(t == str(secret) or t.startswith(str(secret) + "/") for t in targets)
+        assert str(tmp_path / "league") not in targets  # not the folder above bin/
+        assert str(data.parent) not in targets
+    view = build_view(BotSpec.parse(f"python3 {script} {data}"), path_env)
+    (named,) = [b for b in view.binds if b.target == str(data)]
+    assert not named.is_dir  # a named file is bound alone
 
 
-def test_each_seat_gets_its_own_uid_and_the_json_summary():
-    info = probe()
-    if not (info.basic_ok and info.root):
-        pytest.skip("needs root and the basic level")
-    launcher = make_launcher("basic", warn=lambda t: None)
-    try:
-        spec = BotSpec.parse(f"{PY} {BOT} none - x")
-        uids = {next(a for a in launcher.plan(spec, seat).argv if a.startswith("--reuid=")) for seat in range(3)}
-        assert len(uids) == 3
-        summary = sandbox_summary(launcher)
-        assert summary["level"] == "basic" and "own uid" in summary["layers"]
-        assert summary["policy"]["memory_mb"] == SandboxPolicy().memory_mb
-    finally:
-        launcher.close()
-
-
-def _levels():
-    info = probe()
-    return [lvl for lvl, ok in (("basic", info.basic_ok), ("strict", info.strict_ok)) if ok]
+def _levels() -> list[str]:
+    return [lvl for lvl in ("basic", "strict") if probe().works(lvl)]
 
 
 @pytest.mark.parametrize("level", ["basic", "strict"])
@@ -113,14 +104,13 @@ def test_bot_survives_the_exit_of_tricks_spawning_thread(level, tag, monkeypatch
     from trio._core import _thread_cache
 
     monkeypatch.setattr(_thread_cache, "IDLE_TIMEOUT", 0.05)
-    launcher = make_launcher(level, warn=lambda t: None)
     spec = BotSpec.parse(f"{PY} {BOT} none - {tag}")
 
-    async def main():
+    async def main(host):
         bare = await trio.lowlevel.open_process(
             ["setpriv", "--pdeathsig", "KILL", "--", "sleep", "30"], start_new_session=True
         )
-        async with open_bots([spec], log_dir=None, launcher=launcher) as (bot,):
+        async with open_bots([spec], host=host) as (bot,):
             # wait until every worker thread has gone (the spawning one included)
             with trio.fail_after(5):
                 while threading.active_count() > 1:
@@ -128,34 +118,30 @@ def test_bot_survives_the_exit_of_tricks_spawning_thread(level, tag, monkeypatch
                 await bare.wait()  # the trap: killed by its thread's exit
             assert bare.returncode == -signal.SIGKILL
             now = trio.current_time()
-            await bot.send(b"Money: 10,10,10\nEndProb: 1,2\n", now + 5)
+            assert bot.queue(b"Money: 10,10,10\nEndProb: 1,2\n", now) == 1
             assert await bot.receive_line(now + 10, now, "no reply") == "READY"
 
-    try:
-        trio.run(main)
-    finally:
-        launcher.close()
+    with open_host(level, warn=lambda t: None) as host:
+        trio.run(main, host)
     assert processes_with(tag) == []
 
 
 ARENA_SCRIPT = """
 import sys, trio
 from games import load_game
-from arena._bot import BotSpec
-from arena._match import MatchSettings, run_match
-from arena._sandbox import make_launcher
+from arena import BotSpec, MatchSettings, run_match, open_host
 level, bot, good = sys.argv[1:4]
 plugin = load_game("kuhn3")
-launcher = make_launcher(level)
+host = open_host(level)
 specs = [BotSpec.parse(bot), BotSpec.parse(good), BotSpec.parse(good)]
 print("started", flush=True)
-trio.run(run_match, plugin, specs, plugin.Params(hands=3), 1, MatchSettings(timeout=60, launcher=launcher))
+trio.run(run_match, plugin, specs, plugin.Params(hands=3), 1, MatchSettings(timeout=60, host=host))
 """
 
 
-@pytest.mark.parametrize("level", ["basic", "strict"])
+@pytest.mark.parametrize("level", ["none", "basic", "strict"])
 def test_nothing_survives_when_the_arena_is_killed(level, tag):
-    if level not in _levels():
+    if level != "none" and level not in _levels():
         pytest.skip(f"{level} unavailable")
     bad = f"{PY} {BOT} escape - {tag}"  # leaves a setsid escapee, then plays
     slow = f"{PY} {BOT} sleep-forever - {tag}"
@@ -165,10 +151,11 @@ def test_nothing_survives_when_the_arena_is_killed(level, tag):
     try:
         assert arena.stdout.readline().strip() == b"started"
         deadline = time.monotonic() + 20
-        # both bots and the escapee are up (the sleeper reported through its log... we look at /proc)
-        while len(processes_with(tag)) < 3 and time.monotonic() < deadline:
+        # the three bots and the escapee are up (not only the sandbox's wrappers)
+        bots = lambda: [p for p in processes_with(tag) if p[1].startswith(PY)]  # noqa: E731
+        while len(bots()) < 4 and time.monotonic() < deadline:
             time.sleep(0.02)
-        assert len(processes_with(tag)) >= 3
+        assert len(bots()) >= 4
         arena.send_signal(signal.SIGKILL)
         arena.wait()
         deadline = time.monotonic() + 5

@@ -54,7 +54,7 @@ def test_every_match_is_stored_with_its_transcript_and_can_be_shown(tmp_path):
     assert status == "finished" and len(rows) == 24 and all(r[3] for r in rows)
     with sqlite3.connect(db) as conn:
         (timings,) = conn.execute("SELECT timings FROM matches LIMIT 1").fetchone()
-    assert json.loads(timings)["sandbox"].startswith("none")  # every match records its sandbox
+    assert json.loads(timings)["sandbox"]["level"] == "none"  # every match records the level applied
     assert len(set(shas)) == 4 and all(len(s) == 64 for s in shas)
     shown = run_arena("show", str(rows[0][0]), "--db", str(db))
     assert shown.returncode == 0

@@ -1,0 +1,202 @@
+"""One exchange of a dialogue over real pipes, with a clock per seat.
+
+The rules that keep one bot from getting another faulted:
+
+* writing never blocks: what a bot's stdin pipe does not take waits in that
+  bot's outbox, and the bot has its own deadline (its reply limit) to take
+  it; a bot that does not read its input is faulted ``timeout`` ("did not
+  read its input"), never a seat written after it;
+* a seat's clock runs only while the arena waits for that seat: from the
+  moment its message is fully delivered to the moment its reply line arrives;
+* several seats asked at once are waited for together, each against its own
+  deadline, and each reply is timed when it arrives (one epoll set that trio
+  waits on), so a slow seat costs the others nothing.
+
+The common case (the bot's pipe took the message, one seat asked) is the
+direct path: a non-blocking read, else one wait on that pipe.
+"""
+
+from __future__ import annotations
+
+import select
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+
+from ._bot import BotProcess
+
+
+@dataclass(slots=True)
+class Limits:
+    """Per-reply time rules of a match."""
+
+    timeout: float
+    startup_timeout: float
+    budget: float | None
+
+    def for_bot(self, bot: BotProcess) -> tuple[float, str]:
+        """The time ``bot`` has for its next reply, and the words if it runs out."""
+        if not bot.replied:
+            limit = max(self.timeout, self.startup_timeout)
+            return limit, (
+                f"no first reply within {limit:g} s of starting (is its stdout flushed after each "
+                "line? is it waiting for a line the arena does not send?)"
+            )
+        if self.budget is not None and self.budget - bot.time_used < self.timeout:
+            return max(0.0, self.budget - bot.time_used), (
+                f"used up its time budget of {self.budget:g} s for the match"
+            )
+        return self.timeout, f"no reply within {self.timeout:g} s"
+
+
+def first_reply_done(bot: BotProcess) -> None:
+    if not bot.replied:
+        # Start-up (an interpreter, a JIT) is not thinking time.
+        bot.replied = True
+        bot.time_used = bot.slowest = 0.0
+
+
+async def deliver(bots: list[BotProcess], sends: list[tuple[int, bytes]], now: float,
+                  backlog: set[int], limits: Limits) -> None:
+    """Write every message (what does not fit waits); fault a seat whose backlog is overdue."""
+    for seat, payload in sends:
+        bot = bots[seat]
+        state = bot.queue(payload, now)
+        if state == 0:
+            backlog.add(seat)
+        elif state < 0:
+            await bot.raise_gone(during="writing to it")
+    just_sent = {s for s, _ in sends} if backlog else ()
+    for seat in list(backlog):
+        if seat in just_sent:
+            continue  # judged when it is waited for
+        bot = bots[seat]
+        state = bot.flush_nowait(now)
+        if state > 0:
+            backlog.discard(seat)
+        elif state < 0:
+            await bot.raise_gone(during="writing to it")
+        else:
+            limit, _ = limits.for_bot(bot)
+            if now - (bot.stalled_since or now) > limit:
+                raise bot.not_reading_fault(now, limit)
+
+
+async def gather(bots: list[BotProcess], sends: list[tuple[int, bytes]], now: float,
+                 backlog: set[int], limits: Limits) -> list[str]:
+    """One reply line per message of ``sends``, in the same order."""
+    if len(sends) == 1 and not backlog:
+        seat = sends[0][0]
+        bot = bots[seat]
+        if bot.replied:
+            line = bot.receive_nowait(now)
+            if line is not None:
+                return [line]
+        limit, why = limits.for_bot(bot)
+        line = await bot.receive_line(now + limit, now, why)
+        first_reply_done(bot)
+        return [line]
+    replies: list[str | None] = [None] * len(sends)
+    waiting: list[int] = []
+    for i, (seat, _) in enumerate(sends):
+        bot = bots[seat]
+        if seat not in backlog and bot.replied:
+            line = bot.receive_nowait(now)
+            if line is not None:
+                replies[i] = line
+                continue
+        waiting.append(i)
+    if waiting or backlog:
+        await _multiplex(bots, sends, waiting, replies, backlog, now, limits)
+    return replies  # type: ignore[return-value]
+
+
+@dataclass(slots=True)
+class _Wait:
+    index: int | None  # position in ``sends``, or None for a backlog-only seat
+    bot: BotProcess
+    sent_at: float  # when its message was fully delivered (its clock's start)
+    deadline: float
+    why: str
+    delivering: bool
+
+
+async def _multiplex(bots: list[BotProcess], sends: list[tuple[int, bytes]], waiting: list[int],
+                     replies: list[str | None], backlog: set[int], now: float, limits: Limits) -> None:
+    asked = {sends[i][0] for i in waiting}
+    pending: dict[int, _Wait] = {}  # by fd
+    ep = select.epoll()
+    try:
+        def arm(w: _Wait) -> None:
+            if w.delivering:
+                fd = w.bot.write_fd
+                ep.register(fd, select.EPOLLOUT)
+            else:
+                fd = w.bot.read_fd
+                ep.register(fd, select.EPOLLIN)
+            pending[fd] = w  # type: ignore[index]
+
+        for i in waiting:
+            bot = bots[sends[i][0]]
+            limit, why = limits.for_bot(bot)
+            delivering = sends[i][0] in backlog
+            start = bot.stalled_since if delivering and bot.stalled_since is not None else now
+            arm(_Wait(i, bot, now, start + limit, why, delivering))
+        for seat in backlog - asked:
+            bot = bots[seat]
+            limit, why = limits.for_bot(bot)
+            arm(_Wait(None, bot, now, (bot.stalled_since or now) + limit, why, True))
+
+        while any(w.index is not None for w in pending.values()):
+            t = trio.current_time()
+            for fd, w in list(pending.items()):
+                await _advance(fd, w, t, ep, pending, replies, backlog, limits, arm)
+            if not any(w.index is not None for w in pending.values()):
+                break
+            t = trio.current_time()
+            # the earliest deadline first; among equal ones, the first in send order
+            overdue = sorted((w for w in pending.values() if w.deadline <= t),
+                             key=lambda w: (w.deadline, w.index if w.index is not None else -1))
+            if overdue:
+                w = overdue[0]
+                if w.delivering:
+                    limit, _ = limits.for_bot(w.bot)
+                    raise w.bot.not_reading_fault(t, limit)
+                raise w.bot.timeout_fault(w.why)
+            if ep.poll(0):
+                continue
+            with trio.move_on_at(min(w.deadline for w in pending.values())):
+                await trio.lowlevel.wait_readable(ep.fileno())
+    finally:
+        ep.close()
+
+
+async def _advance(fd: int, w: _Wait, t: float, ep: Any, pending: dict[int, _Wait],
+                   replies: list[str | None], backlog: set[int], limits: Limits, arm: Any) -> None:
+    """Move one wait along as far as it goes without blocking."""
+    bot = w.bot
+    if w.delivering:
+        state = bot.flush_nowait(t)
+        if state < 0:
+            await bot.raise_gone(during="writing to it")
+        if state == 0:
+            return
+        backlog.discard(bot.seat)
+        ep.unregister(fd)
+        del pending[fd]
+        if w.index is None:
+            return
+        # Delivered: its reply clock starts now.
+        limit, why = limits.for_bot(bot)
+        arm(_Wait(w.index, bot, t, t + limit, why, False))
+        return
+    line, eof = bot.read_ready()
+    if line is not None:
+        replies[w.index] = bot.accept(line, w.sent_at, t)  # type: ignore[index]
+        first_reply_done(bot)
+        ep.unregister(fd)
+        del pending[fd]
+    elif eof:
+        await bot.raise_gone(during="waiting for its reply")
+

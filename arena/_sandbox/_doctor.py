@@ -1,0 +1,82 @@
+"""``arena doctor``: what each level guarantees on this machine, and why a
+level does not work. Every statement is backed by a test (docs/sandbox.md)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ._policy import SandboxPolicy
+
+ALWAYS = (
+    "every level: the bot runs under the arena's supervisor in a session of its own; "
+    "its exit code or signal is reported as it happened; every process it started "
+    "(however it left its session) is found, counted and killed when it ends; replies "
+    "are read with a length cap and deadlines; writing to it never blocks the match"
+)
+VIEW = (
+    "filesystem: /usr and a few files of /etc read-only; the bot's own folder, its "
+    "interpreter and the files named on its command line read-only; a private /tmp "
+    "and /dev/shm (size-limited, counted against it, gone when it ends); nothing else"
+)
+
+
+def doctor_report() -> str:
+    """Lines for a person: levels, what each guarantees here, defaults."""
+    from ._probe import probe
+
+    info = probe()
+    yes = {True: "yes", False: "NO "}
+    root = info.root
+    lines = [
+        f"arena sandbox doctor (uid {os.geteuid()}, {'root' if root else 'not root'})",
+        "",
+        ALWAYS + ".",
+        "",
+        f"{yes[info.works('none')]} none    no isolation and no limits: the bot sees and may do what "
+        "the arena's user may" + ("" if info.works("none") else f" -- {info.errors.get('none')}"),
+    ]
+    isolation = (
+        "PID, network, mount, IPC and UTS namespaces (no network at all); " + VIEW + "; rlimits "
+        "(address space, CPU, file size, open files, no core)"
+    )
+    if root:
+        isolation += "; a uid of its own per bot process, no capabilities, no_new_privs"
+    else:
+        isolation += ("; a user namespace: the bot runs as this user, without capabilities "
+                      "(it can read what the bot's folder grants this user)")
+    for level, how in (("basic", "util-linux (unshare, pivot_root)"), ("strict", "bubblewrap")):
+        ok = info.works(level)
+        lines.append(f"{yes[ok]} {level:<7} {how}: {isolation}"
+                     + ("" if ok else f" -- UNAVAILABLE: {info.errors.get(level)}"))
+    cg = info.cgroups
+    if cg.usable:
+        where = ", ".join(str(p) for p in cg.parents())
+        lines.append(f"{yes[True]} cgroups per bot process (fresh each time): memory and pids limits, "
+                     f"killed as a whole at the end, verdicts out-of-memory / process limit ({where})")
+    else:
+        lines.append(f"{yes[False]} cgroups {info.cgroup_error or 'unavailable'}: memory is bounded by "
+                     "RLIMIT_AS only, no out-of-memory verdict, and processes only by RLIMIT_NPROC")
+    lines += [
+        "",
+        "not covered at any level: no seccomp filter (the kernel's whole system call "
+        "interface is reachable); CPU time used while others think slows them on a shared core; "
+        "timing side channels",
+        "",
+        f"default level: {info.best_default}"
+        + ("" if info.best_default != "none" else "  (WARNING: bots are not isolated on this machine)"),
+        f"default policy: {SandboxPolicy().describe()}",
+        "tools: " + ", ".join(f"{k} {'ok' if v else 'MISSING'}" for k, v in info.tools.items()),
+    ]
+    return "\n".join(lines)
+
+
+def register(app: Any) -> None:
+    """Add ``arena doctor`` to a typer app."""
+
+    @app.command("doctor")
+    def doctor_cmd() -> None:
+        """Show which sandbox levels work on this machine and what each guarantees."""
+        import typer
+
+        typer.echo(doctor_report())

@@ -1,0 +1,404 @@
+"""Launchers: how one bot process is started at each sandbox level.
+
+Every level runs the bot under the arena's supervisor (``arena/_native``),
+which receives the bot's pipes over a socket and reports how the bot ended.
+Above ``none`` the supervisor and the bot run in fresh PID, network, mount,
+IPC and UTS namespaces, see only the filesystem view of ``_view``, under
+rlimits, and (as root) under a uid of their own with no capabilities and in
+cgroups of their own.
+
+``basic`` builds the view with util-linux: real root (or the root of a new
+user namespace when the arena is not root) mounts a read-only skeleton and
+the view's binds, then ``pivot_root`` into it and detaches the old root, so
+nothing of the host's filesystem is left reachable. ``strict`` builds the
+same view with bubblewrap.
+
+PR_SET_PDEATHSIG fires when the *thread* that forked the child exits, and
+trio forks from a worker thread that exits after 10 s idle: nothing here
+relies on it. The outermost process is ``unshare --fork --kill-child`` (its
+child's death signal is tied to that single-threaded process); the
+supervisor ends the bot when the arena's end of its socket closes; a
+watchdog per launcher kills the outer processes and removes the cgroups if
+the arena dies.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shlex
+import shutil
+import stat
+import tempfile
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._bot import BotSpec, bot_environment
+from .._native import supervisor_path
+from ._cgroups import BotCgroup, CgroupLayout
+from ._policy import SandboxPolicy
+from ._uids import UidClaim
+from ._view import (
+    DEVICES, ROOT_LINKS, SUPERVISOR_TARGET, SYSTEM_FILES, View, build_view, unreadable_by_others,
+)
+from ._watchdog import MARKER_ENV, Watchdog
+
+#: Largest bot folder the arena copies when the bot's uid cannot read it.
+STAGE_LIMIT = 256 * 1024 * 1024
+
+
+class StagingError(OSError):
+    """A bot folder that cannot be made readable for the bot's uid."""
+
+
+@dataclass(slots=True)
+class LaunchPlan:
+    """How one bot process is started."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str | None = None
+    pass_fds: tuple[int, ...] = ()
+    #: after the process ended: kill what is left, return what the limits saw
+    cleanup: Callable[[], str | None] | None = None
+    #: what the bot itself runs (argv inside the sandbox), for messages
+    bot_argv: tuple[str, ...] = ()
+    view: View | None = None
+
+
+class Launcher:
+    """``none``: the supervisor and the bot run directly, in their own session.
+
+    No isolation and no limits: the bot sees what the arena's user sees. What
+    every level gives is here too: bounded reads, deadlines, the exact way
+    the bot ended, and every process it started killed at the end.
+    """
+
+    level = "none"
+
+    def __init__(self, policy: SandboxPolicy | None = None) -> None:
+        self.policy = policy or SandboxPolicy()
+
+    @property
+    def layers(self) -> list[str]:
+        return ["none"]
+
+    def describe(self) -> str:
+        return "none (own session only: no isolation, no limits)"
+
+    def summary(self) -> dict[str, Any]:
+        return {"level": self.level, "layers": self.layers,
+                "policy": None if self.level == "none" else self.policy.to_json()}
+
+    def plan(self, spec: BotSpec, sock_fd: int) -> LaunchPlan:
+        return LaunchPlan(
+            argv=[supervisor_path(), str(sock_fd), "--", *spec.argv],
+            env=bot_environment(), pass_fds=(sock_fd,), bot_argv=spec.argv,
+        )
+
+    def close(self) -> None:
+        pass
+
+
+class SandboxLauncher(Launcher):
+    """What ``basic`` and ``strict`` share: state folder, uids, cgroups, watchdog, staging."""
+
+    level = "sandbox"
+
+    def __init__(
+        self, policy: SandboxPolicy | None = None, *, root: bool, cgroups: CgroupLayout | None,
+        tools: dict[str, str], watch: bool = True,
+    ) -> None:
+        super().__init__(policy)
+        self.root = root
+        self.cg_layout = cgroups
+        self.tools = tools
+        self.token = uuid.uuid4().hex[:16]
+        self._watch = watch
+        self._watchdog: Watchdog | None = None
+        self._counter = itertools.count()
+        # Private to the arena's user: staged copies and skeletons live here.
+        base = "/run" if root and os.access("/run", os.W_OK) else None
+        self._state = Path(tempfile.mkdtemp(prefix=f"arena-sandbox-{self.token}-", dir=base))
+        self._staged: dict[tuple[str, bool], str] = {}
+
+    @property
+    def layers(self) -> list[str]:
+        layers = [self.level]
+        if self.root:
+            layers.append("own uid")
+        if self.cg_layout is not None:
+            layers.append("cgroups")
+        return layers
+
+    def describe(self) -> str:
+        return " + ".join(self.layers) + f" ({self.policy.describe()})"
+
+    def _cgroup_tops(self) -> list[str]:
+        if self.cg_layout is None:
+            return []
+        return [str(p / f"arena-{self.token}") for p in self.cg_layout.parents()]
+
+    # -- staging ------------------------------------------------------------------
+
+    def _stage(self, path: str, is_dir: bool) -> str:
+        """``path`` itself, or a copy the bot's uid can read (root only)."""
+        if not self.root:
+            return path  # the bot runs as the arena's own user: it reads what we read
+        key = (path, is_dir)
+        if key in self._staged:
+            return self._staged[key]
+        source = path
+        if unreadable_by_others(path, is_dir):
+            source = str(self._state / f"staged-{len(self._staged)}")
+            _copy_readable(path, source, is_dir)
+        self._staged[key] = source
+        return source
+
+    # -- one process ----------------------------------------------------------------
+
+    def plan(self, spec: BotSpec, sock_fd: int) -> LaunchPlan:
+        if self._watch and self._watchdog is None:
+            self._watchdog = Watchdog(self.token, str(self._state), self._cgroup_tops())
+        env = bot_environment()
+        view = build_view(spec, env["PATH"], self._stage)
+        n = next(self._counter)
+        claim = UidClaim(os.getpid() * 7 + n) if self.root else None
+        cg = None
+        try:
+            if self.cg_layout is not None:
+                cg = BotCgroup(self.cg_layout, f"arena-{self.token}/b{n}", self.policy)
+            uid = claim.uid if claim is not None else os.geteuid()
+            inner = self._inner(uid) + [SUPERVISOR_TARGET, str(sock_fd), "--", *view.argv]
+            argv = self._outer(view, cg, inner)
+        except BaseException:
+            if cg is not None:
+                cg.remove()
+            if claim is not None:
+                claim.release()
+            raise
+        outer_env = {"PATH": view.path, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+                     MARKER_ENV: self.token}
+
+        def cleanup() -> str | None:
+            verdict = None
+            if cg is not None:
+                cg.kill()
+                verdict = cg.verdict()
+                cg.remove()
+            if claim is not None:
+                claim.release()
+            return verdict
+
+        return LaunchPlan(argv=argv, env=outer_env, pass_fds=(sock_fd,), cleanup=cleanup,
+                          bot_argv=view.argv, view=view)
+
+    def _inner(self, uid: int) -> list[str]:
+        """Inside the namespaces: drop to the bot's uid and every capability, set rlimits."""
+        p = self.policy
+        argv = [self.tools["setpriv"]]
+        if self.root:
+            argv += [f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+        argv += ["--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
+        # With a memory cgroup the cgroup is the real limit (and gives an OOM
+        # verdict); the address-space limit stays as a loose backstop.
+        address = p.memory_mb * (4 if self.cg_layout is not None else 1) * 1024 * 1024
+        argv += [
+            self.tools["prlimit"], f"--as={address}", f"--cpu={p.cpu_seconds}:{p.cpu_seconds + 1}",
+            f"--fsize={p.file_mb * 1024 * 1024}", f"--nofile={p.open_files}", "--core=0",
+        ]
+        if self.root:
+            # Per uid, so only meaningful with a uid per bot; + 1 for the supervisor.
+            argv.append(f"--nproc={(p.pids + 1) * (2 if self.cg_layout is not None else 1)}")
+        return argv + ["--"]
+
+    def _wall(self) -> list[str]:
+        w = self.policy.wall_seconds
+        return ["timeout", "--foreground", "-s", "KILL", f"{w:g}"] if w else []
+
+    def _outer(self, view: View, cg: BotCgroup | None, inner: list[str]) -> list[str]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Remove the launcher's cgroup folders and state; stop the watchdog."""
+        for top in self._cgroup_tops():
+            try:
+                os.rmdir(top)
+            except OSError:
+                pass
+        if self._watchdog is not None:
+            self._watchdog.close()
+            self._watchdog = None
+        shutil.rmtree(self._state, ignore_errors=True)
+
+
+def _attach(cg: BotCgroup | None) -> str:
+    if cg is None:
+        return ""
+    return "".join(f"echo $$ >{shlex.quote(f)} && " for f in cg.procs_files)
+
+
+class BasicLauncher(SandboxLauncher):
+    """util-linux: namespaces, a pivot_root into the view, rlimits, uid drop."""
+
+    level = "basic"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._root = self._state / "root"
+        self._root.mkdir(mode=0o755)
+        self._fstabs: dict[tuple, str] = {}
+
+    def _fstab(self, view: View) -> str:
+        """A skeleton holding every mount point of ``view``, and the fstab that fills it."""
+        key = view.key()
+        if key in self._fstabs:
+            return self._fstabs[key]
+        n = len(self._fstabs)
+        skel = self._state / f"skeleton-{n}"
+        r = str(self._root)
+        lines = [f"{_esc(str(skel))} {_esc(r)} none bind,ro 0 0"]
+        dirs = ["usr", "proc", "tmp", "dev", "dev/shm", "etc", ".arena", ".arena/old"]
+        files = [f"dev/{d}" for d in DEVICES] + [SUPERVISOR_TARGET.lstrip("/")]
+        lines.append(f"/usr {_esc(r + '/usr')} none bind,ro,nosuid,nodev 0 0")
+        for f in SYSTEM_FILES:
+            if os.path.exists(f):
+                (dirs if os.path.isdir(f) else files).append(f.lstrip("/"))
+                lines.append(f"{_esc(f)} {_esc(r + f)} none bind,ro,nosuid,nodev 0 0")
+        for d in DEVICES:
+            lines.append(f"/dev/{d} {_esc(r + '/dev/' + d)} none bind 0 0")
+        p = self.policy
+        lines += [
+            f"proc {_esc(r + '/proc')} proc nosuid,nodev,noexec 0 0",
+            f"arena-tmp {_esc(r + '/tmp')} tmpfs size={p.file_mb}m,mode=1777,nosuid,nodev 0 0",
+            f"arena-shm {_esc(r + '/dev/shm')} tmpfs size={p.shm_mb}m,mode=1777,nosuid,nodev 0 0",
+            f"{_esc(supervisor_path())} {_esc(r + SUPERVISOR_TARGET)} none bind,ro 0 0",
+        ]
+        for b in view.binds:
+            (dirs if b.is_dir else files).append(b.target.lstrip("/"))
+            lines.append(f"{_esc(b.source)} {_esc(r + b.target)} none bind,ro,nosuid,nodev 0 0")
+        skel.mkdir(mode=0o755)
+        for d in dirs:
+            (skel / d).mkdir(mode=0o755, parents=True, exist_ok=True)
+        for f in files:
+            (skel / f).parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+            (skel / f).touch(mode=0o644)
+        for name, target in ROOT_LINKS:
+            (skel / name).symlink_to(target)
+        for d in [skel, *skel.rglob("*")]:  # mkdir's mode is cut by the umask
+            if d.is_dir() and not d.is_symlink():
+                d.chmod(0o755)
+        path = self._state / f"fstab-{n}"
+        path.write_text("\n".join(lines) + "\n")
+        self._fstabs[key] = str(path)
+        return str(path)
+
+    def _outer(self, view, cg, inner):
+        argv = self._wall() + [self.tools["unshare"]]
+        if not self.root:
+            argv += ["--user", "--map-root-user"]
+        argv += ["--net", "--pid", "--ipc", "--uts", "--mount", "--fork", "--kill-child",
+                 "--propagation", "private", "--"]
+        # Real root (or the new user namespace's root) builds the view, then
+        # leaves the host's filesystem behind for good.
+        t = {k: shlex.quote(self.tools[k]) for k in ("mount", "pivot_root", "umount")}
+        script = (
+            _attach(cg) + f"{t['mount']} -a -T {shlex.quote(self._fstab(view))} && "
+            f"cd {shlex.quote(str(self._root))} && {t['pivot_root']} . .arena/old && "
+            f"{t['umount']} -l /.arena/old && cd /tmp && exec \"$@\""
+        )
+        return argv + [self.tools["sh"], "-c", script, "arena-sandbox", *inner]
+
+
+def _esc(path: str) -> str:
+    """A path as fstab wants it (octal escapes for blanks and backslashes)."""
+    return path.replace("\\", "\\134").replace(" ", "\\040").replace("\t", "\\011").replace("\n", "\\012")
+
+
+class StrictLauncher(SandboxLauncher):
+    """bubblewrap builds the same view."""
+
+    level = "strict"
+
+    def _outer(self, view, cg, inner):
+        p = self.policy
+        argv = self._wall() + [self.tools["unshare"], "--fork", "--kill-child", "--"]
+        if cg is not None:
+            argv += [self.tools["sh"], "-c", _attach(cg) + 'exec "$@"', "arena-sandbox"]
+        argv += [
+            self.tools["bwrap"],
+            # As root, --unshare-all would add a user namespace mapping only uid 0,
+            # and the uid drop inside could not happen: name the namespaces instead.
+            *(["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+              if self.root else ["--unshare-all"]),
+            "--die-with-parent", "--new-session", "--as-pid-1",
+            "--ro-bind", "/usr", "/usr",
+        ]
+        for name, target in ROOT_LINKS:
+            argv += ["--symlink", target, "/" + name]
+        argv += ["--perms", "0755", "--dir", "/etc"]
+        for f in SYSTEM_FILES:
+            if os.path.exists(f):
+                if os.path.dirname(f) != "/etc":
+                    argv += ["--perms", "0755", "--dir", os.path.dirname(f)]
+                argv += ["--ro-bind", f, f]
+        argv += [
+            "--proc", "/proc", "--dev", "/dev",
+            "--perms", "1777", "--size", str(p.file_mb << 20), "--tmpfs", "/tmp",
+            "--perms", "1777", "--size", str(p.shm_mb << 20), "--tmpfs", "/dev/shm",
+            "--perms", "0755", "--dir", "/.arena", "--ro-bind", supervisor_path(), SUPERVISOR_TARGET,
+        ]
+        made = {"/", "/tmp", "/usr", "/proc", "/dev", "/etc", "/.arena"}
+        for b in view.binds:
+            # bwrap would create missing parents 0700: a stranger uid could not pass
+            for parent in reversed(Path(b.target).parents):
+                if str(parent) not in made:
+                    made.add(str(parent))
+                    argv += ["--perms", "0755", "--dir", str(parent)]
+            argv += ["--ro-bind", b.source, b.target]
+            made.add(b.target)
+        argv += [
+            "--chdir", "/tmp", "--clearenv",
+            "--setenv", "PATH", view.path, "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp",
+            "--setenv", "LANG", "C.UTF-8", "--",
+        ]
+        return argv + inner
+
+
+def _copy_readable(path: str, dest: str, is_dir: bool) -> None:
+    """Copy ``path`` to ``dest`` so that any uid can read it (and run what its owner could)."""
+    total = 0
+
+    def fix(p: str) -> None:
+        mode = os.lstat(p).st_mode
+        if stat.S_ISLNK(mode):
+            return
+        if stat.S_ISDIR(mode):
+            os.chmod(p, 0o755)
+        else:
+            os.chmod(p, 0o755 if mode & 0o111 else 0o644)
+
+    if not is_dir:
+        shutil.copy2(path, dest)
+        fix(dest)
+        return
+    for top, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(top, f)).st_size
+            except OSError:
+                pass
+        if total > STAGE_LIMIT:
+            raise StagingError(
+                f"{path} cannot be read by the bot's own uid and is too large to copy "
+                f"(over {STAGE_LIMIT >> 20} MB): make it readable by others (chmod -R o+rX {path})"
+            )
+    shutil.copytree(path, dest, symlinks=True)
+    for top, dirs, files in os.walk(dest):
+        fix(top)
+        for f in files:
+            fix(os.path.join(top, f))
+
