@@ -4,6 +4,8 @@ the accepted range, raised as ``UsageError`` (the CLI exits 2 with it)."""
 from __future__ import annotations
 
 import math
+import re
+from typing import Any
 
 
 class UsageError(ValueError):
@@ -26,4 +28,33 @@ def check_range(
     below = value <= low if low_open else value < low
     if below or value > high:
         left = "above" if low_open else "at least"
-        raise UsageError(f"{option} must be {left} {low:g} and at most {high:g}, got {value:g}")
+        raise UsageError(f"{option} must be {left} {_num(low)} and at most {_num(high)}, got {_num(value)}")
+
+
+def _num(value: float | int) -> str:
+    if isinstance(value, int) or float(value).is_integer() and abs(value) < 1e18:
+        return str(int(value))
+    return f"{value:g}"
+
+
+def option_problems(exc: Any, fields: Any = ()) -> str:
+    """A pydantic ValidationError of game parameters, in the CLI's words.
+
+    Each problem names the parameter as an option (``--max-bet``), what was
+    wrong, and what was given; in a rule about several parameters, each of
+    ``fields`` named in the sentence is written as its option.
+    """
+    parts = []
+    for e in exc.errors():
+        loc = e.get("loc") or ()
+        msg = str(e["msg"]).removeprefix("Value error, ")
+        if loc:
+            name = f"--{str(loc[0]).replace('_', '-')}"
+            if len(loc) > 1:
+                name += " (item " + ", ".join(str(x) for x in loc[1:]) + ")"
+            parts.append(f"{name}: {msg}, got {e.get('input')!r}")
+        else:
+            for field in sorted(fields, key=len, reverse=True):
+                msg = re.sub(rf"(?<![-\w]){re.escape(field)}\b", "--" + field.replace("_", "-"), msg)
+            parts.append(msg)
+    return "; ".join(parts)

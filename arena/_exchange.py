@@ -122,8 +122,16 @@ class _Wait:
     delivering: bool
 
 
+async def finish(bots: list[BotProcess], backlog: set[int], limits: Limits) -> None:
+    """At the end of a dialogue: every seat takes what is still waiting for it
+    (a last notification), each within its own deadline, before it is stopped."""
+    if backlog:
+        await _multiplex(bots, [], [], [], backlog, trio.current_time(), limits, drain=True)
+
+
 async def _multiplex(bots: list[BotProcess], sends: list[tuple[int, bytes]], waiting: list[int],
-                     replies: list[str | None], backlog: set[int], now: float, limits: Limits) -> None:
+                     replies: list[str | None], backlog: set[int], now: float, limits: Limits,
+                     drain: bool = False) -> None:
     asked = {sends[i][0] for i in waiting}
     pending: dict[int, _Wait] = {}  # by fd
     ep = select.epoll()
@@ -148,11 +156,15 @@ async def _multiplex(bots: list[BotProcess], sends: list[tuple[int, bytes]], wai
             limit, why = limits.for_bot(bot)
             arm(_Wait(None, bot, now, (bot.stalled_since or now) + limit, why, True))
 
-        while any(w.index is not None for w in pending.values()):
+        def busy() -> bool:
+            # replies still awaited; with ``drain``, deliveries too
+            return bool(pending) if drain else any(w.index is not None for w in pending.values())
+
+        while busy():
             t = trio.current_time()
             for fd, w in list(pending.items()):
                 await _advance(fd, w, t, ep, pending, replies, backlog, limits, arm)
-            if not any(w.index is not None for w in pending.values()):
+            if not busy():
                 break
             t = trio.current_time()
             # the earliest deadline first; among equal ones, the first in send order

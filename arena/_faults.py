@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 
+from ._text import inert, inert_lines
+
 
 class FaultKind(StrEnum):
     TIMEOUT = "timeout"  # no complete reply line before the deadline
@@ -50,17 +52,20 @@ class Fault:
         return data
 
     def describe(self) -> str:
-        """A few lines for a human: who, what was received, what was expected."""
+        """A few lines for a human: who, what was received, what was expected.
+
+        Everything the bot wrote is shown inert (control characters escaped).
+        """
         where = f" in hand {self.hand}" if self.hand is not None else ""
-        lines = [f"seat {self.seat} ({self.bot}): {self.kind}{where}: {self.detail}"]
+        lines = [f"seat {self.seat} ({inert(self.bot)}): {self.kind}{where}: {inert(self.detail)}"]
         if self.received is not None:
             shown = self.received if len(self.received) <= 200 else self.received[:200] + "..."
-            lines.append(f"  received: {shown!r}")
+            lines.append(f"  received: {shown!r}")  # repr escapes every non-printable character
         if self.expected:
-            lines.append(f"  expected: {self.expected}")
+            lines.append(f"  expected: {inert(self.expected)}")
         if self.stderr_tail:
             lines.append("  last lines of its stderr:")
-            lines.extend("    " + ln for ln in self.stderr_tail.splitlines()[-8:])
+            lines.extend("    " + ln for ln in inert_lines(self.stderr_tail)[-8:])
         if self.stderr_log:
-            lines.append(f"  stderr log: {self.stderr_log}")
+            lines.append(f"  stderr log: {inert(self.stderr_log)}")
         return "\n".join(lines)

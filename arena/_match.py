@@ -21,7 +21,7 @@ from games import GamePlugin
 from protocols import ProtocolError
 
 from ._bot import BotProcess, BotSpec, Trace
-from ._exchange import Limits, deliver, gather
+from ._exchange import Limits, deliver, finish, gather
 from ._faults import BotFault, Fault, FaultKind
 from ._host import BotHost, open_bots
 
@@ -249,6 +249,8 @@ async def _drive(
             try:
                 exchange = gen.send(replies)  # type: ignore[arg-type]
             except StopIteration as stop:
+                sends = []
+                await finish(bots, backlog, limits)
                 return stop.value, None, exchanges
             expect = exchange.expect
             sends = exchange.sends

@@ -58,10 +58,12 @@ from pydantic import ValidationError
 from games import GamePlugin, PluginLoadError, load_game
 
 from ._bot import BadBotCommand, BotSpec
+from ._checks import check_range
 from ._faults import Fault, FaultKind
 from ._host import BotHost, open_host
 from ._match import MatchResult, MatchSettings, SeatResult, run_match
 from ._seeds import derive_seed
+from ._text import inert, xml_text
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -245,7 +247,8 @@ class _Recorder:
 
 
 def _clip(line: str, limit: int = 200) -> str:
-    return line if len(line) <= limit else line[:limit] + f"... ({len(line)} characters)"
+    """A line of the bot's, shortened and inert (safe to print and to put in XML)."""
+    return inert(line if len(line) <= limit else line[:limit] + f"... ({len(line)} characters)")
 
 
 @dataclass(slots=True)
@@ -300,11 +303,11 @@ class _Played:
 
 def _fault_lines(fault: Fault) -> list[str]:
     where = f" in hand {fault.hand}" if fault.hand is not None else ""
-    lines = [f"fault: {fault.kind}{where}: {fault.detail}"]
+    lines = [f"fault: {fault.kind}{where}: {inert(fault.detail)}"]
     if fault.received is not None:
         lines.append(f"received: {_clip(fault.received)!r}")
     if fault.expected:
-        lines.append(f"expected: {fault.expected}")
+        lines.append(f"expected: {inert(fault.expected)}")
     return lines
 
 
@@ -375,12 +378,13 @@ def make_plan(
         raise ValueError(
             f"{manifest.path}: {game_id} is played by {spec.min_seats} to {spec.max_seats} seats, not {seats}"
         )
-    if timeout <= 0:
-        raise ValueError(f"--timeout must be above 0, got {timeout}")
+    check_range("--timeout", timeout, 0, 3600, low_open=True)
+    check_range("--seed", seed, 0, (1 << 63) - 1, optional=True)
     if matches < seats:
         raise ValueError(
             f"--matches must be at least {seats} so that the bot plays every seat of {game_id}, got {matches}"
         )
+    check_range("--matches", matches, seats, 10_000)
     try:
         candidate = BotSpec.parse(bot)
     except BadBotCommand as exc:
@@ -430,7 +434,9 @@ async def run_quarantine(
 
     def done(number: int, status: str, summary: str = "", details: list[str] | None = None,
              duration: float = 0.0) -> bool:
-        step = StepResult(number, titles[number - 1], status, summary, details or [], duration)
+        # Summaries and details quote the bot: inert, for the terminal and the XML.
+        step = StepResult(number, titles[number - 1], status, inert(summary),
+                          [inert(d) for d in details or []], duration)
         report.steps.append(step)
         if on_step is not None:
             on_step(step)
@@ -592,12 +598,13 @@ def junit_tree(report: QuarantineReport) -> ET.ElementTree:
         "skipped": str(skipped),
         "time": f"{report.duration:.3f}",
     }
+    x = xml_text  # every value may quote the bot: no character XML 1.0 forbids
     root = ET.Element("testsuites", {"name": "arena quarantine", **counts})
     suite = ET.SubElement(root, "testsuite", {
-        "name": f"quarantine {report.game}: {report.bot}",
-        "package": f"arena.quarantine.{report.game}",
+        "name": x(f"quarantine {report.game}: {report.bot}"),
+        "package": x(f"arena.quarantine.{report.game}"),
         "id": "0",
-        "hostname": socket.gethostname() or "localhost",
+        "hostname": x(socket.gethostname() or "localhost"),
         "timestamp": datetime.now().strftime("%Y-%m-%dT%H:%M:%S"),
         **counts,
     })
@@ -607,22 +614,23 @@ def junit_tree(report: QuarantineReport) -> ET.ElementTree:
         ("timeout", f"{report.timeout:g}"), ("matches", str(report.matches)),
         ("require_win", str(report.require_win).lower()),
     ):
-        ET.SubElement(props, "property", {"name": name, "value": value})
+        ET.SubElement(props, "property", {"name": name, "value": x(value)})
     for step in report.steps:
         case = ET.SubElement(suite, "testcase", {
-            "classname": f"arena.quarantine.{report.game}",
-            "name": f"step {step.number}: {step.title}",
+            "classname": x(f"arena.quarantine.{report.game}"),
+            "name": x(f"step {step.number}: {step.title}"),
             "time": f"{step.duration:.3f}",
         })
         if step.status == FAIL:
-            failure = ET.SubElement(case, "failure", {"message": step.summary or step.title, "type": "QuarantineFailure"})
-            failure.text = "\n".join([step.line(), *step.details])
+            failure = ET.SubElement(case, "failure", {"message": x(step.summary or step.title),
+                                                      "type": "QuarantineFailure"})
+            failure.text = x("\n".join([step.line(), *step.details]))
         elif step.status == SKIP:
-            ET.SubElement(case, "skipped", {"message": step.summary})
+            ET.SubElement(case, "skipped", {"message": x(step.summary)})
         else:
             out = ET.SubElement(case, "system-out")
-            out.text = "\n".join([step.line(), *step.details])
-    ET.SubElement(suite, "system-out").text = (
+            out.text = x("\n".join([step.line(), *step.details]))
+    ET.SubElement(suite, "system-out").text = x(
         f"arena quarantine {report.game} {report.bot} --seed {report.seed}: "
         + ("PASSED" if report.passed else "FAILED")
     )
@@ -669,7 +677,7 @@ def _quarantine(plan: Any, game: str, junit: Path | None, host: BotHost) -> int:
         typer.echo(f"arena: error: --junit {junit}: the folder {junit.parent} does not exist", err=True)
         return EXIT_USAGE
     typer.echo(
-        f"Started quarantine of {plan.candidate.name} for {game} seed {plan.seed}: "
+        f"Started quarantine of {inert(plan.candidate.name)} for {game} seed {plan.seed}: "
         f"{plan.matches} matches against {len(plan.opponents)} sample bots, {plan.seats} seats, "
         f"timeout {plan.timeout:g} s",
         err=True,
@@ -688,7 +696,7 @@ def _quarantine(plan: Any, game: str, junit: Path | None, host: BotHost) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
     failed = report.failed_step
     if failed is None:
-        typer.echo(f"quarantine PASSED: {report.bot} for {game} (seed {report.seed}, {report.duration:.1f} s)")
+        typer.echo(f"quarantine PASSED: {inert(report.bot)} for {game} (seed {report.seed}, {report.duration:.1f} s)")
     else:
         typer.echo(f"quarantine FAILED at step {failed.number}/{STEPS}: {failed.title} "
                    f"(seed {report.seed}, {report.duration:.1f} s)")

@@ -2,10 +2,15 @@
 
 Each match is written, in its own transaction, the moment it finishes, so a
 tournament killed at any point loses at most the matches that were running.
+The file, its WAL and its data folder (transcripts, stderr logs) are private
+to the arena's user (0600 / 0700): bots never see them, and other users of
+the machine need not. A tournament being played holds a lock, so that a
+second ``--resume`` of it is refused rather than run twice.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -14,7 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+from ._checks import UsageError
+
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -36,7 +43,14 @@ CREATE TABLE IF NOT EXISTS tournaments (
     bots TEXT NOT NULL,            -- JSON list of bot ids, in entry order
     status TEXT NOT NULL,          -- running | finished
     created REAL NOT NULL,
-    finished REAL
+    finished REAL,
+    settings TEXT                  -- JSON: every option a resume must restore
+);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    tournament INTEGER NOT NULL REFERENCES tournaments(id),
+    time REAL NOT NULL,
+    text TEXT NOT NULL             -- what an organiser accepted, e.g. a changed bot
 );
 CREATE TABLE IF NOT EXISTS matches (
     id INTEGER PRIMARY KEY,
@@ -70,24 +84,60 @@ def file_digest(command_argv: list[str]) -> str:
     return digest.hexdigest()
 
 
+class StoreError(UsageError):
+    """A ``--db`` that is not a results database this arena can use."""
+
+
 class Store:
     """The results database. Use ``open_store``; one connection per process."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.db = sqlite3.connect(path, isolation_level=None)  # explicit transactions
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA foreign_keys=ON")
-        self.db.executescript(_SCHEMA)
-        row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if row is None:
-            self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        elif int(row[0]) != SCHEMA_VERSION:
-            raise RuntimeError(f"{path} has schema version {row[0]}, this arena reads {SCHEMA_VERSION}")
+        self._locks: dict[int, int] = {}
+        try:
+            self.db = sqlite3.connect(path, isolation_level=None)  # explicit transactions
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(_SCHEMA)
+            row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if row is None:
+                self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) == 1:
+                self.db.execute("ALTER TABLE tournaments ADD COLUMN settings TEXT")
+                self.db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
+            elif int(row[0]) != SCHEMA_VERSION:
+                raise StoreError(
+                    f"--db {path}: schema version {row[0]}; this arena reads {SCHEMA_VERSION} (and 1)"
+                )
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"--db {path}: not a results database this arena can use ({exc})") from None
 
     def close(self) -> None:
+        for fd in self._locks.values():
+            os.close(fd)
+        self._locks.clear()
         self.db.close()
+
+    def lock_tournament(self, tid: int) -> None:
+        """Hold tournament ``tid`` for this process (released at ``close`` or exit)."""
+        folder = self.data_dir
+        folder.mkdir(mode=0o700, exist_ok=True)
+        fd = os.open(folder / f"t{tid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise StoreError(
+                f"tournament {tid} in {self.path} is being played by another arena process right now"
+            ) from None
+        self._locks[tid] = fd
+
+    def add_event(self, tid: int, text: str) -> None:
+        self.db.execute("INSERT INTO events (tournament, time, text) VALUES (?, ?, ?)", (tid, time.time(), text))
+
+    def events(self, tid: int) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT text FROM events WHERE tournament=? ORDER BY id", (tid,))]
 
     @property
     def data_dir(self) -> Path:
@@ -109,19 +159,20 @@ class Store:
 
     def new_tournament(
         self, game: str, game_version: int, params: dict, seed: int, rounds: int, lifetime: str,
-        bot_ids: list[int],
+        bot_ids: list[int], settings: dict[str, Any] | None = None,
     ) -> int:
         cur = self.db.execute(
-            "INSERT INTO tournaments (game, game_version, params, seed, rounds, lifetime, bots, status, created)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?)",
-            (game, game_version, json.dumps(params), seed, rounds, lifetime, json.dumps(bot_ids), time.time()),
+            "INSERT INTO tournaments (game, game_version, params, seed, rounds, lifetime, bots, status, created,"
+            " settings) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
+            (game, game_version, json.dumps(params), seed, rounds, lifetime, json.dumps(bot_ids), time.time(),
+             json.dumps(settings or {})),
         )
         return int(cur.lastrowid)
 
     def tournament(self, tid: int) -> dict[str, Any] | None:
         row = self.db.execute(
-            "SELECT id, game, game_version, params, seed, rounds, lifetime, bots, status FROM tournaments"
-            " WHERE id=?",
+            "SELECT id, game, game_version, params, seed, rounds, lifetime, bots, status, settings"
+            " FROM tournaments WHERE id=?",
             (tid,),
         ).fetchone()
         if row is None:
@@ -129,7 +180,7 @@ class Store:
         return {
             "id": row[0], "game": row[1], "game_version": row[2], "params": json.loads(row[3]),
             "seed": row[4], "rounds": row[5], "lifetime": row[6], "bots": json.loads(row[7]),
-            "status": row[8],
+            "status": row[8], "settings": json.loads(row[9]) if row[9] else {},
         }
 
     def finish_tournament(self, tid: int) -> None:
@@ -184,8 +235,21 @@ def _match_row(r: tuple) -> dict[str, Any]:
     }
 
 
-def open_store(path: Path) -> Store:
+def open_store(path: Path, *, create: bool = True) -> Store:
+    """The database at ``path``, made private to this user when it is created.
+
+    Raises ``StoreError`` (a usage error) for a folder, a file that is not a
+    results database, or (``create=False``) a missing file.
+    """
     path = Path(path)
-    if path.parent and not path.parent.exists():
-        os.makedirs(path.parent, exist_ok=True)
-    return Store(path)
+    if path.is_dir():
+        raise StoreError(f"--db {path} is a folder; give a database file")
+    if not path.exists():
+        if not create:
+            raise StoreError(f"--db {path}: no such database")
+        if not path.parent.exists():
+            os.makedirs(path.parent, mode=0o700, exist_ok=True)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    store = Store(path)
+    store.data_dir.mkdir(mode=0o700, exist_ok=True)
+    return store

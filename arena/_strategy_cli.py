@@ -24,6 +24,8 @@ from games.twocarddraw import (
     strategy_value,
 )
 
+from ._checks import UsageError, check_range
+
 strategy_app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
@@ -67,12 +69,15 @@ def generate_cmd(
     digits: Annotated[int, typer.Option(help="Decimals of each probability in the file.")] = 6,
 ) -> None:
     """Write a strategy made by the seed's hill-climb (see docs/protocols/twocarddraw.md)."""
-    if not 1 <= bet1 <= 5 or not bet1 <= bet2 <= 3 * bet1:
-        raise _fail(f"need 1 <= bet1 <= 5 and bet1 <= bet2 <= 3*bet1, got bet1={bet1} bet2={bet2}")
-    if iterations < 0:
-        raise _fail(f"--iterations must be >= 0, got {iterations}")
-    if not 1 <= digits <= 15:
-        raise _fail(f"--digits must be 1..15, got {digits}")
+    try:
+        check_range("--bet1", bet1, 1, 5)
+        if not bet1 <= bet2 <= 3 * bet1:
+            raise UsageError(f"--bet2 must be between --bet1 and 3 times --bet1 ({bet1}..{3 * bet1}), got {bet2}")
+        check_range("--iterations", iterations, 0, 100_000_000)
+        check_range("--digits", digits, 1, 15)
+        check_range("--seed", seed, 0, (1 << 63) - 1, optional=True)
+    except UsageError as exc:
+        raise _fail(str(exc)) from None
     if seed is None:
         seed = secrets.randbits(32)
     typer.echo(f"generating bet1={bet1} bet2={bet2}, {iterations} iterations, seed {seed}", err=True)

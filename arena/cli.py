@@ -28,11 +28,12 @@ from games import PluginLoadError, available_games, load_game
 
 from ._bot import BadBotCommand, BotSpec
 from ._match import MatchSettings, SeriesResult, run_series, summarize_series
-from ._checks import UsageError
+from ._checks import UsageError, check_range, option_problems
 from ._host import open_host
 from ._sandbox import SandboxPolicy
 from ._sandbox import register as _register_sandbox
 from ._seeds import derive_seed
+from ._text import inert
 
 _DEFAULT_POLICY = SandboxPolicy()
 
@@ -81,6 +82,13 @@ def _parse_end_prob(text: str) -> tuple[int, int]:
     raise _usage_error(f"--end-prob takes A/B with integers, like 1/1000; got {text!r}")
 
 
+def _check(option: str, value: float | None, low: float, high: float) -> None:
+    try:
+        check_range(option, value, low, high)
+    except UsageError as exc:
+        raise _usage_error(str(exc)) from None
+
+
 def _given(**values: object) -> dict:
     """The game parameters the user set (the rest keep the game's defaults)."""
     return {k: v for k, v in values.items() if v is not None}
@@ -123,7 +131,7 @@ def _tracer(started: float, names: list[str]):
     def trace(seat: int, direction: str, text: str) -> None:
         stamp = time.perf_counter() - started
         for line in text.splitlines() or [""]:
-            sys.stderr.write(f"[{stamp:10.6f}] seat {seat} {direction} {line}\n")
+            sys.stderr.write(f"[{stamp:10.6f}] seat {seat} {direction} {inert(line)}\n")
 
     return trace
 
@@ -131,6 +139,7 @@ def _tracer(started: float, names: list[str]):
 def _print_table(result: SeriesResult) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     fault_by_seat = {f.seat: f for f in result.faults}
     status = "completed" if result.completed else "CANCELLED"
@@ -142,7 +151,7 @@ def _print_table(result: SeriesResult) -> None:
         fault = fault_by_seat.get(seat.seat)
         table.add_row(
             str(seat.seat),
-            seat.bot,
+            Text(inert(seat.bot)),  # a Text is never read as rich markup ("[x]" stays)
             str(seat.bankroll),
             str(result.hands),
             f"{seat.score:.3f}",
@@ -232,8 +241,7 @@ def vonneumann_cmd(
     """Play von Neumann poker (seed 000) between two bots: sessions of up to 50 games."""
     params = _given(sessions=sessions, ante=ante, max_bet=max_bet, stack=stack,
                     games_per_session=games_per_session)
-    if matches < 1:
-        raise _usage_error(f"--matches must be at least 1, got {matches}")
+    _check("--matches", matches, 1, 1_000_000)
     raise typer.Exit(
         _play("vonneumann", bots, [params] * matches, seed=seed, timeout=timeout, budget=budget,
               log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime,
@@ -302,8 +310,7 @@ def rpsdraft_cmd(
     lifetime: LifetimeOpt = "match",
 ) -> None:
     """Play RPS-draft (seed 004): a card draft, then ten turns of rock-paper-scissors."""
-    if matches < 1:
-        raise _usage_error(f"--matches must be at least 1, got {matches}")
+    _check("--matches", matches, 1, 1_000_000)
     params = _given(draft_rounds=draft_rounds, hand_size=hand_size, turns=turns)
     raise typer.Exit(
         _play("rpsdraft", bots, [params] * matches, seed=seed, timeout=timeout, budget=budget,
@@ -356,10 +363,7 @@ def _play(
         try:
             params = plugin.Params(**raw)
         except ValidationError as exc:
-            problems = "; ".join(
-                (f"{'.'.join(map(str, e['loc']))}: " if e["loc"] else "") + e["msg"] for e in exc.errors()
-            )
-            raise _usage_error(f"bad {game_id} parameters: {problems}") from None
+            raise _usage_error(f"bad {game_id} parameters: {option_problems(exc, plugin.Params.model_fields)}") from None
         # A game may check what pydantic cannot (e.g. that a strategy file parses).
         check = getattr(plugin, "check_params", None)
         if check is not None:
@@ -368,10 +372,14 @@ def _play(
             except ValueError as exc:
                 raise _usage_error(str(exc)) from None
         params_list.append(params)
-    if timeout <= 0:
-        raise _usage_error(f"--timeout must be above 0, got {timeout}")
-    if budget is not None and budget <= 0:
-        raise _usage_error(f"--budget must be above 0, got {budget}")
+    try:
+        check_range("--timeout", timeout, 0, 3600, low_open=True)
+        check_range("--budget", budget, 0, 10_000_000, low_open=True, optional=True)
+        check_range("--seed", seed, 0, (1 << 63) - 1, optional=True)
+    except UsageError as exc:
+        raise _usage_error(str(exc)) from None
+    if log_dir is not None and log_dir.exists() and not log_dir.is_dir():
+        raise _usage_error(f"--log-dir {log_dir} is a file, not a folder")
     if lifetime not in ("match", "tournament"):
         raise _usage_error(f"--lifetime is 'match' or 'tournament', not {lifetime!r}")
     if lifetime == "tournament" and len(params_list) > 1 and not getattr(plugin, "reusable_processes", False):
@@ -400,7 +408,7 @@ def _play(
     if log_dir is None:
         log_dir = Path(tempfile.mkdtemp(prefix=f"arena-{game_id}-{seed}-"))
     names = [s.name for s in specs]
-    typer.echo(f"Started {game_id} seed {seed}: {' vs '.join(names)}", err=True)
+    typer.echo(f"Started {game_id} seed {seed}: {' vs '.join(map(inert, names))}", err=True)
     typer.echo(f"Sandbox: {host.describe()}", err=True)
     started = time.perf_counter()
     progress = _Progress(enabled=not trace, label=f"{game_id} seed {seed}")

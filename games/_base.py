@@ -70,7 +70,10 @@ class GamePlugin(Protocol):
     Optional attributes: ``reusable_processes`` (bool, default False): the
     protocol marks where each match starts and ends, so one bot process may
     play several matches (``--lifetime tournament``); ``aggregate(per_match)``
-    turns a list of per-match score lists into one score per seat (default: sum).
+    turns a list of per-match score lists into one score per seat (default: sum);
+    ``max_reply_bytes`` (int, default 4096): the longest reply line the arena
+    reads, at least the longest valid reply of the protocol; anything longer
+    is a ``malformed_reply`` (the arena never buffers more for a bot).
     """
 
     spec: GameSpec

@@ -101,5 +101,6 @@ def test_sigkill_then_resume_loses_and_repeats_nothing(tmp_path):
 def test_bad_usage_exits_2(tmp_path):
     proc = run_arena("tournament", "kuhn3", BOTS[0], BOTS[1], "--db", str(tmp_path / "x.db"))
     assert proc.returncode == 2 and "at least 3 bots" in proc.stderr
+    assert not (tmp_path / "x.db").exists()  # a usage error creates nothing
     proc = run_arena("tournament", "--resume", "9", "--db", str(tmp_path / "x.db"))
-    assert proc.returncode == 2 and "no tournament 9" in proc.stderr
+    assert proc.returncode == 2 and "no such database" in proc.stderr

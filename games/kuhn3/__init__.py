@@ -62,6 +62,8 @@ class _Kuhn3Plugin:
 
     #: the text protocol has no match boundaries: one process per round
     reusable_processes = False
+    #: the longest reply line accepted (the longest valid one, 'Money: ...', is under 80)
+    max_reply_bytes = 256
     #: tournaments rank kuhn3 bots by bankroll (chips won), not bankroll / sqrt(hands)
     tournament_score_is_payoff = True
 

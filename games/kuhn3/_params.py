@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+#: Amounts go to bots as integers: keep them far inside any 32-bit int.
+Chips = Annotated[int, Field(ge=0, le=1_000_000)]
+Count = Annotated[int, Field(ge=0, le=1_000_000_000)]
 
 
 class Kuhn3Params(BaseModel):
@@ -15,10 +21,10 @@ class Kuhn3Params(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    antes: tuple[int, int, int] = (1, 1, 1)
-    end_prob: tuple[int, int] = (1, 1000)
-    max_bet: int = 2
-    hands: int | None = Field(default=None, ge=1)
+    antes: tuple[Chips, Chips, Chips] = (1, 1, 1)
+    end_prob: tuple[Count, Count] = (1, 1000)
+    max_bet: int = Field(default=2, ge=1, le=1_000_000)
+    hands: int | None = Field(default=None, ge=1, le=1_000_000_000)
 
     @model_validator(mode="after")
     def _check(self) -> "Kuhn3Params":
@@ -26,7 +32,7 @@ class Kuhn3Params(BaseModel):
             raise ValueError(f"antes must be >= 0, got {self.antes}")
         if self.max_bet <= max(self.antes):
             raise ValueError(
-                f"max_bet ({self.max_bet}) must be above every ante {self.antes}, "
+                f"max_bet ({self.max_bet}) must be above every one of the antes {self.antes}, "
                 "or nobody could ever bet"
             )
         a, b = self.end_prob

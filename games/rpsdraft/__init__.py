@@ -66,6 +66,8 @@ class _RpsDraftPlugin:
 
     #: every match starts with match_start and ends with match_end
     reusable_processes = True
+    #: the longest reply line accepted: every valid reply is a small JSON object
+    max_reply_bytes = 1024
 
     def open_dialogue(
         self, params: RpsDraftParams, rng: random.Random, names: list[str], match_index: int = 0

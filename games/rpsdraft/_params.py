@@ -25,10 +25,19 @@ class RpsDraftParams(BaseModel):
     def _check(self) -> "RpsDraftParams":
         deck = 2 * self.draft_rounds
         if self.hand_size > deck:
-            raise ValueError(f"hand_size ({self.hand_size}) is more than a deck of {deck} cards")
+            raise ValueError(
+                f"hand_size ({self.hand_size}) is more than the {deck} cards of a deck "
+                f"(draft_rounds {self.draft_rounds})"
+            )
         if self.turns > deck:
-            raise ValueError(f"turns ({self.turns}) is more than the {deck} cards each seat can play")
+            raise ValueError(
+                f"turns ({self.turns}) is more than the {deck} cards each seat can play "
+                f"(draft_rounds {self.draft_rounds})"
+            )
         rest = DECK_SIZE - 4 * self.draft_rounds
         if self.turns > rest:
-            raise ValueError(f"turns ({self.turns}) needs that many base cards, only {rest} remain after the draft")
+            raise ValueError(
+                f"turns ({self.turns}) needs that many base cards, only {rest} remain after a draft "
+                f"of draft_rounds {self.draft_rounds}"
+            )
         return self

@@ -101,6 +101,8 @@ class _TwoCardDrawPlugin:
     )
     Params = TwoCardDrawParams
     reusable_processes = True
+    #: the longest reply line accepted: every valid reply is a small JSON object
+    max_reply_bytes = 1024
 
     @staticmethod
     def load_strategy(path: str | Path) -> Strategy:

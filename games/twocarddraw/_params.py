@@ -20,7 +20,7 @@ class TwoCardDrawParams(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    hands: int = Field(default=10000, ge=1)
+    hands: int = Field(default=10000, ge=1, le=100_000_000)
     bet1: int | None = Field(default=None, ge=1, le=5)
     bet2: int | None = Field(default=None, ge=1, le=15)
     strategy: str | None = None

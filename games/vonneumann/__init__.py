@@ -76,6 +76,8 @@ class _VonNeumannPlugin:
     )
     Params = VonNeumannParams
     reusable_processes = True
+    #: the longest reply line accepted: every valid reply is a small JSON object
+    max_reply_bytes = 1024
 
     def open_dialogue(
         self, params: VonNeumannParams, rng: random.Random, names: list[str], match_index: int = 0

@@ -17,11 +17,12 @@ class VonNeumannParams(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    ante: int = Field(default=10, ge=1, description="each player's ante per game")
-    max_bet: int = Field(default=50, ge=1, description="the largest bet A may make")
-    stack: int = Field(default=100, ge=1, description="each player's money at the start of a session")
-    games_per_session: int = Field(default=50, ge=1, description="a session ends after this many games")
-    sessions: int = Field(default=1000, ge=1, description="sessions in a match")
+    ante: int = Field(default=10, ge=1, le=1_000_000, description="each player's ante per game")
+    max_bet: int = Field(default=50, ge=1, le=1_000_000, description="the largest bet A may make")
+    stack: int = Field(default=100, ge=1, le=1_000_000_000,
+                       description="each player's money at the start of a session")
+    games_per_session: int = Field(default=50, ge=1, le=1_000_000, description="a session ends after this many games")
+    sessions: int = Field(default=1000, ge=1, le=10_000_000, description="sessions in a match")
 
     @model_validator(mode="after")
     def _check(self) -> "VonNeumannParams":
