@@ -61,8 +61,11 @@ demo: install bots
 	$(ARENA) kuhn3 ./$(BUILD)/rule_bot "node $(BOTS)/rule_bot.js" "python3 $(BOTS)/equilibrium_bot.py --seed 1" \
 	  --seed 2026 --end-prob 1/2000
 
+# The whole suite, then the sandbox tests again as an unprivileged user
+# (when run as root; see tests/unprivileged.py).
 test: install bots
 	$(VENV)/bin/pytest -q -n 2
+	$(PY) tests/unprivileged.py
 
 bench: install bots
 	$(PY) -m benchmarks.kuhn3_throughput

@@ -65,7 +65,7 @@ class SeatResult:
     time_used: float
     slowest_reply: float = 0.0
     ending: str | None = None  # "exited N" by itself after stdin closed, or "killed"
-    leftovers: int = 0  # processes of its group still running when it was ended
+    leftovers: int = 0  # processes it started still running when it ended (then killed)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -8,7 +8,8 @@ fails stops the run and the later ones are reported as skipped:
 3. it plays N matches against the game's sample bots, in every seat, without a fault;
 4. it stays within its time (slowest reply under half the per-reply timeout);
 5. it exits when told (after the match its stdin is closed and it exits by itself);
-6. it leaves no process behind (nothing of its process group still running);
+6. it leaves no process behind (nothing it started, however it left its
+   session, still running when it ended);
 7. it beats a random bot (information only, unless ``--require-win``).
 
 Steps 1, 2 and 3 are read from the same matches: the first match tells
@@ -512,11 +513,11 @@ async def run_quarantine(
     # Step 6: nothing of its process group outlived it.
     for p in played:
         if p.me.leftovers:
-            done(6, FAIL, f"in {p.label} {p.me.leftovers} process(es) of its group were still running "
-                 "when it was ended (they were killed)", [p.where()] + p.stderr_lines())
+            done(6, FAIL, f"in {p.label} {p.me.leftovers} process(es) it started were still running "
+                 "when it ended (they were killed)", [p.where()] + p.stderr_lines())
             report.duration = time.perf_counter() - started
             return report
-    done(6, PASS, "no process of its group was left running")
+    done(6, PASS, "no process it started was left running")
 
     # Step 7: against the random bot, in every seat.
     t0 = time.perf_counter()

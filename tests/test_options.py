@@ -99,11 +99,12 @@ def _values(option: str, kind: type) -> st.SearchStrategy:
 
 
 def _small_or_refused(text: str) -> bool:
+    """Not a whole number from 3 to 10**9: either small or beyond every cap."""
     try:
         number = float(text)
     except ValueError:
         return True
-    return not math.isfinite(number) or number < 1 or number <= 2 or number != int(number) or number > 10**7
+    return not math.isfinite(number) or number != int(number) or not 3 <= number <= 10**9
 
 
 def _args(command: str, option: str, value: str, folder: Path) -> list[str]:

@@ -56,7 +56,8 @@ def doctor_report() -> str:
                      f"killed as a whole at the end, verdicts out-of-memory / process limit ({where})")
     else:
         lines.append(f"{yes[False]} cgroups {info.cgroup_error or 'unavailable'}: memory is bounded by "
-                     "RLIMIT_AS only, no out-of-memory verdict, and processes only by RLIMIT_NPROC")
+                     "RLIMIT_AS only (no out-of-memory verdict), processes by RLIMIT_NPROC in the bot's "
+                     "own user namespace")
     lines += [
         "",
         "not covered at any level: no seccomp filter (the kernel's whole system call "

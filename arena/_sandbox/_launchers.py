@@ -203,16 +203,21 @@ class SandboxLauncher(Launcher):
         if self.root:
             argv += [f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
         argv += ["--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
-        # With a memory cgroup the cgroup is the real limit (and gives an OOM
-        # verdict); the address-space limit stays as a loose backstop.
-        address = p.memory_mb * (4 if self.cg_layout is not None else 1) * 1024 * 1024
+        # With a memory cgroup the cgroup is the limit (and gives an OOM
+        # verdict); without one, RLIMIT_DATA bounds what the bot really uses
+        # (a JIT's reserved, untouched address space does not count). The
+        # address-space limit is a loose backstop either way.
+        mb = 1024 * 1024
         argv += [
-            self.tools["prlimit"], f"--as={address}", f"--cpu={p.cpu_seconds}:{p.cpu_seconds + 1}",
-            f"--fsize={p.file_mb * 1024 * 1024}", f"--nofile={p.open_files}", "--core=0",
+            self.tools["prlimit"], f"--as={p.memory_mb * 4 * mb}", f"--cpu={p.cpu_seconds}:{p.cpu_seconds + 1}",
+            f"--fsize={p.file_mb * mb}", f"--nofile={p.open_files}", "--core=0",
         ]
-        if self.root:
-            # Per uid, so only meaningful with a uid per bot; + 1 for the supervisor.
-            argv.append(f"--nproc={(p.pids + 1) * (2 if self.cg_layout is not None else 1)}")
+        if self.cg_layout is None:
+            argv.append(f"--data={p.memory_mb * mb}")
+        # Counted per uid and user namespace: a uid of its own (root), or a user
+        # namespace of its own (not root), makes it this bot's alone. With a
+        # pids cgroup that one is the limit (and the verdict), this a backstop.
+        argv.append(f"--nproc={(p.pids + 1) * (2 if self.cg_layout is not None else 1)}")
         return argv + ["--"]
 
     def _wall(self) -> list[str]:
@@ -250,10 +255,13 @@ class BasicLauncher(SandboxLauncher):
         super().__init__(*args, **kwargs)
         self._root = self._state / "root"
         self._root.mkdir(mode=0o755)
-        self._fstabs: dict[tuple, str] = {}
+        self._fstabs: dict[tuple, tuple[str, str]] = {}
 
-    def _fstab(self, view: View) -> str:
-        """A skeleton holding every mount point of ``view``, and the fstab that fills it."""
+    def _fstab(self, view: View) -> tuple[str, str]:
+        """A skeleton holding every mount point of ``view``, and the shell
+        commands that fill it: the system mounts, the private tmpfs places,
+        then the view's binds (mount points inside a private tmpfs, for a bot
+        that lives under /tmp, are made once that tmpfs is there)."""
         key = view.key()
         if key in self._fstabs:
             return self._fstabs[key]
@@ -277,9 +285,25 @@ class BasicLauncher(SandboxLauncher):
             f"arena-shm {_esc(r + '/dev/shm')} tmpfs size={p.shm_mb}m,mode=1777,nosuid,nodev 0 0",
             f"{_esc(supervisor_path())} {_esc(r + SUPERVISOR_TARGET)} none bind,ro 0 0",
         ]
+        later: list[str] = []  # binds whose mount point is in a private tmpfs
+        prep: list[str] = []
         for b in view.binds:
-            (dirs if b.is_dir else files).append(b.target.lstrip("/"))
-            lines.append(f"{_esc(b.source)} {_esc(r + b.target)} none bind,ro,nosuid,nodev 0 0")
+            subs = _submounts(b.source) if b.is_dir else []
+            # A tree holding mounts is bound with them (a user namespace may not
+            # reveal what they cover), each made read-only in turn.
+            line = f"{_esc(b.source)} {_esc(r + b.target)} none {'rbind' if subs else 'bind'},ro,nosuid,nodev 0 0"
+            for sub in subs:
+                inside = r + b.target + sub[len(b.source.rstrip("/")):]
+                line += f"\nnone {_esc(inside)} none remount,bind,ro,nosuid,nodev 0 0"
+            if _in_private_tmpfs(b.target):
+                target = shlex.quote(r + b.target)
+                parent = shlex.quote(r + os.path.dirname(b.target))
+                make = f"mkdir {target}" if b.is_dir else f": > {target}"
+                prep.append(f"mkdir -p {parent} && {{ [ -e {target} ] || {make}; }}")
+                later.append(line)
+            else:
+                (dirs if b.is_dir else files).append(b.target.lstrip("/"))
+                lines.append(line)
         skel.mkdir(mode=0o755)
         for d in dirs:
             (skel / d).mkdir(mode=0o755, parents=True, exist_ok=True)
@@ -291,10 +315,17 @@ class BasicLauncher(SandboxLauncher):
         for d in [skel, *skel.rglob("*")]:  # mkdir's mode is cut by the umask
             if d.is_dir() and not d.is_symlink():
                 d.chmod(0o755)
-        path = self._state / f"fstab-{n}"
-        path.write_text("\n".join(lines) + "\n")
-        self._fstabs[key] = str(path)
-        return str(path)
+        mount = shlex.quote(self.tools["mount"])
+        first = self._state / f"fstab-{n}"
+        first.write_text("\n".join(lines) + "\n")
+        commands = f"{mount} -a -T {shlex.quote(str(first))}"
+        if later:
+            second = self._state / f"fstab-{n}-late"
+            second.write_text("\n".join(later) + "\n")
+            commands += " && umask 022 && " + " && ".join(prep)
+            commands += f" && {mount} -a -T {shlex.quote(str(second))}"
+        self._fstabs[key] = (commands, str(first))
+        return self._fstabs[key]
 
     def _outer(self, view, cg, inner):
         argv = self._wall() + [self.tools["unshare"]]
@@ -304,13 +335,33 @@ class BasicLauncher(SandboxLauncher):
                  "--propagation", "private", "--"]
         # Real root (or the new user namespace's root) builds the view, then
         # leaves the host's filesystem behind for good.
-        t = {k: shlex.quote(self.tools[k]) for k in ("mount", "pivot_root", "umount")}
+        t = {k: shlex.quote(self.tools[k]) for k in ("pivot_root", "umount")}
+        mounts, _ = self._fstab(view)
         script = (
-            _attach(cg) + f"{t['mount']} -a -T {shlex.quote(self._fstab(view))} && "
+            _attach(cg) + f"{mounts} && "
             f"cd {shlex.quote(str(self._root))} && {t['pivot_root']} . .arena/old && "
             f"{t['umount']} -l /.arena/old && cd /tmp && exec \"$@\""
         )
         return argv + [self.tools["sh"], "-c", script, "arena-sandbox", *inner]
+
+
+def _submounts(path: str) -> list[str]:
+    """Mount points strictly below ``path`` in the arena's mount namespace."""
+    prefix = path.rstrip("/") + "/"
+    found = []
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                point = line.split()[4].encode().decode("unicode_escape")  # \040 is a space
+                if point.startswith(prefix):
+                    found.append(point)
+    except OSError:
+        pass
+    return sorted(found, key=lambda p: p.count("/"))
+
+
+def _in_private_tmpfs(path: str) -> bool:
+    return any(path == d or path.startswith(d + "/") for d in ("/tmp", "/dev/shm"))
 
 
 def _esc(path: str) -> str:
@@ -361,6 +412,9 @@ class StrictLauncher(SandboxLauncher):
             argv += ["--ro-bind", b.source, b.target]
             made.add(b.target)
         argv += [
+            # The root bwrap builds is a tmpfs whose folders (as not root) belong
+            # to the bot's own uid: read-only, like basic's skeleton.
+            "--remount-ro", "/",
             "--chdir", "/tmp", "--clearenv",
             "--setenv", "PATH", view.path, "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp",
             "--setenv", "LANG", "C.UTF-8", "--",

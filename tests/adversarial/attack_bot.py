@@ -64,9 +64,89 @@ def read_file(path):
         report(f"FAILED {err_name(exc)} {path}")
 
 
+#: World-writable places on a Debian host: a bot may try to leave things there.
+SHARED = ("/tmp", "/dev/shm", "/var/tmp", "/run/lock", "/dev/mqueue")
+PLANT = "arena-plant-" + (sys.argv[-1] if len(sys.argv) > 3 else "x")
+_keep = []  # sockets held open while the match goes on
+
+
+def plant():
+    """Leave a file in every writable shared place, and listen on unix sockets."""
+    done = []
+    for d in SHARED:
+        try:
+            with open(os.path.join(d, PLANT), "w") as f:
+                f.write("planted\n")
+            done.append(d)
+        except OSError:
+            pass
+    for address in (os.path.join("/tmp", PLANT + ".sock"), "\0" + PLANT):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.bind(address)
+            s.listen(1)
+            _keep.append(s)
+            done.append("socket" if address.startswith("/") else "abstract")
+        except OSError:
+            s.close()
+    report("PLANTED " + ",".join(done))
+
+
+def harvest():
+    """Look for what a planter in another seat left."""
+    found = [d for d in SHARED if os.path.exists(os.path.join(d, PLANT))]
+    for address in (os.path.join("/tmp", PLANT + ".sock"), "\0" + PLANT):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(address)
+            found.append("socket" if address.startswith("/") else "abstract")
+        except OSError:
+            pass
+        finally:
+            s.close()
+    report(("FOUND " + ",".join(found)) if found else "FAILED nothing")
+
+
+def fill(folder):
+    """Write to ``folder`` until refused; report the MiB it took."""
+    written = 0
+    chunk = b"s" * (1 << 20)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    n = 0
+    try:
+        while written < 4 << 30:
+            with open(os.path.join(folder, f"{PLANT}-{n}"), "wb") as f:
+                for _ in range(16):
+                    f.write(chunk)
+                    f.flush()
+                    written += len(chunk)
+            n += 1
+        report(f"SUCCEEDED {written >> 20} MiB")
+    except OSError as exc:
+        report(f"FAILED {err_name(exc)} at {written >> 20} MiB")
+
+
 def attack():
     """Returns True when the bot should not answer normally afterwards."""
-    if ATTACK == "connect-local":
+    if ATTACK == "plant":
+        plant()
+    elif ATTACK == "harvest":
+        harvest()
+    elif ATTACK == "fill-shm":
+        fill("/dev/shm")
+    elif ATTACK == "fill-tmp":
+        fill("/tmp")
+    elif ATTACK.startswith("hold-"):  # hold-400: hold that many MiB, every page touched
+        size = int(ATTACK.split("-")[1])
+        try:
+            _keep.append(b"\x01" * (size << 20))
+            report(f"SUCCEEDED {size} MiB")
+        except MemoryError:
+            report("FAILED MemoryError")
+    elif ATTACK == "read-list":  # TARGET: paths separated by ":"
+        for path in TARGET.split(":"):
+            read_file(path)
+    elif ATTACK == "connect-local":
         connect("127.0.0.1")
     elif ATTACK == "connect-outside":
         connect("192.0.2.1")  # TEST-NET-1
@@ -173,8 +253,13 @@ acts = []
 ends = 0
 attacked = False
 phase = ""
+hand = 0
+# A harvester waits for the second hand: by then every other seat has played.
+FIRST_HAND = 1 if ATTACK == "harvest" else 0
 for raw in sys.stdin:
     line = raw.rstrip("\n")
+    if line.startswith("Hand:"):
+        hand = int(line.split()[1])
     if line.startswith("Money:") and money is None:
         money = [int(x) for x in line[6:].split(",")]
     elif line.startswith("EndProb:") or line.startswith("Cards:"):
@@ -185,7 +270,7 @@ for raw in sys.stdin:
     elif line.startswith("Action:"):
         acts.append(int(line.split()[-1]))
         if phase == "play" and len(acts) == 3:
-            if not attacked:
+            if not attacked and hand >= FIRST_HAND:
                 attacked = True
                 if attack():
                     continue

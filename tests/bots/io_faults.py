@@ -8,7 +8,7 @@ import signal
 import sys
 import time
 
-IO_MODES = ("silent", "exit_mid", "crash", "signal", "close_stdout", "huge_line", "bad_utf8")
+IO_MODES = ("silent", "exit_mid", "crash", "signal", "abort", "exit127", "close_stdout", "huge_line", "bad_utf8")
 
 
 def io_fault(mode: str, bad_utf8_line: bytes) -> None:
@@ -24,6 +24,10 @@ def io_fault(mode: str, bad_utf8_line: bytes) -> None:
         os._exit(3)
     elif mode == "signal":
         os.kill(os.getpid(), signal.SIGSEGV)
+    elif mode == "abort":  # what a failed assert() in C does
+        os.abort()
+    elif mode == "exit127":  # started fine, then exits as "command not found" would
+        os._exit(127)
     elif mode == "close_stdout":
         os.close(1)
         time.sleep(600)

@@ -16,8 +16,12 @@ MODE = sys.argv[1]
 out = sys.stdout.buffer
 
 
+#: "pad:N": every reply is valid but padded with spaces to N bytes
+PAD = int(MODE.split(":")[1]) if MODE.startswith("pad:") else 0
+
+
 def send(text):
-    out.write(text.encode() + b"\n")
+    out.write(text.ljust(PAD).encode() + b"\n")
     out.flush()
 
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""An rpsdraft bot that reports what it can see and do, on stderr, once per process.
+
+The report is a few short lines ``PROBE PID KEY JSON`` with its uid, capabilities,
+no_new_privs, namespace ids, what is at the root of its filesystem, and
+whether it can read /etc/shadow. With ``fail`` as an argument it then
+answers its first pick with garbage (so that a quarantine prints its stderr).
+Further arguments (a tag) only mark the process.
+"""
+import json
+import os
+import sys
+
+REPLIES = {
+    "match_start": {"type": "ready"},
+    "draft_pick": {"type": "pick", "index": 0},
+    "main_play": {"type": "play", "index": 0},
+}
+
+
+def status(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return line.split(":", 1)[1].strip()
+    return None
+
+
+def readable(path):
+    try:
+        with open(path, "rb") as f:
+            f.read(1)
+        return True
+    except OSError:
+        return False
+
+
+def outer_uid(uid):
+    """Our uid as the machine sees it (through a user namespace's map)."""
+    with open("/proc/self/uid_map") as f:
+        for line in f:
+            inside, outside, count = map(int, line.split())
+            if inside <= uid < inside + count:
+                return outside + uid - inside
+    return -1
+
+
+report = {
+    "uid": outer_uid(os.getuid()),
+    "CapEff": status("CapEff"),
+    "CapBnd": status("CapBnd"),
+    "NoNewPrivs": status("NoNewPrivs"),
+    "ns": {n: os.readlink(f"/proc/self/ns/{n}") for n in ("pid", "net", "mnt", "ipc", "uts")},
+    "root": sorted(os.listdir("/")),
+    "shadow": readable("/etc/shadow"),
+    "pid": os.getpid(),
+}
+for key, value in report.items():  # short lines: a quarantine report shows 200 characters a line
+    sys.stderr.write(f"PROBE {os.getpid()} {key} {json.dumps(value, sort_keys=True)}\n")
+sys.stderr.flush()
+fail = "fail" in sys.argv[1:]
+
+for line in sys.stdin:
+    kind = json.loads(line)["type"]
+    reply = REPLIES.get(kind)
+    if kind == "draft_pick" and fail:
+        sys.stdout.write("not json at all\n")
+        sys.stdout.flush()
+        continue
+    if reply is not None:
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
