@@ -21,7 +21,7 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import trio
 
@@ -295,11 +295,17 @@ class BotProcess:
         self._took(now - sent_at, line)
         return line
 
-    async def receive_line(self, deadline: float, sent_at: float, timeout_text: str) -> str:
-        """The next reply line; every failure becomes a BotFault."""
-        line = self.receive_nowait(sent_at)
-        if line is not None:
-            return line
+    async def receive_line(
+        self, deadline: float, sent_at: float, timeout_text: str, ready_checked: bool = False
+    ) -> str:
+        """The next reply line; every failure becomes a BotFault.
+
+        ``ready_checked``: the caller just tried ``receive_nowait``.
+        """
+        if not ready_checked:
+            line = self.receive_nowait(sent_at)
+            if line is not None:
+                return line
         while True:
             line, eof = self.read_ready()
             if line is not None:
@@ -440,9 +446,6 @@ class BotProcess:
         except OSError:
             pass
         self._sock.close()
-
-    def info(self) -> dict[str, Any]:
-        return {"ending": self.ending, "leftovers": self.leftovers, "verdict": self.sandbox_verdict}
 
 
 def _first_line(path: str) -> str:

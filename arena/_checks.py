@@ -58,3 +58,25 @@ def option_problems(exc: Any, fields: Any = ()) -> str:
                 msg = re.sub(rf"(?<![-\w]){re.escape(field)}\b", "--" + field.replace("_", "-"), msg)
             parts.append(msg)
     return "; ".join(parts)
+
+
+def game_params(plugin: Any, raw: dict[str, Any]) -> Any:
+    """The game's validated parameters from what the user gave, or a UsageError.
+
+    The pydantic model first, then the game's own ``check_params`` for what a
+    model cannot say (a strategy file that must parse, say).
+    """
+    from pydantic import ValidationError
+
+    try:
+        params = plugin.Params(**raw)
+    except ValidationError as exc:
+        problems = option_problems(exc, plugin.Params.model_fields)
+        raise UsageError(f"bad {plugin.spec.id} parameters: {problems}") from None
+    check = getattr(plugin, "check_params", None)
+    if check is not None:
+        try:
+            check(params)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    return params

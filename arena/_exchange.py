@@ -57,44 +57,56 @@ def first_reply_done(bot: BotProcess) -> None:
         bot.time_used = bot.slowest = 0.0
 
 
-async def deliver(bots: list[BotProcess], sends: list[tuple[int, bytes]], now: float,
-                  backlog: set[int], limits: Limits) -> None:
-    """Write every message (what does not fit waits); fault a seat whose backlog is overdue."""
+def deliver(bots: list[BotProcess], sends: list[tuple[int, bytes]], now: float,
+            backlog: set[int], limits: Limits) -> int | None:
+    """Write every message (what does not fit waits); fault a seat whose backlog is overdue.
+
+    Never waits. Returns the seat whose stdin turned out closed (the caller
+    raises its fault, which needs a wait for how it ended), else None.
+    """
     for seat, payload in sends:
-        bot = bots[seat]
-        state = bot.queue(payload, now)
+        state = bots[seat].queue(payload, now)
         if state == 0:
             backlog.add(seat)
         elif state < 0:
-            await bot.raise_gone(during="writing to it")
-    just_sent = {s for s, _ in sends} if backlog else ()
-    for seat in list(backlog):
-        if seat in just_sent:
-            continue  # judged when it is waited for
-        bot = bots[seat]
-        state = bot.flush_nowait(now)
-        if state > 0:
-            backlog.discard(seat)
-        elif state < 0:
-            await bot.raise_gone(during="writing to it")
-        else:
-            limit, _ = limits.for_bot(bot)
-            if now - (bot.stalled_since or now) > limit:
-                raise bot.not_reading_fault(now, limit)
+            return seat
+    if backlog:
+        just_sent = {s for s, _ in sends}
+        for seat in list(backlog):
+            if seat in just_sent:
+                continue  # judged when it is waited for
+            bot = bots[seat]
+            state = bot.flush_nowait(now)
+            if state > 0:
+                backlog.discard(seat)
+            elif state < 0:
+                return seat
+            else:
+                limit, _ = limits.for_bot(bot)
+                if now - (bot.stalled_since or now) > limit:
+                    raise bot.not_reading_fault(now, limit)
+    return None
+
+
+def reply_nowait(bots: list[BotProcess], sends: list[tuple[int, bytes]], now: float,
+                 backlog: set[int]) -> list[str] | None:
+    """The common case without a wait: one seat asked, its reply already there."""
+    if len(sends) != 1 or backlog:
+        return None
+    bot = bots[sends[0][0]]
+    if not bot.replied:
+        return None
+    line = bot.receive_nowait(now)
+    return None if line is None else [line]
 
 
 async def gather(bots: list[BotProcess], sends: list[tuple[int, bytes]], now: float,
                  backlog: set[int], limits: Limits) -> list[str]:
-    """One reply line per message of ``sends``, in the same order."""
+    """One reply line per message of ``sends``, in the same order (after ``reply_nowait``)."""
     if len(sends) == 1 and not backlog:
-        seat = sends[0][0]
-        bot = bots[seat]
-        if bot.replied:
-            line = bot.receive_nowait(now)
-            if line is not None:
-                return [line]
+        bot = bots[sends[0][0]]
         limit, why = limits.for_bot(bot)
-        line = await bot.receive_line(now + limit, now, why)
+        line = await bot.receive_line(now + limit, now, why, ready_checked=bot.replied)
         first_reply_done(bot)
         return [line]
     replies: list[str | None] = [None] * len(sends)

@@ -21,7 +21,7 @@ from games import GamePlugin
 from protocols import ProtocolError
 
 from ._bot import BotProcess, BotSpec, Trace
-from ._exchange import Limits, deliver, finish, gather
+from ._exchange import Limits, deliver, finish, gather, reply_nowait
 from ._faults import BotFault, Fault, FaultKind
 from ._host import BotHost, open_bots
 
@@ -255,8 +255,13 @@ async def _drive(
             expect = exchange.expect
             sends = exchange.sends
             now = trio.current_time()
-            await deliver(bots, sends, now, backlog, limits)
-            replies = await gather(bots, sends, now, backlog, limits) if exchange.reply else []
+            gone = deliver(bots, sends, now, backlog, limits)
+            if gone is not None:
+                await bots[gone].raise_gone(during="writing to it")
+            if exchange.reply:
+                replies = reply_nowait(bots, sends, now, backlog) or await gather(bots, sends, now, backlog, limits)
+            else:
+                replies = []
             exchanges += len(sends)
             if exchanges >= next_checkpoint:
                 next_checkpoint = exchanges + CHECKPOINT_EVERY

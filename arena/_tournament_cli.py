@@ -12,12 +12,10 @@ from typing import Annotated, Any, Optional
 
 import trio
 import typer
-from pydantic import ValidationError
-
 from games import PluginLoadError, load_game
 
 from ._bot import BadBotCommand, BotSpec
-from ._checks import UsageError, check_range, option_problems
+from ._checks import UsageError, check_range, game_params
 from ._sandbox import SandboxPolicy, resolve_level
 from ._standings import compute_standings
 from ._store import file_digest, open_store
@@ -119,17 +117,7 @@ def _start(game, bots, given: dict[str, Any], jobs: int, db: Path):
     except BadBotCommand as exc:
         raise UsageError(str(exc)) from None
     specs = [BotSpec.parse(s.command, name=n) for s, n in zip(specs, short_names(specs))]
-    raw = dict(_parse_param(p) for p in given.get("param", []))
-    try:
-        params = plugin.Params(**raw)
-    except ValidationError as exc:
-        raise UsageError(f"bad {game} parameters: {option_problems(exc, plugin.Params.model_fields)}") from None
-    check = getattr(plugin, "check_params", None)
-    if check is not None:
-        try:
-            check(params)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+    params = game_params(plugin, dict(_parse_param(p) for p in given.get("param", [])))
     lifetime = given.get("lifetime", "match")
     if lifetime not in ("match", "tournament"):
         raise UsageError(f"--lifetime is 'match' or 'tournament', not {lifetime!r}")

@@ -22,13 +22,12 @@ from typing import Annotated, Optional
 
 import trio
 import typer
-from pydantic import ValidationError
 
 from games import PluginLoadError, available_games, load_game
 
 from ._bot import BadBotCommand, BotSpec
 from ._match import MatchSettings, SeriesResult, run_series, summarize_series
-from ._checks import UsageError, check_range, option_problems
+from ._checks import UsageError, check_range, game_params
 from ._host import open_host
 from ._sandbox import SandboxPolicy
 from ._sandbox import register as _register_sandbox
@@ -361,17 +360,9 @@ def _play(
     params_list = []
     for raw in raw_params if isinstance(raw_params, list) else [raw_params]:
         try:
-            params = plugin.Params(**raw)
-        except ValidationError as exc:
-            raise _usage_error(f"bad {game_id} parameters: {option_problems(exc, plugin.Params.model_fields)}") from None
-        # A game may check what pydantic cannot (e.g. that a strategy file parses).
-        check = getattr(plugin, "check_params", None)
-        if check is not None:
-            try:
-                check(params)
-            except ValueError as exc:
-                raise _usage_error(str(exc)) from None
-        params_list.append(params)
+            params_list.append(game_params(plugin, raw))
+        except UsageError as exc:
+            raise _usage_error(str(exc)) from None
     try:
         check_range("--timeout", timeout, 0, 3600, low_open=True)
         check_range("--budget", budget, 0, 10_000_000, low_open=True, optional=True)

@@ -180,6 +180,17 @@ static int run(char **program) {
     return result;
 }
 
+/* The bot has ended: count what it left running, kill that, say how it ended. */
+static int finish(pid_t bot, int *bot_status, int *bot_done) {
+    int left = descendants(bot, NULL, 0);
+    kill_all(bot, bot_status, bot_done);
+    if (WIFSIGNALED(*bot_status))
+        report("signaled %d %d", WTERMSIG(*bot_status), left);
+    else
+        report("exited %d %d", WEXITSTATUS(*bot_status), left);
+    return 0;
+}
+
 static int receive_fds(int *in_fd, int *out_fd) {
     char data[8];
     char control[CMSG_SPACE(2 * sizeof(int))];
@@ -289,15 +300,7 @@ int main(int argc, char **argv) {
     struct pollfd fds[2] = {{sfd, POLLIN, 0}, {sock, POLLIN, 0}};
     for (;;) {
         reap_all(bot, &bot_status, &bot_done);
-        if (bot_done) {
-            int left = descendants(bot, NULL, 0);
-            kill_all(bot, &bot_status, &bot_done);
-            if (WIFSIGNALED(bot_status))
-                report("signaled %d %d", WTERMSIG(bot_status), left);
-            else
-                report("exited %d %d", WEXITSTATUS(bot_status), left);
-            return 0;
-        }
+        if (bot_done) return finish(bot, &bot_status, &bot_done);
         if (poll(fds, 2, -1) < 0) {
             if (errno == EINTR) continue;
             break;
@@ -317,15 +320,7 @@ int main(int argc, char **argv) {
     }
     /* Stop: count what is still running besides the bot, then kill it all. */
     reap_all(bot, &bot_status, &bot_done);
-    if (bot_done) {
-        int left = descendants(bot, NULL, 0);
-        kill_all(bot, &bot_status, &bot_done);
-        if (WIFSIGNALED(bot_status))
-            report("signaled %d %d", WTERMSIG(bot_status), left);
-        else
-            report("exited %d %d", WEXITSTATUS(bot_status), left);
-        return 0;
-    }
+    if (bot_done) return finish(bot, &bot_status, &bot_done);
     int left = descendants(bot, NULL, 0);
     kill_all(bot, &bot_status, &bot_done);
     report("killed %d", left);

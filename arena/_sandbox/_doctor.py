@@ -4,6 +4,7 @@ level does not work. Every statement is backed by a test (docs/sandbox.md)."""
 from __future__ import annotations
 
 import os
+import textwrap
 from typing import Any
 
 from ._policy import SandboxPolicy
@@ -38,7 +39,7 @@ def doctor_report() -> str:
     ]
     isolation = (
         "PID, network, mount, IPC and UTS namespaces (no network at all); " + VIEW + "; rlimits "
-        "(address space, CPU, file size, open files, no core)"
+        "(CPU, file size, open files, processes, address space, no core)"
     )
     if root:
         isolation += "; a uid of its own per bot process, no capabilities, no_new_privs"
@@ -69,7 +70,12 @@ def doctor_report() -> str:
         f"default policy: {SandboxPolicy().describe()}",
         "tools: " + ", ".join(f"{k} {'ok' if v else 'MISSING'}" for k, v in info.tools.items()),
     ]
-    return "\n".join(lines)
+    wrapped = []
+    for line in lines:
+        # Continuation lines sit under the text, after "yes basic   ".
+        indent = " " * 12 if line[:4] in ("yes ", "NO  ") else "  "
+        wrapped += textwrap.wrap(line, 100, subsequent_indent=indent) or [""]
+    return "\n".join(wrapped)
 
 
 def register(app: Any) -> None:
