@@ -86,7 +86,9 @@ def _target(attack: str, tmp_path: Path, tag: str) -> str:
     if attack == "read-other-bot":
         return str(ROOT / "sample_bots" / "kuhn3" / "rule_bot.c")
     if attack == "write-outside":
-        return str(ROOT / f"escaped-{tag}")
+        # a place every user may write on the host, outside its view (a checkout
+        # under /tmp would lie inside the bot's own private /tmp)
+        return f"/var/tmp/escaped-{tag}"
     return "-"
 
 
@@ -162,7 +164,7 @@ def test_attack_is_contained(attack, level, tag, tmp_path):
     # machine; only a match that waits for ever fails this.
     assert took < timeout + GRACE + 30.0
     assert _gone(tag) == []
-    assert not Path(ROOT / f"escaped-{tag}").exists()
+    assert not Path(f"/var/tmp/escaped-{tag}").exists()
 
 
 def _fd_count() -> int:
