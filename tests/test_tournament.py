@@ -19,7 +19,7 @@ BOTS = [
 
 
 def tournament(db, *extra, jobs=1):
-    proc = run_arena("tournament", "kuhn3", *BOTS, "--seed", "21", "--db", str(db), "-p", "hands=150",
+    proc = run_arena("tournament", "kuhn3", *BOTS, "--seed", "21", "--db", str(db), "-p", "hands=80",
                      "--jobs", str(jobs), "--json", *extra, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return proc, json.loads(proc.stdout)
@@ -68,7 +68,7 @@ def test_sigkill_then_resume_loses_and_repeats_nothing(tmp_path):
 
     db = tmp_path / "killed.db"
     args = [PY, "-m", "arena", "tournament", "kuhn3", *BOTS, "--seed", "21", "--db", str(db),
-            "-p", "hands=150", "--jobs", "2"]
+            "-p", "hands=80", "--jobs", "2"]
     arena = subprocess.Popen(args, cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)
     try:
