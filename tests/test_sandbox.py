@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import trio
@@ -169,3 +173,81 @@ def test_nothing_survives_when_the_arena_is_killed(level, tag):
             arena.wait()
         for pid, _ in processes_with(tag):
             os.kill(pid, signal.SIGKILL)
+
+
+# -- a machine where no sandbox works: refused, never replaced ------------------------
+
+_NO_USERNS = r"""
+import ctypes, os, subprocess, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.unshare(0x10000000) != 0:  # CLONE_NEWUSER: its maps are written by the parent
+    sys.exit("unshare: " + os.strerror(ctypes.get_errno()))
+sys.stdout.write("ready\n")
+sys.stdout.flush()
+sys.stdin.readline()
+# Below this namespace no user namespace may be made: what a locked-down host does.
+with open("/proc/sys/user/max_user_namespaces", "w") as f:
+    f.write("0")
+if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS, to reach the checkout as an ordinary user
+    sys.exit("unshare: " + os.strerror(ctypes.get_errno()))
+subprocess.run(["mount", "--make-rprivate", "/"], check=True)
+subprocess.run(["sh", "-c", sys.argv[1]], check=True)
+os.setgroups([])
+os.setgid(65534)
+os.setuid(65534)
+os.execve(sys.argv[2], sys.argv[2:], {k: v for k, v in os.environ.items()})
+"""
+
+
+def _arena_without_user_namespaces(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """Run ``arena ARGS`` as uid 65534 where user namespaces cannot be made."""
+    from . import unprivileged
+
+    stage = unprivileged.private_stage()
+    script = unprivileged.mount_script(unprivileged.needed_paths(), stage)
+    child = subprocess.Popen([PY, "-c", _NO_USERNS, script, PY, "-m", "arena", *args], cwd=ROOT, env=env,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "ready\n"
+        for name in ("uid_map", "gid_map"):
+            Path(f"/proc/{child.pid}/{name}").write_text("0 0 1\n65534 65534 1\n")
+        out, err = child.communicate("go\n", timeout=120)
+    finally:
+        child.kill()
+        shutil.rmtree(stage, ignore_errors=True)
+    return subprocess.CompletedProcess(child.args, child.returncode, out, err)
+
+
+def test_levels_that_do_not_work_are_refused_on_the_command_line():
+    """As an ordinary user on a host that forbids user namespaces, basic and
+    strict cannot work: asking for them is exit 2 with the reason; without a
+    request the bots run at none with a warning; quarantine refuses."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to make the locked-down user namespace")
+    home = Path(tempfile.mkdtemp(prefix="arena-locked-down-"))  # reachable by uid 65534
+    os.chown(home, 65534, 65534)
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "TMPDIR": str(home),
+           "ARENA_CACHE_DIR": str(home / "cache"), "LANG": "C.UTF-8"}
+    bot = str(ROOT / "sample_bots" / "kuhn3" / "build" / "rule_bot")
+    # what each tool says when the kernel refuses the namespace
+    refused = {"basic": "unshare failed", "strict": "bwrap"}
+    try:
+        doctor = _arena_without_user_namespaces("doctor", env=env)
+        assert doctor.returncode == 0, doctor.stderr
+        text = " ".join(doctor.stdout.split())  # unwrapped
+        assert re.search(r"NO basic .*UNAVAILABLE: unshare: unshare failed", text), doctor.stdout
+        assert re.search(r"NO strict .*UNAVAILABLE: bwrap", text), doctor.stdout
+        assert "yes none" in text and "default level: none" in text
+        for level, words in refused.items():
+            proc = _arena_without_user_namespaces("kuhn3", bot, bot, bot, "--hands", "1", "--sandbox", level,
+                                                  env=env)
+            assert proc.returncode == 2, proc.stderr
+            assert f"sandbox '{level}' does not work here:" in proc.stderr and words in proc.stderr
+            assert "Traceback" not in proc.stderr
+        proc = _arena_without_user_namespaces("kuhn3", bot, bot, bot, "--hands", "1", env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert "no sandbox works here" in proc.stderr and "NO isolation" in proc.stderr
+        proc = _arena_without_user_namespaces("quarantine", "kuhn3", bot, env=env)
+        assert proc.returncode == 2 and "pass --sandbox none" in proc.stderr, proc.stderr
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

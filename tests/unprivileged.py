@@ -64,15 +64,25 @@ def mount_script(needed: list[Path], stage: Path) -> str:
     return " && ".join(commands) or "true"
 
 
+def needed_paths() -> list[Path]:
+    """What an unprivileged run of this checkout with this interpreter must reach."""
+    base = Path(os.path.realpath(sys.base_prefix))
+    needed = sorted({ROOT, Path(sys.prefix), base}, key=lambda p: len(p.parts))
+    return [p for p in needed if not any(p != q and q in p.parents for q in needed)]
+
+
+def private_stage() -> Path:
+    return Path(tempfile.mkdtemp(prefix="arena-unprivileged-stage-",
+                                 dir="/run" if os.access("/run", os.W_OK) else None))
+
+
 def main() -> int:
     if os.geteuid() != 0:
         print("tests/unprivileged.py: not root, so the main run was already unprivileged")
         return 0
-    base = Path(os.path.realpath(sys.base_prefix))
-    needed = sorted({ROOT, Path(sys.prefix), base}, key=lambda p: len(p.parts))
-    needed = [p for p in needed if not any(p != q and q in p.parents for q in needed)]
+    needed = needed_paths()
     home = Path(tempfile.mkdtemp(prefix="arena-unprivileged-"))
-    stage = Path(tempfile.mkdtemp(prefix="arena-unprivileged-stage-", dir="/run" if os.access("/run", os.W_OK) else None))
+    stage = private_stage()
     (home / "tmp").mkdir()
     os.chown(home, UID, UID)
     os.chown(home / "tmp", UID, UID)
