@@ -136,6 +136,7 @@ class BotProcess:
         self.stalled_since: float | None = None
         self.delivered_at = 0.0
         self.replied = False  # has it answered once (start-up is over)?
+        self.awaiting = 0  # requests delivered (or queued) whose reply is not read yet
         self.slowest = 0.0  # the longest single reply (after start-up), seconds
         #: how it ended: "exited N" by itself, "killed by SIGNAME", or "killed"
         #: when the arena had to stop it
@@ -263,6 +264,8 @@ class BotProcess:
             raise
 
     def _took(self, took: float, line: str) -> None:
+        if self.awaiting:
+            self.awaiting -= 1
         self.time_used += took
         if took > self.slowest:
             self.slowest = took

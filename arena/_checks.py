@@ -3,6 +3,7 @@ the accepted range, raised as ``UsageError`` (the CLI exits 2 with it)."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any
@@ -37,41 +38,53 @@ def _num(value: float | int) -> str:
     return f"{value:g}"
 
 
-def option_problems(exc: Any, fields: Any = ()) -> str:
+def option_problems(exc: Any, fields: Any = (), keys: bool = False) -> str:
     """A pydantic ValidationError of game parameters, in the CLI's words.
 
-    Each problem names the parameter as an option (``--max-bet``), what was
-    wrong, and what was given; in a rule about several parameters, each of
-    ``fields`` named in the sentence is written as its option.
+    Each problem names the parameter as the user wrote it (``--max-bet``, or
+    ``-p max_bet`` with ``keys``), what was wrong, and what was given; in a
+    rule about several parameters, each of ``fields`` named in the sentence
+    is written that way too.
     """
+    def named(field: str) -> str:
+        return f"-p {field}" if keys else "--" + field.replace("_", "-")
+
     parts = []
     for e in exc.errors():
         loc = e.get("loc") or ()
         msg = str(e["msg"]).removeprefix("Value error, ")
         if loc:
-            name = f"--{str(loc[0]).replace('_', '-')}"
+            name = named(str(loc[0]))
             if len(loc) > 1:
                 name += " (item " + ", ".join(str(x) for x in loc[1:]) + ")"
             parts.append(f"{name}: {msg}, got {e.get('input')!r}")
         else:
             for field in sorted(fields, key=len, reverse=True):
-                msg = re.sub(rf"(?<![-\w]){re.escape(field)}\b", "--" + field.replace("_", "-"), msg)
+                msg = re.sub(rf"(?<![-\w]){re.escape(field)}\b", named(field), msg)
             parts.append(msg)
     return "; ".join(parts)
 
 
-def game_params(plugin: Any, raw: dict[str, Any]) -> Any:
+def game_params(plugin: Any, raw: dict[str, Any], *, keys: bool = False) -> Any:
     """The game's validated parameters from what the user gave, or a UsageError.
 
-    The pydantic model first, then the game's own ``check_params`` for what a
+    An unknown key is named with the game's parameters and their defaults;
+    then the pydantic model, then the game's own ``check_params`` for what a
     model cannot say (a strategy file that must parse, say).
     """
     from pydantic import ValidationError
 
+    fields = plugin.Params.model_fields
+    unknown = sorted(set(raw) - set(fields))
+    if unknown:
+        known = ", ".join(f"{k} (default {json.dumps(v.default)})" for k, v in fields.items())
+        word = "parameter" if len(unknown) == 1 else "parameters"
+        raise UsageError(f"unknown {plugin.spec.id} {word} {', '.join(map(repr, unknown))}; "
+                         f"its parameters are: {known}")
     try:
         params = plugin.Params(**raw)
     except ValidationError as exc:
-        problems = option_problems(exc, plugin.Params.model_fields)
+        problems = option_problems(exc, fields, keys=keys)
         raise UsageError(f"bad {plugin.spec.id} parameters: {problems}") from None
     check = getattr(plugin, "check_params", None)
     if check is not None:

@@ -25,6 +25,7 @@ from typing import Any
 import trio
 
 from ._bot import BotProcess
+from ._faults import BotFault
 
 
 @dataclass(slots=True)
@@ -224,3 +225,24 @@ async def _advance(fd: int, w: _Wait, t: float, ep: Any, pending: dict[int, _Wai
     elif eof:
         await bot.raise_gone(during="waiting for its reply")
 
+
+
+async def resynchronise(bot: BotProcess, goodbye: bytes | None, limits: Limits) -> bool:
+    """After another seat's fault: read the replies ``bot`` still owes (and
+    drop them), then deliver ``goodbye`` (the game's note that the match was
+    not completed), each within the bot's own limit. False when it could not
+    be brought back in step; it is then started afresh, and not charged."""
+    try:
+        while bot.awaiting > 0:
+            limit, why = limits.for_bot(bot)
+            now = trio.current_time()
+            await bot.receive_line(now + limit, now, why)
+        if goodbye is not None:
+            now = trio.current_time()
+            if bot.queue(goodbye, now) < 0:
+                return False
+            limit, _ = limits.for_bot(bot)
+            await bot.drain(now + limit)
+    except BotFault:
+        return False
+    return True

@@ -24,6 +24,7 @@ from ._bot import BotProcess, BotSpec, Trace
 from ._exchange import Limits, deliver, finish, gather, reply_nowait
 from ._faults import BotFault, Fault, FaultKind
 from ._host import BotHost, open_bots
+from ._scoring import forfeit_scores, tournament_scores
 
 #: Yield to trio every this many exchanges: the raw pipe path never blocks
 #: when replies are ready, and timers, Ctrl-C and other tasks need a turn.
@@ -93,6 +94,10 @@ class MatchResult:
     exchanges: int = 0
     duration: float = 0.0
     log_dir: str | None = None
+    #: each seat's score for a tournament (the game's rule; e.g. kuhn3 ranks by chips)
+    tournament_scores: list[float] = field(default_factory=list)
+    #: the same after a fault, by the game's fault rule (None without a fault)
+    forfeit_scores: list[float] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -104,6 +109,8 @@ class MatchResult:
             "completed": self.completed,
             "seats": [s.to_json() for s in self.seats],
             "faults": [f.to_json() for f in self.faults],
+            "tournament_scores": self.tournament_scores,
+            "forfeit_scores": self.forfeit_scores,
             "exchanges": self.exchanges,
             "duration": round(self.duration, 6),
             "log_dir": self.log_dir,
@@ -259,6 +266,8 @@ async def _drive(
             if gone is not None:
                 await bots[gone].raise_gone(during="writing to it")
             if exchange.reply:
+                for seat, _ in sends:
+                    bots[seat].awaiting += 1
                 replies = reply_nowait(bots, sends, now, backlog) or await gather(bots, sends, now, backlog, limits)
             else:
                 replies = []
@@ -339,6 +348,8 @@ def _result(
         exchanges=exchanges,
         duration=duration,
         log_dir=str(settings.log_dir) if settings.log_dir is not None else None,
+        tournament_scores=tournament_scores(dealer),
+        forfeit_scores=forfeit_scores(dealer, [f.seat for f in faults]) if faults else None,
     )
 
 

@@ -6,18 +6,20 @@ fails stops the run and the later ones are reported as skipped:
 1. the bot starts (it is spawned; no ``failed_to_start``);
 2. it answers the first exchange correctly;
 3. it plays N matches against the game's sample bots, in every seat, without a fault;
-4. it stays within its time (slowest reply under half the per-reply timeout);
-5. it exits when told (after the match its stdin is closed and it exits by itself);
-6. it leaves no process behind (nothing it started, however it left its
+4. it plays several matches in one process (``--lifetime tournament``), where
+   the game's protocol marks where matches end (information otherwise);
+5. it stays within its time (slowest reply under half the per-reply timeout);
+6. it exits when told (after the match its stdin is closed and it exits by itself);
+7. it leaves no process behind (nothing it started, however it left its
    session, still running when it ended);
-7. it beats a random bot (information only, unless ``--require-win``).
+8. it beats a random bot (information only, unless ``--require-win``).
 
 Steps 1, 2 and 3 are read from the same matches: the first match tells
 steps 1 and 2 apart by the candidate's fault. ``failed_to_start`` fails step 1.
 Any other fault that comes before the candidate gave one accepted reply fails
 step 2: a timeout, a crash or an EOF before its first reply, or a first reply
 that was itself rejected (the fault quotes the very line it sent). A fault
-after at least one accepted reply fails step 3. Steps 4 to 6 look at the
+after at least one accepted reply fails step 3. Steps 5 to 7 look at the
 matches of step 3 (the endings and leftovers the teardown recorded).
 
 The opponents come from a manifest, ``sample_bots/<game>/opponents.json``::
@@ -62,7 +64,7 @@ from ._bot import BadBotCommand, BotSpec
 from ._checks import check_range
 from ._faults import Fault, FaultKind
 from ._host import BotHost, open_host
-from ._match import MatchResult, MatchSettings, SeatResult, run_match
+from ._match import MatchResult, MatchSettings, SeatResult, run_match, run_series
 from ._seeds import derive_seed
 from ._text import inert, xml_text
 
@@ -73,8 +75,10 @@ ROOT = Path(__file__).resolve().parent.parent
 MANIFEST_NAME = "opponents.json"
 
 DEFAULT_MATCHES = 6
-#: step 4: the slowest reply must stay under this share of the per-reply timeout
+#: step 5: the slowest reply must stay under this share of the per-reply timeout
 TIME_MARGIN = 0.5
+#: step 4: matches played by one process of the bot (--lifetime tournament)
+KEPT_MATCHES = 3
 #: lines of the candidate's dialogue kept for a failure report
 TRANSCRIPT_LINES = 20
 STDERR_LINES = 15
@@ -83,6 +87,7 @@ STEP_TITLES = (
     "the bot starts",
     "it answers the first exchange correctly",
     "it plays {n} matches against the sample bots in every seat without a fault",
+    "it plays several matches in one process",
     "it stays within its time",
     "it exits when told",
     "it leaves no process behind",
@@ -425,137 +430,161 @@ async def run_quarantine(
 
     Every bot runs through ``host`` (its sandbox level); None: level none.
     """
-    game = plan.plugin.spec.id
-    report = QuarantineReport(
-        game=game, bot=plan.candidate.name, seed=plan.seed, timeout=plan.timeout,
-        matches=plan.matches, require_win=plan.require_win,
-    )
+    run = _Run(plan, workdir, on_step, host)
     started = time.perf_counter()
-    titles = [t.format(n=plan.matches) for t in STEP_TITLES]
+    for step in (run.matches, run.kept_process, run.in_time, run.exits, run.no_leftovers, run.beats_random):
+        if not await step():
+            break
+    run.report.duration = time.perf_counter() - started
+    return run.report
 
-    def done(number: int, status: str, summary: str = "", details: list[str] | None = None,
+
+class _Run:
+    """One quarantine: the plan, the matches played so far, the report."""
+
+    def __init__(self, plan: Plan, workdir: Path, on_step: Callable[[StepResult], None] | None,
+                 host: BotHost | None) -> None:
+        self.plan, self.workdir, self.on_step, self.host = plan, workdir, on_step, host
+        self.game = plan.plugin.spec.id
+        self.report = QuarantineReport(
+            game=self.game, bot=plan.candidate.name, seed=plan.seed, timeout=plan.timeout,
+            matches=plan.matches, require_win=plan.require_win,
+        )
+        self.titles = [t.format(n=plan.matches) for t in STEP_TITLES]
+        self.played: list[_Played] = []
+
+    def done(self, number: int, status: str, summary: str = "", details: list[str] | None = None,
              duration: float = 0.0) -> bool:
+        """Record step ``number``; after a failure, every later step as skipped. False to stop."""
         # Summaries and details quote the bot: inert, for the terminal and the XML.
-        step = StepResult(number, titles[number - 1], status, inert(summary),
-                          [inert(d) for d in details or []], duration)
-        report.steps.append(step)
-        if on_step is not None:
-            on_step(step)
+        steps = [StepResult(number, self.titles[number - 1], status, inert(summary),
+                            [inert(d) for d in details or []], duration)]
         if status == FAIL:
-            for n in range(number + 1, STEPS + 1):
-                skipped = StepResult(n, titles[n - 1], SKIP, f"step {number} failed")
-                report.steps.append(skipped)
-                if on_step is not None:
-                    on_step(skipped)
-            return False
-        return True
+            steps += [StepResult(n, self.titles[n - 1], SKIP, f"step {number} failed")
+                      for n in range(number + 1, STEPS + 1)]
+        for step in steps:
+            self.report.steps.append(step)
+            if self.on_step is not None:
+                self.on_step(step)
+        return status != FAIL
 
-    # Steps 1 to 3: the matches against the sample bots.
-    played: list[_Played] = []
-    t0 = time.perf_counter()
-    for index in range(plan.matches):
-        seat, others = _lineup(plan, index)
-        seed = derive_seed(plan.seed, game, "quarantine", index)
-        p = await _play(plan.plugin, plan.candidate, seat, others, plan.params, seed, plan.timeout,
-                        workdir / f"match{index}", f"match {index + 1} of {plan.matches}", host)
-        played.append(p)
-        fault = p.fault
-        if index == 0:
-            first_steps = _judge_first_match(p)
-            for number, status, summary, details in first_steps:
-                took = time.perf_counter() - t0 if number == first_steps[-1][0] else 0.0
-                if not done(number, status, summary, details, took):
-                    report.duration = time.perf_counter() - started
-                    return report
-        if fault is not None:
-            details = [p.where()]
-            if fault.seat == p.seat:
-                summary = f"{fault.kind} in {p.label}, seat {p.seat}: {fault.detail}"
-                details += _fault_lines(fault) + p.transcript() + p.stderr_lines()
-            else:
-                summary = _opponent_fault(p, fault)
-                details += _fault_lines(fault) + p.transcript()
-            done(3, FAIL, summary, details, time.perf_counter() - t0)
-            report.duration = time.perf_counter() - started
-            return report
-    hands = sum(p.result.hands for p in played)
-    names = sorted({name for p in played for i, name in enumerate(p.lineup) if i != p.seat})
-    seats_played = sorted({p.seat for p in played})
-    done(3, PASS, f"{len(played)} matches, {hands} hands, seats {','.join(map(str, seats_played))}, "
-         f"against {', '.join(names)}", duration=time.perf_counter() - t0)
+    def failed_match(self, number: int, p: _Played, fault: Fault, took: float) -> bool:
+        details = [p.where()] + _fault_lines(fault) + p.transcript()
+        if fault.seat == p.seat:
+            summary = f"{fault.kind} in {p.label}, seat {p.seat}: {fault.detail}"
+            details += p.stderr_lines()
+        else:
+            summary = _opponent_fault(p, fault)
+        return self.done(number, FAIL, summary, details, took)
 
-    # Step 4: the slowest reply (start-up excluded) against the timeout.
-    limit = plan.timeout * TIME_MARGIN
-    slow = max(played, key=lambda p: p.me.slowest_reply)
-    slowest = slow.me.slowest_reply
-    figure = f"slowest reply {slowest * 1000:.1f} ms in {slow.label} (limit {limit * 1000:.0f} ms, " \
-             f"{TIME_MARGIN:.0%} of the {plan.timeout:g} s timeout)"
-    if slowest >= limit:
-        done(4, FAIL, figure, [slow.where()] + slow.transcript(slow.recorder.around_slowest or None, "exchanges up to its slowest reply")
-             + slow.stderr_lines())
-        report.duration = time.perf_counter() - started
-        return report
-    done(4, PASS, figure)
+    async def matches(self) -> bool:
+        """Steps 1 to 3: the matches against the sample bots."""
+        plan = self.plan
+        t0 = time.perf_counter()
+        for index in range(plan.matches):
+            seat, others = _lineup(plan, index)
+            seed = derive_seed(plan.seed, self.game, "quarantine", index)
+            p = await _play(plan.plugin, plan.candidate, seat, others, plan.params, seed, plan.timeout,
+                            self.workdir / f"match{index}", f"match {index + 1} of {plan.matches}", self.host)
+            self.played.append(p)
+            if index == 0:
+                first_steps = _judge_first_match(p)
+                for number, status, summary, details in first_steps:
+                    took = time.perf_counter() - t0 if number == first_steps[-1][0] else 0.0
+                    if not self.done(number, status, summary, details, took):
+                        return False
+            if p.fault is not None:
+                return self.failed_match(3, p, p.fault, time.perf_counter() - t0)
+        hands = sum(p.result.hands for p in self.played)
+        names = sorted({name for p in self.played for i, name in enumerate(p.lineup) if i != p.seat})
+        seats = sorted({p.seat for p in self.played})
+        return self.done(3, PASS, f"{len(self.played)} matches, {hands} hands, seats {','.join(map(str, seats))}, "
+                         f"against {', '.join(names)}", duration=time.perf_counter() - t0)
 
-    # Step 5: it exited by itself once its stdin was closed.
-    for p in played:
-        ending = p.me.ending or "unknown"
-        if not ending.startswith("exited"):
-            done(5, FAIL, f"in {p.label} it was still running {MatchSettings().grace:g} s after its stdin "
-                 f"was closed at the end of the match ({ending})",
-                 [p.where()] + p.transcript() + p.stderr_lines())
-            report.duration = time.perf_counter() - started
-            return report
-    codes = sorted({p.me.ending for p in played if p.me.ending})
-    note = "" if codes == ["exited 0"] else " (not all with status 0)"
-    done(5, PASS, f"it exited by itself after every match: {', '.join(codes)}{note}")
+    async def kept_process(self) -> bool:
+        """Step 4: several matches in one process (--lifetime tournament), where the game allows it."""
+        plan = self.plan
+        if not getattr(plan.plugin, "reusable_processes", False):
+            return self.done(4, INFO, f"not checked: {self.game}'s protocol has no match boundaries, so "
+                                      "every match starts a fresh process")
+        t0 = time.perf_counter()
+        count = KEPT_MATCHES
+        seat, others = _lineup(plan, 0)
+        specs = list(others)
+        specs.insert(seat, plan.candidate)
+        recorder = _Recorder(seat)
+        settings = MatchSettings(timeout=plan.timeout, log_dir=self.workdir / "kept", trace=recorder,
+                                 host=self.host)
+        matches = [(plan.params, derive_seed(plan.seed, self.game, "quarantine-kept", i)) for i in range(count)]
+        results = await run_series(plan.plugin, specs, matches, settings, lifetime="tournament")
+        last = results[-1]
+        stderr = last.faults[0].stderr_tail if last.faults and last.faults[0].seat == seat else ""
+        p = _Played(f"match {len(results)} of {count} in one process", seat, matches[len(results) - 1][1],
+                    [s.name for s in specs], last, recorder, stderr)
+        if p.fault is not None:
+            return self.failed_match(4, p, p.fault, time.perf_counter() - t0)
+        return self.done(4, PASS, f"{count} matches in one process against {', '.join(s.name for s in others)}, "
+                                  f"{sum(r.hands for r in results)} hands", duration=time.perf_counter() - t0)
 
-    # Step 6: nothing of its process group outlived it.
-    for p in played:
-        if p.me.leftovers:
-            done(6, FAIL, f"in {p.label} {p.me.leftovers} process(es) it started were still running "
-                 "when it ended (they were killed)", [p.where()] + p.stderr_lines())
-            report.duration = time.perf_counter() - started
-            return report
-    done(6, PASS, "no process it started was left running")
+    async def in_time(self) -> bool:
+        """Step 5: the slowest reply (start-up excluded) against the timeout."""
+        plan = self.plan
+        limit = plan.timeout * TIME_MARGIN
+        slow = max(self.played, key=lambda p: p.me.slowest_reply)
+        slowest = slow.me.slowest_reply
+        figure = (f"slowest reply {slowest * 1000:.1f} ms in {slow.label} (limit {limit * 1000:.0f} ms, "
+                  f"{TIME_MARGIN:.0%} of the {plan.timeout:g} s timeout)")
+        if slowest >= limit:
+            return self.done(5, FAIL, figure, [slow.where()] + slow.transcript(
+                slow.recorder.around_slowest or None, "exchanges up to its slowest reply") + slow.stderr_lines())
+        return self.done(5, PASS, figure)
 
-    # Step 7: against the random bot, in every seat.
-    t0 = time.perf_counter()
-    if plan.seats < 2 or not plan.randoms:
-        why = "a one-seat table has no opponent" if plan.seats < 2 else \
-            f"{plan.manifest.path} marks no opponent as random"
-        done(7, FAIL if plan.require_win else INFO, f"not checked: {why}")
-        report.duration = time.perf_counter() - started
-        return report
-    rnd = plan.randoms[0]
-    mine = theirs = 0.0
-    for seat in range(plan.seats):
-        seed = derive_seed(plan.seed, game, "quarantine-random", seat)
-        p = await _play(plan.plugin, plan.candidate, seat, [rnd] * (plan.seats - 1), plan.params, seed,
-                        plan.timeout, workdir / f"random{seat}", f"match {seat + 1} of {plan.seats} against {rnd.name}",
-                        host)
-        fault = p.fault
-        if fault is not None:
-            details = [p.where()] + _fault_lines(fault) + p.transcript()
-            if fault.seat == p.seat:
-                summary = f"{fault.kind} in {p.label}, seat {p.seat}: {fault.detail}"
-                details += p.stderr_lines()
-            else:
-                summary = _opponent_fault(p, fault)
-            done(7, FAIL, summary, details, time.perf_counter() - t0)
-            report.duration = time.perf_counter() - started
-            return report
-        scores = [s.score for s in p.result.seats]
-        mine += scores[seat]
-        theirs += (sum(scores) - scores[seat]) / (len(scores) - 1)
-    n = plan.seats
-    won = mine > theirs
-    summary = (f"{'won' if won else 'did not win'}: score {mine / n:.3f} a match against "
-               f"{theirs / n:.3f} for {rnd.name} ({n} matches, one in each seat)")
-    done(7, PASS if won else (FAIL if plan.require_win else INFO), summary,
-         duration=time.perf_counter() - t0)
-    report.duration = time.perf_counter() - started
-    return report
+    async def exits(self) -> bool:
+        """Step 6: it exited by itself once its stdin was closed."""
+        for p in self.played:
+            ending = p.me.ending or "unknown"
+            if not ending.startswith("exited"):
+                return self.done(6, FAIL, f"in {p.label} it was still running {MatchSettings().grace:g} s after "
+                                          f"its stdin was closed at the end of the match ({ending})",
+                                 [p.where()] + p.transcript() + p.stderr_lines())
+        codes = sorted({p.me.ending for p in self.played if p.me.ending})
+        note = "" if codes == ["exited 0"] else " (not all with status 0)"
+        return self.done(6, PASS, f"it exited by itself after every match: {', '.join(codes)}{note}")
+
+    async def no_leftovers(self) -> bool:
+        """Step 7: nothing it started outlived it."""
+        for p in self.played:
+            if p.me.leftovers:
+                return self.done(7, FAIL, f"in {p.label} {p.me.leftovers} process(es) it started were still "
+                                          "running when it ended (they were killed)", [p.where()] + p.stderr_lines())
+        return self.done(7, PASS, "no process it started was left running")
+
+    async def beats_random(self) -> bool:
+        """Step 8: against the random bot, in every seat."""
+        plan = self.plan
+        t0 = time.perf_counter()
+        if plan.seats < 2 or not plan.randoms:
+            why = "a one-seat table has no opponent" if plan.seats < 2 else \
+                f"{plan.manifest.path} marks no opponent as random"
+            return self.done(8, FAIL if plan.require_win else INFO, f"not checked: {why}")
+        rnd = plan.randoms[0]
+        mine = theirs = 0.0
+        for seat in range(plan.seats):
+            seed = derive_seed(plan.seed, self.game, "quarantine-random", seat)
+            p = await _play(plan.plugin, plan.candidate, seat, [rnd] * (plan.seats - 1), plan.params, seed,
+                            plan.timeout, self.workdir / f"random{seat}",
+                            f"match {seat + 1} of {plan.seats} against {rnd.name}", self.host)
+            if p.fault is not None:
+                return self.failed_match(8, p, p.fault, time.perf_counter() - t0)
+            scores = [s.score for s in p.result.seats]
+            mine += scores[seat]
+            theirs += (sum(scores) - scores[seat]) / (len(scores) - 1)
+        n = plan.seats
+        won = mine > theirs
+        summary = (f"{'won' if won else 'did not win'}: score {mine / n:.3f} a match against "
+                   f"{theirs / n:.3f} for {rnd.name} ({n} matches, one in each seat)")
+        return self.done(8, PASS if won else (FAIL if plan.require_win else INFO), summary,
+                         duration=time.perf_counter() - t0)
 
 
 def _opponent_fault(p: _Played, fault: Fault) -> str:

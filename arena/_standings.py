@@ -33,31 +33,61 @@ def mean_ci(values: list[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def compute_standings(names: list[str], matches: list[dict[str, Any]]) -> dict[str, Any]:
-    """``matches``: records with ``seats`` (entrant indices in seat order), ``scores``,
-    ``faults`` (each with ``seat`` and ``kind``), in schedule order."""
+def compute_standings(
+    names: list[str], matches: list[dict[str, Any]], *, max_faults: int | None = None,
+    unplayed: float = 0.0,
+) -> dict[str, Any]:
+    """Standings, cross-table and head-to-head from stored matches.
+
+    ``matches``: records in schedule order with ``seats`` (entrant indices in
+    seat order), ``scores`` (fault rule applied), ``faults`` (each with
+    ``seat`` and ``kind``) and ``status`` ("done" or "forfeit").
+
+    The rules, applied in schedule order so that the result does not depend
+    on which match finished first:
+
+    * for the rating, a seat that faulted ranks below every seat of its match
+      that did not; the others rank by score;
+    * with ``max_faults``, an entrant's ``max_faults``-th fault disqualifies
+      it: every later match of its counts as a forfeit, ``unplayed`` for it
+      and a win over it for the rating, and does not count for the others'
+      scores (whether or not it was played before the disqualification was
+      known).
+    """
     n = len(names)
     scores: list[list[float]] = [[] for _ in range(n)]
     faults: list[Counter] = [Counter() for _ in range(n)]
-    versus: dict[tuple[int, int], list[float]] = {}
+    fault_count = [0] * n
+    disqualified_at: list[int | None] = [None] * n  # the schedule position of the deciding fault
+    forfeits = [0] * n
+    pairs: dict[tuple[int, int], list[tuple[float, float]]] = {}
     model = PlackettLuce()
     ratings = [model.rating(name=str(i)) for i in range(n)]
-    for match in matches:
-        seats, match_scores = match["seats"], match["scores"]
+    for position, match in enumerate(matches):
+        seats = match["seats"]
+        out = [who for who in seats if disqualified_at[who] is not None]
+        if out or match.get("status") == "forfeit":
+            out = out or [who for who in seats if fault_count[who] >= (max_faults or 1)]
+            for who in out:
+                scores[who].append(unplayed)
+                forfeits[who] += 1
+            _rate(model, ratings, seats, [0.0] * len(seats), [who in out for who in seats])
+            continue
+        match_scores = match["scores"]
+        faulted = [False] * len(seats)
+        for fault in match["faults"]:
+            who = seats[fault["seat"]]
+            faulted[fault["seat"]] = True
+            faults[who][fault["kind"]] += 1
+            fault_count[who] += 1
+            if max_faults is not None and fault_count[who] >= max_faults and disqualified_at[who] is None:
+                disqualified_at[who] = position
         for seat, who in enumerate(seats):
             scores[who].append(match_scores[seat])
-            for other in seats:
+            for other_seat, other in enumerate(seats):
                 if other != who:
-                    versus.setdefault((who, other), []).append(match_scores[seat])
-        for fault in match["faults"]:
-            faults[seats[fault["seat"]]][fault["kind"]] += 1
-        # Ratings see every match in schedule order, so they do not depend on
-        # which match finished first.
-        if len(set(seats)) == len(seats):
-            teams = [[ratings[who]] for who in seats]
-            rated = model.rate(teams, scores=list(match_scores))
-            for who, team in zip(seats, rated):
-                ratings[who] = team[0]
+                    pairs.setdefault((who, other), []).append((match_scores[seat], match_scores[other_seat]))
+        _rate(model, ratings, seats, match_scores, faulted)
     rows = []
     for i, name in enumerate(names):
         mean, low, high = mean_ci(scores[i])
@@ -69,13 +99,46 @@ def compute_standings(names: list[str], matches: list[dict[str, Any]]) -> dict[s
             "ci_high": high,
             "matches": len(scores[i]),
             "faults": dict(sorted(faults[i].items())),
+            "forfeits": forfeits[i],
+            "disqualified": disqualified_at[i] is not None,
             "rating": ratings[i].ordinal(),
             "rating_mu": ratings[i].mu,
             "rating_sigma": ratings[i].sigma,
         })
-    order = sorted(range(n), key=lambda i: (-rows[i]["score"], names[i]))
+    # Disqualified entrants last; then by score.
+    order = sorted(range(n), key=lambda i: (rows[i]["disqualified"], -rows[i]["score"], names[i]))
     cross = {
-        names[a]: {names[b]: statistics.fmean(v) for (x, b), v in sorted(versus.items()) if x == a}
+        names[a]: {names[b]: statistics.fmean(x for x, _ in v) for (x_, b), v in sorted(pairs.items()) if x_ == a}
         for a in range(n)
     }
-    return {"standings": [rows[i] for i in order], "cross_table": cross}
+    return {"standings": [rows[i] for i in order], "cross_table": cross,
+            "head_to_head": head_to_head(names, pairs)}
+
+
+def _rate(model: Any, ratings: list[Any], seats: list[int], match_scores: list[float],
+          faulted: list[bool]) -> None:
+    """One match for the ratings: faulting seats below all others, the rest by score."""
+    if len(set(seats)) != len(seats):
+        return
+    clean = sorted({-match_scores[s] for s in range(len(seats)) if not faulted[s]})
+    last = len(clean)
+    ranks = [last if faulted[s] else clean.index(-match_scores[s]) for s in range(len(seats))]
+    rated = model.rate([[ratings[who]] for who in seats], ranks=ranks)
+    for who, team in zip(seats, rated):
+        ratings[who] = team[0]
+
+
+def head_to_head(names: list[str], pairs: dict[tuple[int, int], list[tuple[float, float]]]) -> list[dict[str, Any]]:
+    """Per ordered pair of entrants: their shared matches, wins/losses/draws by
+    score, and the first one's mean score with a 95% interval."""
+    rows = []
+    for (a, b), results in sorted(pairs.items()):
+        mine = [x for x, _ in results]
+        mean, low, high = mean_ci(mine)
+        rows.append({
+            "bot": names[a], "opponent": names[b], "matches": len(results),
+            "wins": sum(x > y for x, y in results), "losses": sum(x < y for x, y in results),
+            "draws": sum(x == y for x, y in results),
+            "mean": mean, "ci_low": low, "ci_high": high,
+        })
+    return rows

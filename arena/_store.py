@@ -1,11 +1,19 @@
 """Durable results: one SQLite file (WAL) per set of tournaments.
 
-Each match is written, in its own transaction, the moment it finishes, so a
-tournament killed at any point loses at most the matches that were running.
+A tournament's whole schedule is written when it starts (one ``pending`` row
+per match, so every match has its id before it is played, and progress lines
+can name it); each match is then written, in its own transaction, the moment
+it finishes, so a tournament killed at any point loses at most the matches
+that were running.
+
 The file, its WAL and its data folder (transcripts, stderr logs) are private
 to the arena's user (0600 / 0700): bots never see them, and other users of
 the machine need not. A tournament being played holds a lock, so that a
 second ``--resume`` of it is refused rather than run twice.
+
+Entrants are not bots: the same bot (command and files) may enter a
+tournament twice under two names, and each entrant has its own matches,
+processes and rating. ``matches.seats`` lists entrant indices.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ from typing import Any
 
 from ._checks import UsageError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -40,11 +48,12 @@ CREATE TABLE IF NOT EXISTS tournaments (
     seed INTEGER NOT NULL,
     rounds INTEGER NOT NULL,
     lifetime TEXT NOT NULL,
-    bots TEXT NOT NULL,            -- JSON list of bot ids, in entry order
+    bots TEXT NOT NULL,            -- JSON list of bot ids, one per entrant, in entry order
     status TEXT NOT NULL,          -- running | finished
     created REAL NOT NULL,
     finished REAL,
-    settings TEXT                  -- JSON: every option a resume must restore
+    settings TEXT,                 -- JSON: every option a resume must restore
+    entrants TEXT                  -- JSON list of {"name", "bot"}, in entry order
 );
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY,
@@ -52,25 +61,32 @@ CREATE TABLE IF NOT EXISTS events (
     time REAL NOT NULL,
     text TEXT NOT NULL             -- what an organiser accepted, e.g. a changed bot
 );
+"""
+
+_MATCHES = """
 CREATE TABLE IF NOT EXISTS matches (
     id INTEGER PRIMARY KEY,
     tournament INTEGER NOT NULL REFERENCES tournaments(id),
     round INTEGER NOT NULL,
     idx INTEGER NOT NULL,          -- position in the round's schedule
-    seats TEXT NOT NULL,           -- JSON list of bot ids, in seat order
+    seats TEXT NOT NULL,           -- JSON list of entrant indices, in seat order
     seed INTEGER NOT NULL,
-    completed INTEGER NOT NULL,
-    hands INTEGER NOT NULL,
-    scores TEXT NOT NULL,          -- JSON list, seat order
-    payoffs TEXT NOT NULL,         -- JSON list, seat order
-    faults TEXT NOT NULL,          -- JSON list of fault objects
-    timings TEXT NOT NULL,         -- JSON: duration, exchanges, time used per seat
+    status TEXT NOT NULL DEFAULT 'done',  -- pending | done | forfeit (not played: a disqualified entrant)
+    completed INTEGER,
+    hands INTEGER,
+    scores TEXT,                   -- JSON list, seat order: the tournament's scores (fault rule applied)
+    payoffs TEXT,                  -- JSON list, seat order: the game's own payoffs
+    faults TEXT,                   -- JSON list of fault objects
+    timings TEXT,                  -- JSON: duration, exchanges, time per seat, sandbox applied
     transcript TEXT,               -- path of the gzip message log
     log_dir TEXT,                  -- folder of the bots' stderr logs
-    finished REAL NOT NULL,
+    finished REAL,
     UNIQUE (tournament, round, idx)
 );
 """
+
+_MATCH_COLUMNS = ("id, round, idx, seats, seed, status, completed, hands, scores, payoffs, faults, timings,"
+                  " transcript, log_dir, tournament")
 
 
 def file_digest(command_argv: list[str]) -> str:
@@ -99,25 +115,36 @@ class Store:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.executescript(_SCHEMA)
-            row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            if row is None:
-                self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) == 1:
-                self.db.execute("ALTER TABLE tournaments ADD COLUMN settings TEXT")
-                self.db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
-            elif int(row[0]) != SCHEMA_VERSION:
+            row = self._version()
+            if row is not None and int(row) < SCHEMA_VERSION:
+                _migrate(self.db, int(row))
+            elif row is not None and int(row) != SCHEMA_VERSION:
                 raise StoreError(
-                    f"--db {path}: schema version {row[0]}; this arena reads {SCHEMA_VERSION} (and 1)"
+                    f"--db {path}: schema version {row}; this arena reads {SCHEMA_VERSION} (and older)"
                 )
+            self.db.executescript(_SCHEMA + _MATCHES)
+            if self._version() is None:
+                self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"--db {path}: not a results database this arena can use ({exc})") from None
+
+    def _version(self) -> str | None:
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except sqlite3.OperationalError:  # no meta table: a new file
+            return None
+        return row[0] if row else None
 
     def close(self) -> None:
         for fd in self._locks.values():
             os.close(fd)
         self._locks.clear()
         self.db.close()
+
+    @property
+    def data_dir(self) -> Path:
+        """Where transcripts and stderr logs of this database live."""
+        return self.path.with_name(self.path.stem + "-data")
 
     def lock_tournament(self, tid: int) -> None:
         """Hold tournament ``tid`` for this process (released at ``close`` or exit)."""
@@ -139,10 +166,7 @@ class Store:
     def events(self, tid: int) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT text FROM events WHERE tournament=? ORDER BY id", (tid,))]
 
-    @property
-    def data_dir(self) -> Path:
-        """Where transcripts and stderr logs of this database live."""
-        return self.path.with_name(self.path.stem + "-data")
+    # -- bots and tournaments -----------------------------------------------------
 
     def bot_id(self, name: str, command: str, argv: list[str]) -> int:
         sha = file_digest(argv)
@@ -159,19 +183,21 @@ class Store:
 
     def new_tournament(
         self, game: str, game_version: int, params: dict, seed: int, rounds: int, lifetime: str,
-        bot_ids: list[int], settings: dict[str, Any] | None = None,
+        entrants: list[tuple[str, int]], settings: dict[str, Any] | None = None,
     ) -> int:
+        """A new tournament of ``entrants`` (name, bot id) in entry order."""
         cur = self.db.execute(
             "INSERT INTO tournaments (game, game_version, params, seed, rounds, lifetime, bots, status, created,"
-            " settings) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
-            (game, game_version, json.dumps(params), seed, rounds, lifetime, json.dumps(bot_ids), time.time(),
-             json.dumps(settings or {})),
+            " settings, entrants) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)",
+            (game, game_version, json.dumps(params), seed, rounds, lifetime,
+             json.dumps([b for _, b in entrants]), time.time(), json.dumps(settings or {}),
+             json.dumps([{"name": n, "bot": b} for n, b in entrants])),
         )
         return int(cur.lastrowid)
 
     def tournament(self, tid: int) -> dict[str, Any] | None:
         row = self.db.execute(
-            "SELECT id, game, game_version, params, seed, rounds, lifetime, bots, status, settings"
+            "SELECT id, game, game_version, params, seed, rounds, lifetime, bots, status, settings, entrants"
             " FROM tournaments WHERE id=?",
             (tid,),
         ).fetchone()
@@ -181,58 +207,120 @@ class Store:
             "id": row[0], "game": row[1], "game_version": row[2], "params": json.loads(row[3]),
             "seed": row[4], "rounds": row[5], "lifetime": row[6], "bots": json.loads(row[7]),
             "status": row[8], "settings": json.loads(row[9]) if row[9] else {},
+            "entrants": json.loads(row[10]),
         }
+
+    def tournaments(self) -> list[dict[str, Any]]:
+        ids = [r[0] for r in self.db.execute("SELECT id FROM tournaments ORDER BY id")]
+        return [t for t in (self.tournament(i) for i in ids) if t is not None]
+
+    def set_rounds(self, tid: int, rounds: int) -> None:
+        self.db.execute("UPDATE tournaments SET rounds=? WHERE id=?", (rounds, tid))
 
     def finish_tournament(self, tid: int) -> None:
         self.db.execute(
             "UPDATE tournaments SET status='finished', finished=? WHERE id=?", (time.time(), tid)
         )
 
+    # -- matches ------------------------------------------------------------------
+
+    def schedule(self, tid: int, pairings: list[Any]) -> None:
+        """Write ``pairings`` (round, idx, seats, seed) as pending rows; existing ones stay."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany(
+                "INSERT OR IGNORE INTO matches (tournament, round, idx, seats, seed, status)"
+                " VALUES (?, ?, ?, ?, ?, 'pending')",
+                [(tid, p.round, p.idx, json.dumps(list(p.seats)), p.seed) for p in pairings],
+            )
+
+    def match_ids(self, tid: int) -> dict[tuple[int, int], int]:
+        rows = self.db.execute("SELECT round, idx, id FROM matches WHERE tournament=?", (tid,))
+        return {(r, i): mid for r, i, mid in rows}
+
     def done_positions(self, tid: int) -> set[tuple[int, int]]:
-        rows = self.db.execute("SELECT round, idx FROM matches WHERE tournament=?", (tid,))
+        rows = self.db.execute("SELECT round, idx FROM matches WHERE tournament=? AND status != 'pending'", (tid,))
         return {(r, i) for r, i in rows}
 
     def add_match(self, tid: int, record: dict[str, Any]) -> int:
-        """Store one finished match; a second write of the same position is refused."""
+        """Store one finished (or forfeited) match at its position; a second write is refused."""
+        status = record.get("status", "done")
+        args = (
+            status, int(record["completed"]), record["hands"], json.dumps(record["scores"]),
+            json.dumps(record["payoffs"]), json.dumps(record["faults"]), json.dumps(record["timings"]),
+            record.get("transcript"), record.get("log_dir"), time.time(),
+        )
         cur = self.db.execute(
-            "INSERT INTO matches (tournament, round, idx, seats, seed, completed, hands, scores, payoffs,"
-            " faults, timings, transcript, log_dir, finished) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                tid, record["round"], record["idx"], json.dumps(record["seats"]), record["seed"],
-                int(record["completed"]), record["hands"], json.dumps(record["scores"]),
-                json.dumps(record["payoffs"]), json.dumps(record["faults"]), json.dumps(record["timings"]),
-                record.get("transcript"), record.get("log_dir"), time.time(),
-            ),
+            "UPDATE matches SET status=?, completed=?, hands=?, scores=?, payoffs=?, faults=?, timings=?,"
+            " transcript=?, log_dir=?, finished=? WHERE tournament=? AND round=? AND idx=? AND status='pending'",
+            (*args, tid, record["round"], record["idx"]),
+        )
+        if cur.rowcount == 1:
+            return self.match_ids(tid)[(record["round"], record["idx"])]
+        # Not scheduled beforehand (or already stored: the UNIQUE constraint refuses it).
+        cur = self.db.execute(
+            "INSERT INTO matches (tournament, round, idx, seats, seed, status, completed, hands, scores, payoffs,"
+            " faults, timings, transcript, log_dir, finished) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (tid, record["round"], record["idx"], json.dumps(record["seats"]), record["seed"], *args),
         )
         return int(cur.lastrowid)
 
-    def matches(self, tid: int) -> list[dict[str, Any]]:
+    def matches(self, tid: int, *, pending: bool = False) -> list[dict[str, Any]]:
+        """The tournament's matches in schedule order (played and forfeited; pending too if asked)."""
+        where = "" if pending else " AND status != 'pending'"
         rows = self.db.execute(
-            "SELECT id, round, idx, seats, seed, completed, hands, scores, payoffs, faults, timings,"
-            " transcript, log_dir FROM matches WHERE tournament=? ORDER BY round, idx",
-            (tid,),
+            f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament=?{where} ORDER BY round, idx", (tid,)
         )
         return [_match_row(r) for r in rows]
 
     def match(self, match_id: int) -> dict[str, Any] | None:
-        row = self.db.execute(
-            "SELECT id, round, idx, seats, seed, completed, hands, scores, payoffs, faults, timings,"
-            " transcript, log_dir, tournament FROM matches WHERE id=?",
-            (match_id,),
-        ).fetchone()
-        if row is None:
-            return None
-        record = _match_row(row[:13])
-        record["tournament"] = row[13]
-        return record
+        row = self.db.execute(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE id=?", (match_id,)).fetchone()
+        return None if row is None else _match_row(row)
+
+
+def _load(text: str | None, default: Any) -> Any:
+    return json.loads(text) if text else default
 
 
 def _match_row(r: tuple) -> dict[str, Any]:
     return {
-        "id": r[0], "round": r[1], "idx": r[2], "seats": json.loads(r[3]), "seed": r[4],
-        "completed": bool(r[5]), "hands": r[6], "scores": json.loads(r[7]), "payoffs": json.loads(r[8]),
-        "faults": json.loads(r[9]), "timings": json.loads(r[10]), "transcript": r[11], "log_dir": r[12],
+        "id": r[0], "round": r[1], "idx": r[2], "seats": json.loads(r[3]), "seed": r[4], "status": r[5],
+        "completed": bool(r[6]), "hands": r[7] or 0, "scores": _load(r[8], []), "payoffs": _load(r[9], []),
+        "faults": _load(r[10], []), "timings": _load(r[11], {}), "transcript": r[12], "log_dir": r[13],
+        "tournament": r[14],
     }
+
+
+def _migrate(db: sqlite3.Connection, version: int) -> None:
+    """Bring a schema 1 or 2 database to schema 3, keeping every result."""
+    with db:
+        db.execute("BEGIN")
+        if version < 2:
+            db.execute("ALTER TABLE tournaments ADD COLUMN settings TEXT")
+        db.execute("ALTER TABLE tournaments ADD COLUMN entrants TEXT")
+        tournaments = db.execute("SELECT id, bots FROM tournaments").fetchall()
+        names = dict(db.execute("SELECT id, name FROM bots").fetchall())
+        index: dict[int, dict[int, int]] = {}
+        for tid, bots in tournaments:
+            ids = json.loads(bots)
+            db.execute("UPDATE tournaments SET entrants=? WHERE id=?",
+                       (json.dumps([{"name": names.get(b, str(b)), "bot": b} for b in ids]), tid))
+            index[tid] = {}
+            for i, b in enumerate(ids):
+                index[tid].setdefault(b, i)  # before schema 3 one bot could be one entrant only
+        db.execute("ALTER TABLE matches RENAME TO matches_v2")
+        db.execute(_MATCHES)
+        for row in db.execute("SELECT id, tournament, round, idx, seats, seed, completed, hands, scores, payoffs,"
+                              " faults, timings, transcript, log_dir, finished FROM matches_v2").fetchall():
+            seats = [index[row[1]].get(b, b) for b in json.loads(row[4])]
+            db.execute(
+                "INSERT INTO matches (id, tournament, round, idx, seats, seed, status, completed, hands, scores,"
+                " payoffs, faults, timings, transcript, log_dir, finished)"
+                " VALUES (?, ?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (row[0], row[1], row[2], row[3], json.dumps(seats), *row[5:]),
+            )
+        db.execute("DROP TABLE matches_v2")
+        db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
 
 
 def open_store(path: Path, *, create: bool = True) -> Store:

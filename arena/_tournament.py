@@ -1,8 +1,15 @@
-"""All-play-all tournaments: schedule, run on worker processes, store, resume.
+"""Tournaments: schedule, run on worker processes, store, resume.
 
 Every match has a fixed position (round, index) in the schedule and a seed
 derived from the tournament seed and that position, so the results do not
-depend on how many matches run at once or in which order they finish.
+depend on how many matches run at once or in which order they finish. With
+``duplicate`` every seating of the same set of entrants in a round shares one
+seed: the same cards go to the same seats, and each entrant in turn plays
+every seat's cards (ACPC's duplicate matches).
+
+The whole schedule is written to the store before play (each match gets its
+id up front); ``--until-ci`` writes it a round at a time and stops early once
+every entrant's 95% interval is narrow enough.
 """
 
 from __future__ import annotations
@@ -25,13 +32,18 @@ import trio
 from games import GamePlugin
 
 from ._bot import BotProcess, BotSpec
+from ._exchange import resynchronise
 from ._faults import BotFault
 from ._host import BotHost, open_host
 from ._match import MatchSettings, add_endings, failed_start, max_reply, play_on
 from ._sandbox import SandboxPolicy
+from ._scoring import forfeit_scores
 from ._seeds import derive_seed
+from ._standings import compute_standings
 from ._store import Store
 from ._transcript import Transcript
+
+FAULT_RULES = ("forfeit", "score-so-far")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,23 +54,34 @@ class Pairing:
     seed: int
 
 
-def schedule(entrants: int, seats: int, rounds: int, seed: int) -> list[Pairing]:
-    """Every ordered choice of ``seats`` distinct entrants (every seating), per round."""
+def schedule(
+    entrants: int, seats: int, rounds: int, seed: int, *, duplicate: bool = False,
+    gauntlet: int | None = None, first_round: int = 0,
+) -> list[Pairing]:
+    """Every ordered choice of ``seats`` distinct entrants (every seating), per round.
+
+    ``gauntlet``: only the seatings that include that entrant. ``duplicate``:
+    the seatings of one set of entrants share the round's seed for that set.
+    """
     if entrants < seats:
         raise ValueError(f"a tournament of a {seats}-seat game needs at least {seats} bots, got {entrants}")
-    lineups = list(itertools.permutations(range(entrants), seats))
-    return [
-        Pairing(r, i, lineup, derive_seed(seed, "round", r, "match", i))
-        for r in range(rounds)
-        for i, lineup in enumerate(lineups)
-    ]
+    lineups = [lu for lu in itertools.permutations(range(entrants), seats) if gauntlet is None or gauntlet in lu]
+    pairings = []
+    for r in range(first_round, first_round + rounds):
+        for i, lineup in enumerate(lineups):
+            if duplicate:
+                seed_i = derive_seed(seed, "round", r, "deal", *sorted(lineup))
+            else:
+                seed_i = derive_seed(seed, "round", r, "match", i)
+            pairings.append(Pairing(r, i, lineup, seed_i))
+    return pairings
 
 
 @dataclass(slots=True)
 class TournamentConfig:
     game: str
     params: dict[str, Any]
-    bots: list[BotSpec]
+    bots: list[BotSpec]  # one per entrant, named
     seed: int
     rounds: int = 1
     jobs: int = 1
@@ -68,9 +91,19 @@ class TournamentConfig:
     budget: float | None = None
     sandbox: str | None = None  # a level of arena._sandbox, or None for the default
     policy: SandboxPolicy = field(default_factory=SandboxPolicy)
+    on_fault: str = "forfeit"  # or "score-so-far"
+    max_faults: int | None = None  # disqualified at this many faults
+    duplicate: bool = False
+    gauntlet: int | None = None  # the candidate's entrant index
+    until_ci: float | None = None  # stop once every CI half-width is at most this
+    unplayed: float = 0.0  # a disqualified entrant's score in a match it does not play
 
     def sandbox_job(self) -> dict[str, Any]:
         return {"level": self.sandbox, "policy": self.policy.to_json()}
+
+    def pairings(self, seats: int, rounds: int | None = None, first_round: int = 0) -> list[Pairing]:
+        return schedule(len(self.bots), seats, self.rounds if rounds is None else rounds, self.seed,
+                        duplicate=self.duplicate, gauntlet=self.gauntlet, first_round=first_round)
 
 
 @dataclass(slots=True)
@@ -81,11 +114,22 @@ class Progress:
     done: int = 0
     faults: int = 0
     started_at: float = field(default_factory=time.perf_counter)
-    on_start: Callable[[Pairing, list[str]], None] | None = None
-    on_finish: Callable[[Pairing, list[str], dict[str, Any]], None] | None = None
+    on_start: Callable[[int, Pairing, list[str]], None] | None = None
+    on_finish: Callable[[int, Pairing, list[str], dict[str, Any]], None] | None = None
 
 
-def _record(p: Pairing, result: dict[str, Any], transcript: str | None, by_payoff: bool) -> dict[str, Any]:
+@dataclass(slots=True)
+class Outcome:
+    """How a run of ``run_tournament`` ended."""
+
+    rounds: int  # rounds scheduled in the end
+    finished: bool
+    stopped_early: bool = False
+
+
+def _record(p: Pairing, result: dict[str, Any], transcript: str | None, on_fault: str) -> dict[str, Any]:
+    faulted = bool(result["faults"]) and result.get("forfeit_scores") is not None
+    scores = result["forfeit_scores"] if faulted and on_fault == "forfeit" else result["tournament_scores"]
     return {
         "round": p.round,
         "idx": p.idx,
@@ -93,7 +137,7 @@ def _record(p: Pairing, result: dict[str, Any], transcript: str | None, by_payof
         "seed": p.seed,
         "completed": result["completed"],
         "hands": result["hands"],
-        "scores": [s["bankroll"] if by_payoff else s["score"] for s in result["seats"]],
+        "scores": scores,
         "payoffs": [s["bankroll"] for s in result["seats"]],
         "faults": result["faults"],
         "timings": {
@@ -101,42 +145,95 @@ def _record(p: Pairing, result: dict[str, Any], transcript: str | None, by_payof
             "exchanges": result["exchanges"],
             "time_used": [s["time_used"] for s in result["seats"]],
             "sandbox": result.get("sandbox") or {"level": "none"},
+            "scores_so_far": result["tournament_scores"],
         },
         "transcript": transcript,
         "log_dir": result.get("log_dir"),
     }
 
 
+class _Faults:
+    """Faults per entrant as results come in, to stop launching a disqualified one's matches."""
+
+    def __init__(self, entrants: int, limit: int | None, stored: list[dict[str, Any]]) -> None:
+        self.limit = limit
+        self.count = [0] * entrants
+        for m in stored:
+            self.add(m["seats"], m["faults"])
+
+    def add(self, seats: list[int], faults: list[dict[str, Any]]) -> None:
+        for f in faults:
+            self.count[seats[f["seat"]]] += 1
+
+    def out(self, seats: tuple[int, ...]) -> bool:
+        return self.limit is not None and any(self.count[s] >= self.limit for s in seats)
+
+
 async def run_tournament(
-    plugin: GamePlugin,
-    config: TournamentConfig,
-    store: Store,
-    tid: int,
-    bot_ids: list[int],
-    progress: Progress,
-) -> None:
+    plugin: GamePlugin, config: TournamentConfig, store: Store, tid: int, progress: Progress,
+) -> Outcome:
     """Play every match of tournament ``tid`` not yet stored; store each as it ends."""
-    pairings = schedule(len(config.bots), plugin.spec.max_seats, config.rounds, config.seed)
-    done = store.done_positions(tid)
-    todo = [p for p in pairings if (p.round, p.idx) not in done]
-    progress.done = len(pairings) - len(todo)
+    seats = plugin.spec.max_seats
     data = store.data_dir / f"t{tid}"
+    faults = _Faults(len(config.bots), config.max_faults, store.matches(tid))
+    ids: dict[tuple[int, int], int] = {}
 
     def store_result(p: Pairing, result: dict[str, Any], transcript: str | None) -> None:
-        record = _record(p, result, transcript, getattr(plugin, "tournament_score_is_payoff", False))
-        record["seats"] = [bot_ids[i] for i in p.seats]
+        record = _record(p, result, transcript, config.on_fault)
         store.add_match(tid, record)
+        faults.add(list(p.seats), result["faults"])
         progress.done += 1
         progress.faults += len(result["faults"])
         if progress.on_finish is not None:
-            progress.on_finish(p, [config.bots[i].name for i in p.seats], result)
+            progress.on_finish(ids[(p.round, p.idx)], p, [config.bots[i].name for i in p.seats], result)
 
-    if config.lifetime == "tournament":
-        await _run_in_pool(plugin, config, todo, data, store_result, progress)
-    else:
-        await _run_on_workers(plugin, config, todo, data, store_result, progress)
-    if store.done_positions(tid) >= {(p.round, p.idx) for p in pairings}:
-        store.finish_tournament(tid)
+    async def play(pairings: list[Pairing]) -> None:
+        store.schedule(tid, pairings)
+        ids.update(store.match_ids(tid))
+        done = store.done_positions(tid)
+        todo = [p for p in pairings if (p.round, p.idx) not in done]
+        if config.lifetime == "tournament":
+            await _run_in_pool(plugin, config, todo, data, store_result, progress, faults, store, tid, ids)
+        else:
+            await _run_on_workers(plugin, config, todo, data, store_result, progress, faults, store, tid, ids)
+
+    if config.until_ci is None:
+        await play(config.pairings(seats))
+        finished = store.done_positions(tid) >= {(p.round, p.idx) for p in config.pairings(seats)}
+        if finished:
+            store.finish_tournament(tid)
+        return Outcome(config.rounds, finished)
+    # One round at a time, until every interval is narrow enough (or the cap).
+    for r in range(config.rounds):
+        round_pairings = config.pairings(seats, rounds=1, first_round=r)
+        await play(round_pairings)
+        if not store.done_positions(tid) >= {(p.round, p.idx) for p in round_pairings}:
+            return Outcome(r + 1, False)
+        names = [b.name for b in config.bots]
+        table = compute_standings(names, store.matches(tid), max_faults=config.max_faults,
+                                  unplayed=config.unplayed)
+        widest = max((row["ci_high"] - row["ci_low"]) / 2 for row in table["standings"]
+                     if not row["disqualified"])
+        if widest <= config.until_ci:
+            store.set_rounds(tid, r + 1)
+            store.finish_tournament(tid)
+            if r + 1 < config.rounds:
+                store.add_event(tid, f"stopped after round {r + 1} of {config.rounds}: every 95% interval "
+                                     f"is at most +/-{config.until_ci:g} (widest +/-{widest:.3g})")
+            return Outcome(r + 1, True, stopped_early=r + 1 < config.rounds)
+    store.finish_tournament(tid)
+    return Outcome(config.rounds, True)
+
+
+def _forfeit_record(config: TournamentConfig, p: Pairing, faults: _Faults) -> dict[str, Any]:
+    """A match not played: an entrant in it is disqualified."""
+    out = [s for s, who in enumerate(p.seats) if faults.count[who] >= (config.max_faults or 1)]
+    return {
+        "completed": False, "hands": 0, "faults": [], "duration": 0.0, "exchanges": 0,
+        "seats": [{"bankroll": 0, "time_used": 0.0} for _ in p.seats],
+        "tournament_scores": [config.unplayed if s in out else 0.0 for s in range(len(p.seats))],
+        "forfeit_scores": None, "status": "forfeit",
+    }
 
 
 def _job(plugin: GamePlugin, config: TournamentConfig, p: Pairing, data: Path) -> dict[str, Any]:
@@ -156,7 +253,21 @@ def _job(plugin: GamePlugin, config: TournamentConfig, p: Pairing, data: Path) -
     }
 
 
-async def _run_on_workers(plugin, config, todo, data, store_result, progress) -> None:
+def _skip_forfeits(config, todo, store, tid, faults, progress, ids) -> list[Pairing]:
+    """The pairings still to play, once the disqualified entrants' ones are stored as forfeits."""
+    play = []
+    for p in todo:
+        if faults.out(p.seats):
+            record = _record(p, _forfeit_record(config, p, faults), None, config.on_fault)
+            record["status"] = "forfeit"
+            store.add_match(tid, record)
+            progress.done += 1
+        else:
+            play.append(p)
+    return play
+
+
+async def _run_on_workers(plugin, config, todo, data, store_result, progress, faults, store, tid, ids) -> None:
     """Up to ``jobs`` worker processes, each pinned to its own core, one match each at a time."""
     send, receive = trio.open_memory_channel[Pairing](math.inf)
     for p in todo:
@@ -174,8 +285,10 @@ async def _run_on_workers(plugin, config, todo, data, store_result, progress) ->
         buffer = b""
         try:
             async for p in receive:
+                if not _skip_forfeits(config, [p], store, tid, faults, progress, ids):
+                    continue
                 if progress.on_start is not None:
-                    progress.on_start(p, [config.bots[i].name for i in p.seats])
+                    progress.on_start(ids[(p.round, p.idx)], p, [config.bots[i].name for i in p.seats])
                 job = _job(plugin, config, p, data)
                 await process.stdin.send_all(json.dumps(job).encode() + b"\n")
                 while b"\n" not in buffer:
@@ -200,32 +313,38 @@ async def _run_on_workers(plugin, config, todo, data, store_result, progress) ->
             nursery.start_soon(worker, core)
 
 
-async def _run_in_pool(plugin, config, todo, data, store_result, progress) -> None:
-    """One process per bot for the whole tournament; matches one at a time.
+async def _run_in_pool(plugin, config, todo, data, store_result, progress, faults, store, tid, ids) -> None:
+    """One process per entrant for the whole tournament; matches one at a time.
 
     The bots are started and stopped by the same host (sandbox level and
-    limits) as every other path. A bot that faults is restarted for its next
-    match: after a fault its state is unknown.
+    limits) as every other path. A fault cancels the match with the fault on
+    the offender alone: the offender is stopped (and started afresh for its
+    next match, its state being unknown); every other bot of the match is
+    brought back in step (its outstanding reply read, a ``match_end`` that
+    says the match was not completed delivered) or, if that fails, started
+    afresh, and is never charged.
     """
     pool: dict[int, BotProcess] = {}
     with open_host(config.sandbox, config.policy) as host:
         async with trio.open_nursery() as nursery:  # the bots' stderr drains
             try:
                 for p in todo:
-                    await _play_pooled(plugin, config, p, data, host, pool, nursery, store_result, progress)
+                    if not _skip_forfeits(config, [p], store, tid, faults, progress, ids):
+                        continue
+                    await _play_pooled(plugin, config, p, data, host, pool, nursery, store_result, progress, ids)
             finally:
                 await host.stop(list(pool.values()))
                 nursery.cancel_scope.deadline = trio.current_time() + 0.2
 
 
 async def _play_pooled(plugin, config, p: Pairing, data: Path, host: BotHost, pool: dict[int, BotProcess],
-                       nursery, store_result, progress) -> None:
+                       nursery, store_result, progress, ids) -> None:
     names = [config.bots[i].name for i in p.seats]
     if progress.on_start is not None:
-        progress.on_start(p, names)
+        progress.on_start(ids[(p.round, p.idx)], p, names)
     params = plugin.Params(**config.params)
     specs = [config.bots[i] for i in p.seats]
-    dealer = plugin.open_dialogue(params, random.Random(p.seed), names, p.idx)
+    dealer = plugin.open_dialogue(params, random.Random(p.seed), names, 0)
     settings = MatchSettings(timeout=config.timeout, startup_timeout=config.startup_timeout,
                              budget=config.budget, host=host)
     for seat, i in enumerate(p.seats):
@@ -250,15 +369,31 @@ async def _play_pooled(plugin, config, p: Pairing, data: Path, host: BotHost, po
         bp.set_trace(transcript)
     try:
         result = await play_on(plugin, specs, params, p.seed, dealer, bots, settings)
+        faulted = {p.seats[f.seat] for f in result.faults}
+        if faulted:
+            await host.stop([pool.pop(i) for i in faulted])
+            # The others: back in step for their next match, or a fresh process; never charged.
+            abandon = getattr(dealer, "abandon", None)
+            goodbye = dict(abandon()) if abandon is not None else {}
+            for seat, i in enumerate(p.seats):
+                if i in pool and not await resynchronise(pool[i], goodbye.get(seat), settings.limits()):
+                    await host.stop([pool.pop(i)])
     finally:
         transcript.close()
         for bp in bots:
             bp.set_trace(None)
-    faulted = [pool.pop(p.seats[f.seat]) for f in result.faults]
-    if faulted:
-        await host.stop(faulted)
     add_endings(result, bots)  # the kept ones have not ended: nothing to add for them
     record = result.to_json()
     record["sandbox"] = host.summary()
     store_result(p, record, str(path))
 
+
+def unplayed_score(plugin: GamePlugin, params: Any) -> float:
+    """What a disqualified entrant scores in a match it does not play: its
+    game's fault rule applied before the first hand."""
+    dealer = plugin.open_dialogue(params, random.Random(0), [f"seat{i}" for i in range(plugin.spec.max_seats)], 0)
+    return forfeit_scores(dealer, [0])[0]
+
+
+__all__ = ["FAULT_RULES", "Outcome", "Pairing", "Progress", "TournamentConfig", "run_tournament",
+           "schedule", "unplayed_score"]

@@ -1,10 +1,11 @@
-"""``arena tournament`` and ``arena show``."""
+"""``arena tournament``: start or resume one, with its progress lines."""
 
 from __future__ import annotations
 
-import gzip
 import json
+import re
 import secrets
+import signal
 import sys
 import time
 from pathlib import Path
@@ -12,17 +13,18 @@ from typing import Annotated, Any, Optional
 
 import trio
 import typer
-from games import PluginLoadError, load_game
+
+from games import PluginLoadError, available_games, load_game
 
 from ._bot import BadBotCommand, BotSpec
 from ._checks import UsageError, check_range, game_params
+from ._results_cli import print_standings, standings_of
 from ._sandbox import SandboxPolicy, resolve_level
-from ._standings import compute_standings
 from ._store import file_digest, open_store
 from ._text import inert
-from ._tournament import Progress, TournamentConfig, run_tournament, schedule
+from ._tournament import FAULT_RULES, Outcome, Pairing, Progress, TournamentConfig, run_tournament, unplayed_score
 
-EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
 def _usage(message: str) -> typer.Exit:
@@ -30,10 +32,11 @@ def _usage(message: str) -> typer.Exit:
     return typer.Exit(EXIT_USAGE)
 
 
-def _parse_param(text: str) -> tuple[str, Any]:
+def parse_param(text: str) -> tuple[str, Any]:
+    """``-p KEY=VALUE``: the value as JSON when it parses, else as text."""
     key, sep, value = text.partition("=")
     if not sep or not key:
-        raise _usage(f"--param takes KEY=VALUE, got {text!r}")
+        raise UsageError(f"--param takes KEY=VALUE, got {text!r}")
     try:
         return key, json.loads(value)
     except json.JSONDecodeError:
@@ -41,34 +44,79 @@ def _parse_param(text: str) -> tuple[str, Any]:
 
 
 _INTERPRETERS = {"python", "python3", "node", "perl", "ruby", "sh", "bash", "java"}
+_NAMED = re.compile(r"([A-Za-z][A-Za-z0-9_.+-]{0,39})=(.+)", re.S)
 
 
-def short_names(specs: list[BotSpec]) -> list[str]:
-    """Readable, unique names: the program (or script) file name and its arguments."""
-    names = []
-    for spec in specs:
-        argv = list(spec.argv)
-        if Path(argv[0]).name in _INTERPRETERS and len(argv) > 1:
-            argv = argv[1:]
-        names.append(" ".join(Path(a).name if Path(a).is_file() else a for a in argv))
-    seen: dict[str, int] = {}
-    unique = []
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        unique.append(name if names.count(name) == 1 else f"{name} #{seen[name]}")
-    return unique
+def entrant(text: str) -> tuple[str | None, str]:
+    """``NAME=COMMAND`` or a bare command: (name or None, command)."""
+    match = _NAMED.fullmatch(text)
+    return (match.group(1), match.group(2)) if match else (None, text)
+
+
+def _short(spec: BotSpec) -> str:
+    """A readable name: the program (or script) file name, without the interpreter."""
+    argv = list(spec.argv)
+    if Path(argv[0]).name in _INTERPRETERS and len(argv) > 1:
+        argv = argv[1:]
+    words = [Path(a).name if Path(a).is_file() else a for a in argv]
+    name = Path(words[0]).stem
+    rest = " ".join(words[1:])
+    return f"{name} {rest}".strip()
+
+
+def entrant_specs(texts: list[str]) -> list[BotSpec]:
+    """Named entrants: ``NAME=COMMAND`` as given, others a short unique name.
+
+    The same command twice is two entrants (``random_bot``, ``random_bot-2``).
+    """
+    parsed = []
+    for text in texts:
+        name, command = entrant(text)
+        try:
+            parsed.append((name, BotSpec.parse(command)))
+        except BadBotCommand as exc:
+            raise UsageError(str(exc)) from None
+    given = [n for n, _ in parsed if n is not None]
+    for name in set(given):
+        if given.count(name) > 1:
+            raise UsageError(f"two entrants are named {name!r}; every NAME= must be different")
+    taken = set(given)
+    specs = []
+    for name, spec in parsed:
+        if name is None:
+            base = _short(spec)
+            name, k = base, 1
+            while name in taken:
+                k += 1
+                name = f"{base}-{k}"
+        taken.add(name)
+        specs.append(BotSpec(command=spec.command, argv=spec.argv, name=name))
+    return specs
+
+
+def _rounds_help() -> str:
+    notes = []
+    for game_id in sorted(available_games()):
+        try:
+            plugin = load_game(game_id)
+        except PluginLoadError:
+            continue
+        note = getattr(plugin, "round_note", None) or f"every seating of {plugin.spec.max_seats} entrants"
+        notes.append(f"{game_id}: {note}")
+    return "How many rounds; one round is " + "; ".join(notes) + ". With --until-ci, the most. [default: 1]"
 
 
 #: Options a resume restores from the database (and refuses to change).
 RESTORED = ("rounds", "lifetime", "seed", "timeout", "startup_timeout", "budget", "sandbox", "param",
-            "memory_mb", "cpu_seconds", "pids")
+            "memory_mb", "cpu_seconds", "pids", "on_fault", "max_faults", "duplicate", "gauntlet", "until_ci")
 SEED_MAX = (1 << 63) - 1  # SQLite's INTEGER
 
 
 def tournament_cmd(
     game: Annotated[Optional[str], typer.Argument(help="The game (see `arena games`).")] = None,
-    bots: Annotated[Optional[list[str]], typer.Argument(metavar="BOT...", help="The entrants.")] = None,
-    rounds: Annotated[Optional[int], typer.Option(help="How many full cycles of the schedule [default: 1].")] = None,
+    bots: Annotated[Optional[list[str]], typer.Argument(
+        metavar="[NAME=]BOT...", help="The entrants: a command, or NAME=COMMAND to name it.")] = None,
+    rounds: Annotated[Optional[int], typer.Option(help=_rounds_help())] = None,
     jobs: Annotated[int, typer.Option(help="Matches at once (one pinned worker process each).")] = 1,
     seed: Annotated[Optional[int], typer.Option(help="Tournament seed; every match's seed derives from it.")] = None,
     db: Annotated[Path, typer.Option(help="SQLite file for the results.")] = Path("arena.db"),
@@ -76,8 +124,18 @@ def tournament_cmd(
     accept_changed_bots: Annotated[bool, typer.Option(
         "--accept-changed-bots", help="On --resume: play on although a bot's files changed (recorded).")] = False,
     lifetime: Annotated[Optional[str], typer.Option(
-        help="'match' (fresh processes) or 'tournament' (one process per bot) [default: match].")] = None,
+        help="'match' (fresh processes) or 'tournament' (one process per entrant) [default: the game's].")] = None,
     param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="A game parameter KEY=VALUE (repeatable).")] = None,
+    duplicate: Annotated[Optional[bool], typer.Option(
+        "--duplicate", help="Every seating of the same entrants gets the same cards (duplicate deals).")] = None,
+    gauntlet: Annotated[Optional[str], typer.Option(
+        metavar="NAME", help="Only the seatings with this entrant: one candidate against the rest.")] = None,
+    until_ci: Annotated[Optional[float], typer.Option(
+        "--until-ci", metavar="W", help="Play rounds until every 95% interval is at most +/-W (--rounds is the cap).")] = None,
+    on_fault: Annotated[Optional[str], typer.Option(
+        "--on-fault", help="'forfeit': a faulting bot scores by its game's fault rule; 'score-so-far' [default: forfeit].")] = None,
+    max_faults: Annotated[Optional[int], typer.Option(
+        "--max-faults", help="Disqualify an entrant at this many faults (0: never) [default: the game's].")] = None,
     timeout: Annotated[Optional[float], typer.Option(help="Seconds allowed for each reply [default: 1].")] = None,
     startup_timeout: Annotated[Optional[float], typer.Option(
         "--startup-timeout", help="Seconds for each bot's first reply, start-up included [default: 10].")] = None,
@@ -88,67 +146,69 @@ def tournament_cmd(
     cpu_seconds: Annotated[Optional[int], typer.Option("--cpu-seconds", help="CPU seconds per bot process [default: 60].")] = None,
     pids: Annotated[Optional[int], typer.Option(help="Processes and threads per bot [default: 64].")] = None,
 ) -> None:
-    """Play every bot against every other, in every seating; store and rank."""
+    """Play every entrant against every other, in every seating; store and rank."""
     given = {k: v for k, v in locals().items() if k in RESTORED and v not in (None, [])}
     try:
         check_range("--jobs", jobs, 1, 256)
         if resume is not None:
-            config, plugin, store, tid, bot_ids = _resume(resume, db, game, bots, given, accept_changed_bots, jobs)
+            config, plugin, store, tid = _resume(resume, db, game, bots, given, accept_changed_bots, jobs)
         else:
-            config, plugin, store, tid, bot_ids = _start(game, bots, given, jobs, db)
+            config, plugin, store, tid = _start(game, bots, given, jobs, db)
     except UsageError as exc:
         raise _usage(str(exc)) from None
     try:
-        _play_and_report(config, plugin, store, tid, bot_ids, db, json_out)
+        code = _play_and_report(config, plugin, store, tid, db, json_out)
     finally:
         store.close()
+    raise typer.Exit(code)
 
 
 def _start(game, bots, given: dict[str, Any], jobs: int, db: Path):
     """A new tournament: every option checked before the database is touched."""
     if game is None or not bots:
-        raise UsageError("give a GAME and its BOTs, or --resume ID")
+        raise UsageError("give a GAME and its entrants, or --resume ID")
     try:
         plugin = load_game(game)
     except PluginLoadError as exc:
         raise UsageError(str(exc)) from None
-    try:
-        specs = [BotSpec.parse(c) for c in bots]
-    except BadBotCommand as exc:
-        raise UsageError(str(exc)) from None
-    specs = [BotSpec.parse(s.command, name=n) for s, n in zip(specs, short_names(specs))]
-    params = game_params(plugin, dict(_parse_param(p) for p in given.get("param", [])))
-    lifetime = given.get("lifetime", "match")
+    specs = entrant_specs(bots)
+    params = game_params(plugin, dict(parse_param(p) for p in given.get("param", [])), keys=True)
+    lifetime = given.get("lifetime", getattr(plugin, "default_lifetime", "match"))
     if lifetime not in ("match", "tournament"):
         raise UsageError(f"--lifetime is 'match' or 'tournament', not {lifetime!r}")
     if lifetime == "tournament" and not getattr(plugin, "reusable_processes", False):
         raise UsageError(f"{game}'s protocol has no match boundaries: use --lifetime match")
     seats = plugin.spec.max_seats
     if len(specs) < seats:
-        raise UsageError(f"a {game} tournament needs at least {seats} bots, got {len(specs)}")
+        raise UsageError(f"a {game} tournament needs at least {seats} entrants, got {len(specs)}")
     rounds = given.get("rounds", 1)
     check_range("--rounds", rounds, 1, 1_000_000)
     seed = given.get("seed")
     check_range("--seed", seed, 0, SEED_MAX, optional=True)
     seed = secrets.randbits(32) if seed is None else seed
-    settings = _settings(given)
+    names = [s.name for s in specs]
+    gauntlet = given.get("gauntlet")
+    if gauntlet is not None and gauntlet not in names:
+        raise UsageError(f"--gauntlet {gauntlet!r} is not an entrant (entrants: {', '.join(names)})")
+    settings = _settings(given, plugin)
+    settings["unplayed"] = unplayed_score(plugin, params)
     config = TournamentConfig(
         game=game, params=params.model_dump(mode="json"), bots=specs, seed=seed, rounds=rounds, jobs=jobs,
-        lifetime=lifetime, **_config_settings(settings),
+        lifetime=lifetime, **_config_settings(settings, names),
     )
     store = open_store(db)
     try:
-        bot_ids = [store.bot_id(s.name, s.command, list(s.argv)) for s in specs]
-        tid = store.new_tournament(game, plugin.spec.version, config.params, seed, rounds, lifetime, bot_ids,
+        entrants = [(s.name, store.bot_id(s.name, s.command, list(s.argv))) for s in specs]
+        tid = store.new_tournament(game, plugin.spec.version, config.params, seed, rounds, lifetime, entrants,
                                    settings)
         store.lock_tournament(tid)
     except BaseException:
         store.close()
         raise
-    return config, plugin, store, tid, bot_ids
+    return config, plugin, store, tid
 
 
-def _settings(given: dict[str, Any]) -> dict[str, Any]:
+def _settings(given: dict[str, Any], plugin: Any) -> dict[str, Any]:
     """The run options a resume restores, checked; the sandbox level decided here, once."""
     timeout = given.get("timeout", 1.0)
     check_range("--timeout", timeout, 0, 3600, low_open=True)
@@ -156,19 +216,32 @@ def _settings(given: dict[str, Any]) -> dict[str, Any]:
     check_range("--startup-timeout", startup, 0, 3600, low_open=True)
     budget = given.get("budget")
     check_range("--budget", budget, 0, 10_000_000, low_open=True, optional=True)
+    until_ci = given.get("until_ci")
+    check_range("--until-ci", until_ci, 0, 1e12, low_open=True, optional=True)
+    on_fault = given.get("on_fault", "forfeit")
+    if on_fault not in FAULT_RULES:
+        raise UsageError(f"--on-fault is one of {', '.join(FAULT_RULES)}, not {on_fault!r}")
+    max_faults = given.get("max_faults", getattr(plugin, "default_max_faults", None))
+    check_range("--max-faults", max_faults, 0, 1_000_000, optional=True)
     limits = {k: given[k] for k in ("memory_mb", "cpu_seconds", "pids") if k in given}
     policy = SandboxPolicy(**limits)
     # Every worker applies this level: the one recorded is the one applied.
     level = resolve_level(given.get("sandbox"))
     return {"timeout": timeout, "startup_timeout": startup, "budget": budget, "sandbox": level,
-            "policy": policy.to_json()}
+            "policy": policy.to_json(), "on_fault": on_fault, "max_faults": max_faults or None,
+            "duplicate": bool(given.get("duplicate")), "gauntlet": given.get("gauntlet"), "until_ci": until_ci}
 
 
-def _config_settings(settings: dict[str, Any]) -> dict[str, Any]:
+def _config_settings(settings: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    gauntlet = settings.get("gauntlet")
     return {
         "timeout": settings.get("timeout", 1.0), "startup_timeout": settings.get("startup_timeout", 10.0),
         "budget": settings.get("budget"), "sandbox": settings.get("sandbox"),
         "policy": SandboxPolicy.from_json(settings.get("policy")),
+        "on_fault": settings.get("on_fault", "forfeit"), "max_faults": settings.get("max_faults"),
+        "duplicate": bool(settings.get("duplicate")),
+        "gauntlet": names.index(gauntlet) if gauntlet is not None else None,
+        "until_ci": settings.get("until_ci"), "unplayed": settings.get("unplayed", 0.0),
     }
 
 
@@ -187,14 +260,16 @@ def _resume(tid: int, db: Path, game, bots, given: dict[str, Any], accept_change
             raise UsageError(f"no tournament {tid} in {db}")
         if game is not None and game != saved["game"]:
             raise UsageError(f"tournament {tid} is {saved['game']}, not {game}")
-        records = [store.bot(b) for b in saved["bots"]]
+        entrants = saved["entrants"]
+        records = [store.bot(e["bot"]) for e in entrants]
         if bots and list(bots) != [r["command"] for r in records]:
             raise UsageError(f"tournament {tid} was started with other bots: {[r['command'] for r in records]}")
-        specs = [BotSpec.parse(r["command"], name=r["name"]) for r in records]
+        specs = [BotSpec(command=r["command"], argv=BotSpec.parse(r["command"]).argv, name=e["name"])
+                 for r, e in zip(records, entrants)]
         for record, spec in zip(records, specs):
             now = file_digest(list(spec.argv))
             if now != record["sha256"]:
-                what = (f"bot {record['name']!r} changed since tournament {tid} started "
+                what = (f"bot {spec.name!r} changed since tournament {tid} started "
                         f"(SHA-256 of its files was {record['sha256'][:12]}, now {now[:12]})")
                 if not accept_changed:
                     raise UsageError(what + "; pass --accept-changed-bots to play on with it anyway")
@@ -205,52 +280,90 @@ def _resume(tid: int, db: Path, game, bots, given: dict[str, Any], accept_change
         resolve_level(settings.get("sandbox"))
         config = TournamentConfig(
             game=saved["game"], params=saved["params"], bots=specs, seed=saved["seed"], rounds=saved["rounds"],
-            jobs=jobs, lifetime=saved["lifetime"], **_config_settings(settings),
+            jobs=jobs, lifetime=saved["lifetime"], **_config_settings(settings, [s.name for s in specs]),
         )
         store.lock_tournament(tid)
     except BaseException:
         store.close()
         raise
-    return config, plugin, store, tid, saved["bots"]
+    return config, plugin, store, tid
 
 
-def _play_and_report(config, plugin, store, tid: int, bot_ids: list[int], db: Path, json_out: bool) -> None:
+def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) -> int:
     specs = config.bots
-    total = len(schedule(len(specs), plugin.spec.max_seats, config.rounds, config.seed))
-    per_round = total // config.rounds
+    seats = plugin.spec.max_seats
+    per_round = len(config.pairings(seats, rounds=1))
+    total = per_round * config.rounds
+    extras = []
+    if config.duplicate:
+        extras.append("duplicate deals")
+    if config.gauntlet is not None:
+        extras.append(f"gauntlet {inert(specs[config.gauntlet].name)}")
+    if config.until_ci is not None:
+        extras.append(f"until every 95% interval is within +/-{config.until_ci:g}")
+    if config.max_faults:
+        extras.append(f"disqualified at {config.max_faults} fault{'s' if config.max_faults > 1 else ''}")
     typer.echo(
-        f"Started tournament {tid} ({config.game}, seed {config.seed}, {len(specs)} bots, "
-        f"{total} matches, jobs {config.jobs}, sandbox {config.sandbox}, db {db})",
+        f"Started tournament {tid} ({config.game}, seed {config.seed}, {len(specs)} entrants, "
+        f"{total} matches{' at most' if config.until_ci else ''}, jobs {config.jobs}, sandbox {config.sandbox}, "
+        f"db {db}{''.join(', ' + w for w in extras)})",
         err=True,
     )
     progress = _progress(total, per_round)
-    try:
-        trio.run(run_tournament, plugin, config, store, tid, bot_ids, progress)
-    except KeyboardInterrupt:
-        progress_done()
-        typer.echo(f"Interrupted tournament {tid}: continue with --resume {tid} --db {db}", err=True)
-        raise typer.Exit(130) from None
+    outcome, signum = trio.run(_run_until_signal, plugin, config, store, tid, progress)
     progress_done()
+    if outcome is None:
+        name = signal.Signals(signum).name if signum else "interrupted"
+        typer.echo(f"Interrupted tournament {tid} ({name}) after {progress.done} of {total} matches; "
+                   f"resume with: arena tournament --resume {tid} --db {db}", err=True)
+        return EXIT_INTERRUPTED
+    table = standings_of(store, tid)
     matches = store.matches(tid)
-    names = [s.name for s in specs]
-    index = {b: i for i, b in enumerate(bot_ids)}
-    for m in matches:
-        m["seats"] = [index[b] for b in m["seats"]]
-    table = compute_standings(names, matches)
     faults = sum(len(m["faults"]) for m in matches)
+    played_total = per_round * outcome.rounds
+    early = f" (stopped early after {outcome.rounds} of {config.rounds} rounds)" if outcome.stopped_early else ""
     typer.echo(
-        f"Finished tournament {tid}: {len(matches)} of {total} matches, {faults} with a fault", err=True
+        f"Finished tournament {tid}: {len(matches)} of {played_total} matches, {faults} with a fault{early}",
+        err=True,
     )
     if json_out:
+        names = [s.name for s in specs]
         out = {
-            "tournament": tid, "game": config.game, "seed": config.seed, "rounds": config.rounds,
-            "completed": len(matches) == total, "matches": len(matches), "db": str(db),
-            "sandbox": config.sandbox, "events": store.events(tid),
+            "tournament": tid, "game": config.game, "seed": config.seed, "rounds": outcome.rounds,
+            "rounds_planned": config.rounds, "completed": outcome.finished, "stopped_early": outcome.stopped_early,
+            "matches": len(matches), "db": str(db), "sandbox": config.sandbox, "duplicate": config.duplicate,
+            "on_fault": config.on_fault, "max_faults": config.max_faults,
+            "events": store.events(tid),
+            "match_list": [{"id": m["id"], "round": m["round"], "index": m["idx"],
+                            "entrants": [names[i] for i in m["seats"]], "status": m["status"],
+                            "scores": m["scores"], "faults": [f["kind"] for f in m["faults"]]} for m in matches],
             **table,
         }
         sys.stdout.write(json.dumps(out) + "\n")
     else:
-        _print_standings(config.game, tid, table)
+        print_standings(config.game, tid, table)
+    return EXIT_OK
+
+
+async def _run_until_signal(plugin, config, store, tid, progress) -> tuple[Outcome | None, int | None]:
+    """Play; on SIGINT or SIGTERM stop cleanly: matches in flight are
+    abandoned, their bots stopped, workers ended (the store keeps the rest)."""
+    got: list[int] = []
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                async for signum in signals:
+                    got.append(signum)
+                    nursery.cancel_scope.cancel()
+                    return
+
+            nursery.start_soon(watch)
+            outcome = await run_tournament(plugin, config, store, tid, progress)
+            nursery.cancel_scope.cancel()
+    if got:
+        return None, got[0]
+    return outcome, None
 
 
 _live = {"on": False}
@@ -262,34 +375,41 @@ def progress_done() -> None:
         sys.stderr.flush()
 
 
+def outcome_words(result: dict[str, Any], names: list[str]) -> str:
+    """A finished match in a few words: each entrant's score, or its fault."""
+    if result.get("status") == "forfeit":
+        return "forfeit (disqualified entrant)"
+    if result["faults"]:
+        f = result["faults"][0]
+        return f"cancelled: {inert(names[f['seat']])} {f['kind']}"
+    scores = result.get("tournament_scores") or [s["score"] for s in result["seats"]]
+    return ", ".join(f"{inert(n)} {s:g}" for n, s in zip(names, scores))
+
+
 def _progress(total: int, per_round: int) -> Progress:
+    """Progress lines (stable, greppable) off a terminal; one live line on it."""
     tty = sys.stderr.isatty()
     _live["on"] = tty
     progress = Progress(total=total)
 
-    def number(p) -> str:
+    def number(p: Pairing) -> str:
         return f"{p.round * per_round + p.idx + 1}/{total}"
 
-    def on_start(p, names: list[str]) -> None:
+    def on_start(match_id: int, p: Pairing, names: list[str]) -> None:
         if not tty:
-            sys.stderr.write(f"Started match {number(p)} ({' vs '.join(map(inert, names))})\n")
+            sys.stderr.write(f"Started match {match_id} [{number(p)}]: {' vs '.join(map(inert, names))}\n")
             sys.stderr.flush()
 
-    def on_finish(p, names: list[str], result: dict[str, Any]) -> None:
-        if result["faults"]:
-            f = result["faults"][0]
-            outcome = f"cancelled {{seat {f['seat']} {inert(f['bot'])}: {f['kind']}}}"
-        else:
-            outcome = " - ".join(f"{s['score']:g}" for s in result["seats"])
+    def on_finish(match_id: int, p: Pairing, names: list[str], result: dict[str, Any]) -> None:
         if tty:
             elapsed = time.perf_counter() - progress.started_at
             rate = progress.done / elapsed if elapsed > 0 else 0
             eta = (total - progress.done) / rate if rate > 0 else 0
             sys.stderr.write(
-                f"\rmatches {progress.done}/{total}  ETA {eta:,.0f} s  faults {progress.faults}\x1b[K"
+                f"\rmatch {match_id}: {progress.done}/{total} done  ETA {eta:,.0f} s  faults {progress.faults}\x1b[K"
             )
         else:
-            sys.stderr.write(f"Finished match {number(p)} ({' vs '.join(map(inert, names))}): {outcome}\n")
+            sys.stderr.write(f"Finished match {match_id} [{number(p)}]: {outcome_words(result, names)}\n")
         sys.stderr.flush()
 
     progress.on_start = on_start
@@ -297,67 +417,5 @@ def _progress(total: int, per_round: int) -> Progress:
     return progress
 
 
-def _print_standings(game: str, tid: int, table: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    console = Console(width=None if sys.stdout.isatty() else 1000)
-    t = Table(title=f"tournament {tid} · {game}")
-    for col in ("rank", "bot", "score", "mean", "95% CI", "matches", "rating (μ ± σ)", "faults"):
-        t.add_column(col, justify="left" if col in ("bot", "faults") else "right")
-    for rank, row in enumerate(table["standings"], 1):
-        faults = ", ".join(f"{k} {v}" for k, v in row["faults"].items())
-        t.add_row(
-            str(rank), Text(inert(row["bot"])), f"{row['score']:.3f}", f"{row['mean']:.3f}",
-            f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]", str(row["matches"]),
-            f"{row['rating_mu']:.1f} ± {row['rating_sigma']:.1f}", faults,
-        )
-    console.print(t)
-    names = [row["bot"] for row in table["standings"]]
-    cross = Table(title="cross-table: mean score of the row bot in matches with the column bot")
-    cross.add_column("")
-    for n in names:
-        cross.add_column(Text(inert(n)), justify="right")
-    for a in names:
-        cross.add_row(Text(inert(a)), *(("-" if a == b else f"{table['cross_table'][a].get(b, 0.0):.3f}") for b in names))
-    console.print(cross)
-
-
-def show_cmd(
-    match_id: Annotated[int, typer.Argument(help="A match id from the database.")],
-    db: Annotated[Path, typer.Option(help="SQLite file with the results.")] = Path("arena.db"),
-) -> None:
-    """Print one stored match: its result, faults and full message log (--trace format)."""
-    try:
-        store = open_store(db, create=False)
-    except UsageError as exc:
-        raise _usage(str(exc)) from None
-    try:
-        m = store.match(match_id)
-        if m is None:
-            raise _usage(f"no match {match_id} in {db}")
-        t = store.tournament(m["tournament"])
-        names = [store.bot(b)["name"] for b in m["seats"]]
-        typer.echo(
-            f"match {match_id}: tournament {m['tournament']} ({t['game']}), round {m['round']}, "
-            f"index {m['idx']}, seed {m['seed']}, {'completed' if m['completed'] else 'cancelled'}, "
-            f"{m['hands']} hands"
-        )
-        for seat, name in enumerate(names):
-            typer.echo(f"  seat {seat}: {inert(name)}  score {m['scores'][seat]:g}  payoff {m['payoffs'][seat]:g}")
-        for f in m["faults"]:
-            typer.echo(f"  FAULT seat {f['seat']}: {f['kind']}: {inert(f['detail'])}")
-        if m["transcript"] and Path(m["transcript"]).exists():
-            with gzip.open(m["transcript"], "rt", encoding="utf-8") as log:
-                for line in log:
-                    sys.stdout.write(inert(line.rstrip("\n")) + "\n")
-        else:
-            typer.echo("  (no transcript stored)")
-    finally:
-        store.close()
-
-
 def register(app: typer.Typer) -> None:
     app.command("tournament")(tournament_cmd)
-    app.command("show")(show_cmd)

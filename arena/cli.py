@@ -328,9 +328,46 @@ def _mount_strategy_tools() -> None:
 
 _mount_strategy_tools()
 
+@app.command("play")
+def play_cmd(
+    game: Annotated[str, typer.Argument(help="The game, as `arena games` lists it.")],
+    bots: Annotated[list[str], typer.Argument(
+        metavar="[NAME=]BOT...", help="The bots in seat order: a command, or NAME=COMMAND to name it.")],
+    param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="A game parameter KEY=VALUE (repeatable).")] = None,
+    matches: Annotated[int, typer.Option(help="How many matches the bots play (games with match boundaries).")] = 1,
+    seed: SeedOpt = None,
+    timeout: TimeoutOpt = 1.0,
+    startup_timeout: Annotated[float, typer.Option(
+        "--startup-timeout", help="Seconds for each bot's first reply, start-up included.")] = 10.0,
+    budget: BudgetOpt = None,
+    log_dir: LogDirOpt = None,
+    trace: TraceOpt = False,
+    json_out: JsonOpt = False,
+    sandbox: SandboxOpt = None,
+    memory_mb: MemoryOpt = _DEFAULT_POLICY.memory_mb,
+    cpu_seconds: CpuOpt = _DEFAULT_POLICY.cpu_seconds,
+    pids: PidsOpt = _DEFAULT_POLICY.pids,
+    lifetime: LifetimeOpt = "match",
+) -> None:
+    """Play any installed game: its parameters as -p KEY=VALUE (see `arena games`)."""
+    _check("--matches", matches, 1, 1_000_000)
+    try:
+        raw = dict(parse_param(p) for p in param or [])
+    except UsageError as exc:
+        raise _usage_error(str(exc)) from None
+    raise typer.Exit(
+        _play(game, bots, [raw] * matches, seed=seed, timeout=timeout, budget=budget, log_dir=log_dir,
+              trace=trace, json_out=json_out, lifetime=lifetime, startup_timeout=startup_timeout, keys=True,
+              sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
+    )
+
+
+from ._results_cli import register as _register_results  # noqa: E402
+from ._tournament_cli import entrant, parse_param  # noqa: E402
 from ._tournament_cli import register as _register_tournament  # noqa: E402
 
 _register_tournament(app)
+_register_results(app)
 _register_sandbox(app)
 
 
@@ -347,8 +384,14 @@ def _play(
     json_out: bool,
     lifetime: str = "match",
     sandbox: tuple[str | None, dict] = (None, {}),
+    startup_timeout: float = 10.0,
+    keys: bool = False,
 ) -> int:
-    """Validate everything, play one match (or a series), report; return the exit code."""
+    """Validate everything, play one match (or a series), report; return the exit code.
+
+    A bot may be given as ``NAME=COMMAND`` to name it; ``keys``: the game
+    parameters came as ``-p KEY=VALUE`` (their errors say so).
+    """
     try:
         plugin = load_game(game_id)
     except PluginLoadError as exc:
@@ -360,11 +403,12 @@ def _play(
     params_list = []
     for raw in raw_params if isinstance(raw_params, list) else [raw_params]:
         try:
-            params_list.append(game_params(plugin, raw))
+            params_list.append(game_params(plugin, raw, keys=keys))
         except UsageError as exc:
             raise _usage_error(str(exc)) from None
     try:
         check_range("--timeout", timeout, 0, 3600, low_open=True)
+        check_range("--startup-timeout", startup_timeout, 0, 3600, low_open=True)
         check_range("--budget", budget, 0, 10_000_000, low_open=True, optional=True)
         check_range("--seed", seed, 0, (1 << 63) - 1, optional=True)
     except UsageError as exc:
@@ -376,7 +420,10 @@ def _play(
     if lifetime == "tournament" and len(params_list) > 1 and not getattr(plugin, "reusable_processes", False):
         raise _usage_error(f"{game_id}'s protocol has no match boundaries: --lifetime tournament needs one match")
     try:
-        specs = [BotSpec.parse(c) for c in commands]
+        specs = []
+        for text in commands:
+            name, command = entrant(text)
+            specs.append(BotSpec.parse(command, name=name))
     except BadBotCommand as exc:
         raise _usage_error(str(exc)) from None
     if seed is None:
@@ -405,6 +452,7 @@ def _play(
     progress = _Progress(enabled=not trace, label=f"{game_id} seed {seed}")
     settings = MatchSettings(
         timeout=timeout,
+        startup_timeout=startup_timeout,
         budget=budget,
         log_dir=log_dir,
         trace=_tracer(started, names) if trace else None,

@@ -146,6 +146,13 @@ def end_match(match: int, scores: list[float], seats: int) -> Generator[Exchange
     yield from tell([(seat, MatchEnd(match=match, scores=scores)) for seat in range(seats)])
 
 
+def abandoned(match: int, scores: list[float], seats: int) -> list[tuple[int, bytes]]:
+    """What every seat is told when the match was cancelled (another seat's
+    fault): its ``match_end``, ``completed`` false, so that a bot that plays
+    on in the same process starts the next match in step."""
+    return [(seat, encode(MatchEnd(match=match, scores=scores, completed=False))) for seat in range(seats)]
+
+
 def export_schemas(models: Sequence[type[BaseModel]], folder: Path, prefix: str) -> list[Path]:
     """Write one JSON Schema file per message model; return the paths."""
     folder.mkdir(parents=True, exist_ok=True)

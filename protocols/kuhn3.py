@@ -115,6 +115,19 @@ class Kuhn3Dealer:
         n = self.round.hands_played
         return [m / n**0.5 if n else 0.0 for m in self.round.money]
 
+    def tournament_scores(self) -> list[float]:
+        """Tournaments rank kuhn3 bots by chips won (bankroll), not bankroll / sqrt(hands)."""
+        return [float(m) for m in self.round.money]
+
+    def forfeit(self, seat: int) -> list[float]:
+        """The fault rule: a faulting seat loses what it has in front in the hand
+        being played, on top of its deficit; a lead is never kept."""
+        r = self.round
+        scores = self.tournament_scores()
+        at_stake = r.in_front[seat] if r.phase is Phase.BETTING else 0
+        scores[seat] = float(min(r.money[seat], 0) - at_stake)
+        return scores
+
     # -- rendering ------------------------------------------------------------
 
     def _init_round(self, seat: int) -> bytes:

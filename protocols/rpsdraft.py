@@ -29,7 +29,7 @@ from games.rpsdraft._params import RpsDraftParams
 from games.rpsdraft._rules import FULL_DECK, SEATS, Phase, RpsDraftMatch
 
 from ._errors import ProtocolError
-from .jsonlines import Message, Reply, decode, encode, end_match, start_match, tell
+from .jsonlines import Message, Reply, abandoned, decode, encode, end_match, start_match, tell
 
 GAME = "rpsdraft"
 VERSION = 1
@@ -127,6 +127,17 @@ class RpsDraftDealer:
     def scores(self) -> list[float]:
         """The seed's score: turns won."""
         return [float(w) for w in self.match.won]
+
+    def forfeit(self, seat: int) -> list[float]:
+        """The fault rule: a faulting seat wins no more turns (the worst it could
+        have had); turns it won stay won, as the seed's score cannot go down.
+        Ranked below every seat that did not fault, and by default (as in the
+        seed's tournament) disqualified at its first fault."""
+        return self.scores()
+
+    def abandon(self) -> list[tuple[int, bytes]]:
+        """Every seat's ``match_end`` (not completed) when another seat faulted."""
+        return abandoned(self.match_index, self.scores(), SEATS)
 
     def _ask_both(self, messages, model, expected: str):
         """Ask both seats at once; check each reply in seat order (fail-fast)."""

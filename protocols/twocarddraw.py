@@ -28,11 +28,11 @@ from pydantic import Field
 
 from games._base import Exchange, IllegalAction, MatchOutcome
 from games.twocarddraw._params import TwoCardDrawParams
-from games.twocarddraw._rules import RANKS, Hand
+from games.twocarddraw._rules import ANTE, MAX_BETS, RANKS, Hand
 from games.twocarddraw._strategy import Strategy, sample
 
 from ._errors import ProtocolError
-from .jsonlines import Message, Reply, decode, encode, end_match, start_match, tell
+from .jsonlines import Message, Reply, abandoned, decode, encode, end_match, start_match, tell
 
 GAME = "twocarddraw"
 VERSION = 1
@@ -126,6 +126,9 @@ class TwoCardDrawDealer:
                  match_index: int = 0, strategy: Strategy | None = None) -> None:
         self.params = params
         self.rng = rng
+        # The built-in opponent's choices draw from a stream of their own, so
+        # that the cards depend on the seed alone.
+        self.strategy_rng = random.Random(rng.getrandbits(64))
         self.names = list(names)
         self.match_index = match_index
         self.strategy = strategy
@@ -156,7 +159,22 @@ class TwoCardDrawDealer:
         """The seed's score: profit + the match's hands (10,000), at least 0."""
         return [float(max(0, m + self.params.hands)) for m in self.money]
 
+    def forfeit(self, seat: int) -> list[float]:
+        """The fault rule: every hand not finished (the one in play included)
+        counts as the most a hand can cost (the ante and every bet of both
+        rounds), so a faulting seat scores no better than the worst it could
+        have done; the score's floor of 0 stays."""
+        scores = self.scores()
+        worst_hand = ANTE + MAX_BETS * (self.bet1 + self.bet2)
+        unfinished = self.params.hands - self.played
+        scores[seat] = float(max(0, min(self.money[seat], 0) - unfinished * worst_hand + self.params.hands))
+        return scores
+
     # -- the dialogue ---------------------------------------------------------
+
+    def abandon(self) -> list[tuple[int, bytes]]:
+        """Every seat's ``match_end`` (not completed) when another seat faulted."""
+        return abandoned(self.match_index, self.scores(), self.seats)
 
     def run(self):  # -> Dialogue
         p = self.params
@@ -173,7 +191,11 @@ class TwoCardDrawDealer:
             else:
                 first = (n + self.match_index) % 2
                 seat_of = (first, 1 - first)
+            # Every hand draws the same number of cards from the seed whatever the
+            # players do: two cards and two replacements per position. Every
+            # seating of the same bots then sees the same cards (duplicate deals).
             deal = ((rng.randrange(RANKS), rng.randrange(RANKS)), (rng.randrange(RANKS), rng.randrange(RANKS)))
+            spare = ([rng.randrange(RANKS), rng.randrange(RANKS)], [rng.randrange(RANKS), rng.randrange(RANKS)])
             hand = self.hand = Hand(self.bet1, self.bet2, deal)
             yield from tell([
                 (seat, NewHand(hand=n, cards=list(hand.cards[pos]), position=("first", "second")[pos],
@@ -185,8 +207,7 @@ class TwoCardDrawDealer:
                 seat = seat_of[pos]
                 if hand.phase == "draw":
                     count = self._strategy_draw(hand) if seat is None else (yield from self._ask_draw(seat, pos, n))
-                    new = [rng.randrange(RANKS) for _ in range(count)]
-                    hand.draw(pos, count, new)
+                    hand.draw(pos, count, spare[pos][:count])
                 elif seat is None:
                     hand.act(pos, self._strategy_action(hand))
                 else:
@@ -257,11 +278,11 @@ class TwoCardDrawDealer:
             dist = s.round1[(lo, hi, hand.bets)]
         else:
             dist = s.round2[(lo, hi, hand.bets1, hand.bets, hand.drew[0], hand.drew[1], self._first(hand))]
-        i = sample(dist, self.rng)
+        i = sample(dist, self.strategy_rng)
         return _ACTIONS_BY_INDEX[min(hand.bets, 1)][i]
 
     def _strategy_draw(self, hand: Hand) -> int:
         s = self.strategy
         assert s is not None
         lo, hi = hand.cards[1]
-        return sample(s.draw[(lo, hi, hand.bets1, hand.drew[0], self._first(hand))], self.rng)
+        return sample(s.draw[(lo, hi, hand.bets1, hand.drew[0], self._first(hand))], self.strategy_rng)

@@ -20,10 +20,10 @@ from typing import Annotated, Literal
 from pydantic import Field, StrictBool, StrictInt
 
 from games._base import Exchange, IllegalAction, MatchOutcome
-from games.vonneumann import Phase, VonNeumannMatch, VonNeumannParams
+from games.vonneumann import Phase, VonNeumannMatch, VonNeumannParams, session_points
 
 from ._errors import ProtocolError
-from .jsonlines import FRAMING_MODELS, Message, Reply, decode, encode, end_match, start_match
+from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, start_match
 
 GAME = "vonneumann"
 VERSION = 1
@@ -120,6 +120,23 @@ class VonNeumannDealer:
 
     def scores(self) -> list[float]:
         return self.state.scores()
+
+    def forfeit(self, seat: int) -> list[float]:
+        """The fault rule: a faulting seat keeps no lead, and every session not
+        finished (the one in play included) counts as its whole stack lost,
+        which is worse than any session it could have played (its points are
+        at least -stack)."""
+        m = self.state
+        scores = self.scores()
+        if m.game:  # the session in play: what it has won so far does not count
+            scores[seat] -= session_points(m.money[seat] - m.params.stack, m.game)
+        unfinished = m.params.sessions - m.session
+        scores[seat] = min(scores[seat], 0.0) - unfinished * m.params.stack
+        return scores
+
+    def abandon(self) -> list[tuple[int, bytes]]:
+        """Every seat's ``match_end`` (not completed) when another seat faulted."""
+        return abandoned(self.match_index, self.scores(), 2)
 
     def _turn_fields(self, seat: int) -> dict:
         m = self.state

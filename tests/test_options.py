@@ -34,6 +34,7 @@ BASE = {
     "vonneumann": [TRUE, TRUE, "--sandbox", "none", "--sessions", "1"],
     "twocarddraw": [TRUE, TRUE, "--sandbox", "none", "--hands", "1"],
     "rpsdraft": [TRUE, TRUE, "--sandbox", "none"],
+    "play": ["kuhn3", TRUE, TRUE, TRUE, "--sandbox", "none", "-p", "hands=1"],
     "tournament": ["kuhn3", TRUE, TRUE, TRUE, "--sandbox", "none", "-p", "hands=1", "--db", "{db}"],
     "quarantine": ["rpsdraft", TRUE, "--sandbox", "none", "--matches", "2"],
     "strategy generate": ["--bet1", "1", "--bet2", "2", "--iterations", "0", "-o", "{out}"],

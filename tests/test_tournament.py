@@ -32,7 +32,7 @@ def test_same_seed_same_standings_with_one_or_two_jobs(tmp_path):
     assert one["cross_table"] == two["cross_table"]
     assert one["matches"] == 24 and one["completed"]
     rows = {r["bot"]: r for r in two["standings"]}
-    assert set(rows) == {"rule_bot", "rule_bot_rs", "random_bot.py --seed 3", "check_fold_bot.py"}
+    assert set(rows) == {"rule_bot", "rule_bot_rs", "random_bot --seed 3", "check_fold_bot"}
     for row in two["standings"]:
         assert row["matches"] == 18  # 4 bots, 3 seats: each bot sits in 3/4 of 24 matches
         assert row["ci_low"] <= row["mean"] <= row["ci_high"]
@@ -75,7 +75,7 @@ def test_sigkill_then_resume_loses_and_repeats_nothing(tmp_path):
         def stored() -> int:
             try:
                 with sqlite3.connect(db) as conn:
-                    return conn.execute("SELECT count(*) FROM matches").fetchone()[0]
+                    return conn.execute("SELECT count(*) FROM matches WHERE status != 'pending'").fetchone()[0]
             except sqlite3.Error:
                 return 0
 
@@ -100,7 +100,7 @@ def test_sigkill_then_resume_loses_and_repeats_nothing(tmp_path):
 
 def test_bad_usage_exits_2(tmp_path):
     proc = run_arena("tournament", "kuhn3", BOTS[0], BOTS[1], "--db", str(tmp_path / "x.db"))
-    assert proc.returncode == 2 and "at least 3 bots" in proc.stderr
+    assert proc.returncode == 2 and "at least 3 entrants" in proc.stderr
     assert not (tmp_path / "x.db").exists()  # a usage error creates nothing
     proc = run_arena("tournament", "--resume", "9", "--db", str(tmp_path / "x.db"))
     assert proc.returncode == 2 and "no such database" in proc.stderr

@@ -231,7 +231,7 @@ def test_quarantine_finds_what_a_bot_left_running_at_every_level(attack, level, 
     proc = subprocess.run([PY, "-c", QUARANTINE, f"{PY} {ATTACK} {attack} - {tag}", level],
                           capture_output=True, text=True, timeout=120, cwd=ROOT, env=clean_env())
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert re.search(r"step 6/7 FAIL .*1 process\(es\) it started were still running", proc.stdout), proc.stdout
+    assert re.search(r"step 7/8 FAIL .*1 process\(es\) it started were still running", proc.stdout), proc.stdout
     assert _gone(tag) == []
 
 

@@ -64,8 +64,8 @@ class _Kuhn3Plugin:
     reusable_processes = False
     #: the longest reply line accepted (the longest valid one, 'Money: ...', is under 80)
     max_reply_bytes = 256
-    #: tournaments rank kuhn3 bots by bankroll (chips won), not bankroll / sqrt(hands)
-    tournament_score_is_payoff = True
+    #: what one round of a tournament is
+    round_note = "every ordered choice of 3 entrants (each in every seat)"
 
     def open_dialogue(
         self, params: Kuhn3Params, rng: random.Random, names: list[str] | None = None, match_index: int = 0

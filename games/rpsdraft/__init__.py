@@ -68,6 +68,11 @@ class _RpsDraftPlugin:
     reusable_processes = True
     #: the longest reply line accepted: every valid reply is a small JSON object
     max_reply_bytes = 1024
+    #: the seed's tournament kept one bot object per entrant, and disqualified a
+    #: bot that threw or returned a bad index: one fault, out
+    default_lifetime = "tournament"
+    default_max_faults = 1
+    round_note = "both seatings of every pair of entrants: two of the seed's rounds"
 
     def open_dialogue(
         self, params: RpsDraftParams, rng: random.Random, names: list[str], match_index: int = 0

@@ -93,7 +93,7 @@ __all__ = [
 class _TwoCardDrawPlugin:
     spec = GameSpec(
         id="twocarddraw",
-        version=1,
+        version=2,  # 2: a fixed number of cards per hand from the seed (duplicate deals)
         title="TwoCardDraw",
         min_seats=1,
         max_seats=2,
@@ -103,6 +103,7 @@ class _TwoCardDrawPlugin:
     reusable_processes = True
     #: the longest reply line accepted: every valid reply is a small JSON object
     max_reply_bytes = 1024
+    round_note = "both seatings of every pair of entrants (a match is -p hands=N hands)"
 
     @staticmethod
     def load_strategy(path: str | Path) -> Strategy:

@@ -78,6 +78,9 @@ class _VonNeumannPlugin:
     reusable_processes = True
     #: the longest reply line accepted: every valid reply is a small JSON object
     max_reply_bytes = 1024
+    #: the seed's tournament kept one bot object per entrant for all its matches
+    default_lifetime = "tournament"
+    round_note = "both seatings of every pair of entrants (a match is -p sessions=N sessions)"
 
     def open_dialogue(
         self, params: VonNeumannParams, rng: random.Random, names: list[str], match_index: int = 0
