@@ -161,10 +161,10 @@ def replay_command(game: str, params: dict[str, Any], defaults: dict[str, Any], 
     for key, value in params.items():
         if value != defaults.get(key):
             words += ["-p", f"{key}={json.dumps(value, separators=(',', ':'))}"]
-    for option, key in (("--timeout", "timeout"), ("--startup-timeout", "startup_timeout"),
-                        ("--budget", "budget"), ("--sandbox", "sandbox")):
-        if settings.get(key) is not None:
-            words += [option, str(settings[key])]
+    for option, key, default in (("--timeout", "timeout", 1.0), ("--startup-timeout", "startup_timeout", 10.0),
+                                 ("--budget", "budget", None)):
+        if settings.get(key, default) != default:
+            words += [option, f"{settings[key]:g}"]
     return shlex.join(words)
 
 

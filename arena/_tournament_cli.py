@@ -103,7 +103,7 @@ def _rounds_help() -> str:
             continue
         note = getattr(plugin, "round_note", None) or f"every seating of {plugin.spec.max_seats} entrants"
         notes.append(f"{game_id}: {note}")
-    return "How many rounds; one round is " + "; ".join(notes) + ". With --until-ci, the most. [default: 1]"
+    return "How many rounds; one round is " + "; ".join(notes) + ". With --until-ci, the most. (default: 1)"
 
 
 #: Options a resume restores from the database (and refuses to change).
@@ -124,7 +124,7 @@ def tournament_cmd(
     accept_changed_bots: Annotated[bool, typer.Option(
         "--accept-changed-bots", help="On --resume: play on although a bot's files changed (recorded).")] = False,
     lifetime: Annotated[Optional[str], typer.Option(
-        help="'match' (fresh processes) or 'tournament' (one process per entrant) [default: the game's].")] = None,
+        help="'match' (fresh processes) or 'tournament' (one process per entrant) (default: the game's).")] = None,
     param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="A game parameter KEY=VALUE (repeatable).")] = None,
     duplicate: Annotated[Optional[bool], typer.Option(
         "--duplicate", help="Every seating of the same entrants gets the same cards (duplicate deals).")] = None,
@@ -133,18 +133,18 @@ def tournament_cmd(
     until_ci: Annotated[Optional[float], typer.Option(
         "--until-ci", metavar="W", help="Play rounds until every 95% interval is at most +/-W (--rounds is the cap).")] = None,
     on_fault: Annotated[Optional[str], typer.Option(
-        "--on-fault", help="'forfeit': a faulting bot scores by its game's fault rule; 'score-so-far' [default: forfeit].")] = None,
+        "--on-fault", help="'forfeit': a faulting bot scores by its game's fault rule; 'score-so-far' (default: forfeit).")] = None,
     max_faults: Annotated[Optional[int], typer.Option(
-        "--max-faults", help="Disqualify an entrant at this many faults (0: never) [default: the game's].")] = None,
-    timeout: Annotated[Optional[float], typer.Option(help="Seconds allowed for each reply [default: 1].")] = None,
+        "--max-faults", help="Disqualify an entrant at this many faults (0: never) (default: the game's).")] = None,
+    timeout: Annotated[Optional[float], typer.Option(help="Seconds allowed for each reply (default: 1).")] = None,
     startup_timeout: Annotated[Optional[float], typer.Option(
-        "--startup-timeout", help="Seconds for each bot's first reply, start-up included [default: 10].")] = None,
+        "--startup-timeout", help="Seconds for each bot's first reply, start-up included (default: 10).")] = None,
     budget: Annotated[Optional[float], typer.Option(help="Total seconds each bot may use in a match.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     sandbox: Annotated[Optional[str], typer.Option(help="none, basic or strict (default: see `arena doctor`).")] = None,
-    memory_mb: Annotated[Optional[int], typer.Option("--memory-mb", help="Memory per bot, MB [default: 512].")] = None,
-    cpu_seconds: Annotated[Optional[int], typer.Option("--cpu-seconds", help="CPU seconds per bot process [default: 60].")] = None,
-    pids: Annotated[Optional[int], typer.Option(help="Processes and threads per bot [default: 64].")] = None,
+    memory_mb: Annotated[Optional[int], typer.Option("--memory-mb", help="Memory per bot, MB (default: 512).")] = None,
+    cpu_seconds: Annotated[Optional[int], typer.Option("--cpu-seconds", help="CPU seconds per bot process (default: 60).")] = None,
+    pids: Annotated[Optional[int], typer.Option(help="Processes and threads per bot (default: 64).")] = None,
 ) -> None:
     """Play every entrant against every other, in every seating; store and rank."""
     given = {k: v for k, v in locals().items() if k in RESTORED and v not in (None, [])}

@@ -24,6 +24,9 @@ bankroll       infinite: totals start at 0 and may go negative
   card wins the whole pot. Cards are turned up automatically in betting order,
   each only if it beats every card shown before it; the rest are mucked.
 * Score after a round: bankroll / sqrt(hands), as the original dealer printed.
+  Tournaments rank by bankroll.
+* Fault rule (tournaments): a faulting seat scores min(bankroll, 0) minus its chips in
+  front in the hand in play; the others keep their bankrolls.
 
 The wire protocol is in ``protocols.kuhn3`` and docs/protocols/kuhn3.md.
 """

@@ -39,6 +39,14 @@ Two ways to play
 Scoring: per seat, ``max(0, profit + hands)`` (10,000 hands by default, so
 profit + 10,000 as in the seed); several matches of a series are averaged.
 
+Chance: each hand draws the same number of cards from the seed, whatever the
+players do (two cards and two replacements per position), so every seating
+of the same bots sees the same cards (duplicate deals).
+
+Fault rule (tournaments): a faulting seat scores the score of a profit of
+min(profit, 0) minus the most a hand can cost for every hand not finished;
+the other keeps its score.
+
 Strategy files, the exact value of a strategy and the seed's generator are in
 ``games.twocarddraw._strategy`` and ``_solve``; the wire protocol in
 ``protocols.twocarddraw`` and docs/protocols/twocarddraw.md.

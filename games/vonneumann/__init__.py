@@ -38,6 +38,9 @@ match              ``sessions`` sessions (1000)
 * Cards are k / 2**24 for a uniform integer k, so each is exactly a C
   ``float`` (the seed's ``Card`` type) and the decimal sent on the wire reads
   back as the very value the engine compares.
+* Fault rule (tournaments): a faulting seat scores min(score, 0) minus its stack
+  for every session not finished (the one in play included); the other keeps
+  its score. Tournaments keep one process per entrant by default.
 
 The wire protocol is in ``protocols.vonneumann`` and docs/protocols/vonneumann.md.
 """

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Test bot: plays kuhn3 correctly, then misbehaves in one way (argv[1]).
 
+``garbage_ahead`` plays well until its bankroll is above 0, then answers
+garbage (a bot that would keep its lead by faulting).
+
 The trigger is the first ``play`` message it receives unless the mode says
 otherwise. Any further arguments (a tag) only mark the process for the tests'
 leftover-process check.
@@ -73,6 +76,9 @@ for raw in sys.stdin:
     elif line.startswith("Action:"):
         acts.append(int(line.split()[-1]))
         if phase == "play" and len(acts) == 3:
+            if MODE == "garbage_ahead" and money[0] > 0:  # ahead: break off, to keep the lead
+                send("no more, I am ahead")
+                continue
             if not misbehave():
                 send(f"BET {max(acts)}")
     elif line.startswith("Pots:"):

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Test bot for rpsdraft: plays correctly (index 0 always), then misbehaves per argv[1].
 
+``one_match`` plays a match well and exits at its ``match_end``.
+
 argv[2] says when: "draft" (at the first draft_pick) or "main" (at the first
 main_play). Further arguments (a tag) only mark the process for the tests'
 leftover-process check.
@@ -56,3 +58,5 @@ for line in sys.stdin:
     elif kind == "main_play":
         if not (WHEN == "main" and misbehave("play")):
             send(b'{"type": "play", "index": 0}')
+    elif kind == "match_end" and MODE == "one_match":
+        sys.exit(0)  # plays one match well, then leaves: fine with a fresh process per match only

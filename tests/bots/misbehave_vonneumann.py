@@ -6,6 +6,7 @@ replaces its reply to the first ``a_turn`` (or, for the modes about calls,
 the first ``b_turn``). Further arguments (a tag) only mark the process for
 the tests' leftover-process check.
 """
+import json
 import os
 import sys
 import time
@@ -54,6 +55,10 @@ for line in sys.stdin:
     if '"match_start"' in line:
         send('{"type": "ready"}')
     elif '"a_turn"' in line:
+        turn = json.loads(line)
+        if MODE == "garbage_ahead" and turn["money"] > turn["opponent_money"]:
+            send("no more, I am ahead")  # a bot that would keep its lead by faulting
+            continue
         if MODE in CALL_MODES or not misbehave():
             send('{"type": "bet", "amount": 5}')
     elif '"b_turn"' in line:
