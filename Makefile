@@ -71,6 +71,7 @@ bench: install bots
 	$(PY) -m benchmarks.kuhn3_throughput
 	$(PY) -m benchmarks.tournament_jobs
 	$(PY) -m benchmarks.sandbox_spawn
+	$(PY) -m benchmarks.duplicate_ci
 
 clean:
 	rm -rf $(VENV) $(BUILD) *.egg-info .pytest_cache .hypothesis

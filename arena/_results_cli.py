@@ -50,16 +50,39 @@ def standings_of(store: Store, tid: int) -> dict[str, Any]:
     settings = saved["settings"]
     names = [e["name"] for e in saved["entrants"]]
     return compute_standings(names, store.matches(tid), max_faults=settings.get("max_faults"),
-                             unplayed=settings.get("unplayed", 0.0))
+                             unplayed=settings.get("unplayed", 0.0), duplicate=bool(settings.get("duplicate")))
 
 
-def print_standings(game: str, tid: int, table: dict[str, Any]) -> None:
+def format_words(settings: dict[str, Any]) -> list[str]:
+    """How a tournament was played, in words the standings show beside its name."""
+    words = []
+    if settings.get("duplicate"):
+        words.append("duplicate deals")
+    if settings.get("gauntlet") is not None:
+        words.append(f"gauntlet {inert(str(settings['gauntlet']))}")
+    if settings.get("until_ci") is not None:
+        words.append(f"until every 95% interval is within +/-{settings['until_ci']:g}")
+    if settings.get("on_fault") == "score-so-far":
+        words.append("faults keep their score so far")
+    if settings.get("max_faults"):
+        words.append(f"disqualified at {settings['max_faults']} fault{'s' if settings['max_faults'] > 1 else ''}")
+    return words
+
+
+def standings_format(settings: dict[str, Any]) -> dict[str, Any]:
+    """The same, for the JSON: the options that change what the standings mean."""
+    return {"duplicate": bool(settings.get("duplicate")), "gauntlet": settings.get("gauntlet"),
+            "until_ci": settings.get("until_ci"), "on_fault": settings.get("on_fault", "forfeit"),
+            "max_faults": settings.get("max_faults")}
+
+
+def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     console = Console(width=None if sys.stdout.isatty() else 1000)
-    t = Table(title=f"tournament {tid} · {game}")
+    t = Table(title=" · ".join([f"tournament {tid}", game, *format_words(settings)]))
     for col in ("rank", "bot", "score", "mean", "95% CI", "matches", "rating (μ ± σ)", "faults"):
         t.add_column(col, justify="left" if col in ("bot", "faults") else "right")
     for rank, row in enumerate(table["standings"], 1):
@@ -106,7 +129,8 @@ def standings_cmd(
     finally:
         store.close()
     if format == "json":
-        sys.stdout.write(json.dumps({"tournament": tournament, "game": saved["game"], **table}) + "\n")
+        sys.stdout.write(json.dumps({"tournament": tournament, "game": saved["game"],
+                                    "format": standings_format(saved["settings"]), **table}) + "\n")
     elif format == "csv":
         fields = ["rank", "bot", "score", "mean", "ci_low", "ci_high", "matches", "rating", "rating_mu",
                   "rating_sigma", "faults", "forfeits", "disqualified"]
@@ -116,7 +140,7 @@ def standings_cmd(
             faults = ";".join(f"{k}={v}" for k, v in row["faults"].items())
             out.writerow({**{k: row[k] for k in fields if k in row}, "rank": rank, "faults": faults})
     else:
-        print_standings(saved["game"], tournament, table)
+        print_standings(saved["game"], tournament, table, saved["settings"])
 
 
 def matches_cmd(

@@ -33,9 +33,24 @@ def mean_ci(values: list[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
+def grouped_ci(values: list[float], keys: list[Any]) -> tuple[float, float, float]:
+    """Mean per match, with the 95% interval of the mean taken over groups of
+    matches that are not independent (the seatings of one duplicate deal):
+    each group counts as one observation, its mean."""
+    if not values:
+        return 0.0, 0.0, 0.0
+    groups: dict[Any, list[float]] = {}
+    for value, key in zip(values, keys):
+        groups.setdefault(key, []).append(value)
+    mean = statistics.fmean(values)
+    _, low, high = mean_ci([statistics.fmean(g) for g in groups.values()])
+    half = (high - low) / 2
+    return mean, mean - half, mean + half
+
+
 def compute_standings(
     names: list[str], matches: list[dict[str, Any]], *, max_faults: int | None = None,
-    unplayed: float = 0.0,
+    unplayed: float = 0.0, duplicate: bool = False,
 ) -> dict[str, Any]:
     """Standings, cross-table and head-to-head from stored matches.
 
@@ -53,6 +68,10 @@ def compute_standings(
       and a win over it for the rating, and does not count for the others'
       scores (whether or not it was played before the disqualification was
       known).
+
+    With ``duplicate``, the seatings of one set of entrants in a round share
+    their cards, so their scores are not independent: a 95% interval takes
+    each such set as one observation (the reason duplicate deals narrow it).
     """
     n = len(names)
     scores: list[list[float]] = [[] for _ in range(n)]
@@ -60,7 +79,8 @@ def compute_standings(
     fault_count = [0] * n
     disqualified_at: list[int | None] = [None] * n  # the schedule position of the deciding fault
     forfeits = [0] * n
-    pairs: dict[tuple[int, int], list[tuple[float, float]]] = {}
+    keys: list[list[Any]] = [[] for _ in range(n)]  # each score's group (see grouped_ci)
+    pairs: dict[tuple[int, int], list[tuple[float, float, Any]]] = {}
     model = PlackettLuce()
     ratings = [model.rating(name=str(i)) for i in range(n)]
     for position, match in enumerate(matches):
@@ -70,6 +90,7 @@ def compute_standings(
             out = out or [who for who in seats if fault_count[who] >= (max_faults or 1)]
             for who in out:
                 scores[who].append(unplayed)
+                keys[who].append(_group(match, position, duplicate))
                 forfeits[who] += 1
             _rate(model, ratings, seats, [0.0] * len(seats), [who in out for who in seats])
             continue
@@ -84,13 +105,15 @@ def compute_standings(
                 disqualified_at[who] = position
         for seat, who in enumerate(seats):
             scores[who].append(match_scores[seat])
+            keys[who].append(_group(match, position, duplicate))
             for other_seat, other in enumerate(seats):
                 if other != who:
-                    pairs.setdefault((who, other), []).append((match_scores[seat], match_scores[other_seat]))
+                    pairs.setdefault((who, other), []).append(
+                        (match_scores[seat], match_scores[other_seat], _group(match, position, duplicate)))
         _rate(model, ratings, seats, match_scores, faulted)
     rows = []
     for i, name in enumerate(names):
-        mean, low, high = mean_ci(scores[i])
+        mean, low, high = grouped_ci(scores[i], keys[i])
         rows.append({
             "bot": name,
             "score": sum(scores[i]),
@@ -108,7 +131,7 @@ def compute_standings(
     # Disqualified entrants last; then by score.
     order = sorted(range(n), key=lambda i: (rows[i]["disqualified"], -rows[i]["score"], names[i]))
     cross = {
-        names[a]: {names[b]: statistics.fmean(x for x, _ in v) for (x_, b), v in sorted(pairs.items()) if x_ == a}
+        names[a]: {names[b]: statistics.fmean(x for x, _, _ in v) for (x_, b), v in sorted(pairs.items()) if x_ == a}
         for a in range(n)
     }
     return {"standings": [rows[i] for i in order], "cross_table": cross,
@@ -128,17 +151,22 @@ def _rate(model: Any, ratings: list[Any], seats: list[int], match_scores: list[f
         ratings[who] = team[0]
 
 
-def head_to_head(names: list[str], pairs: dict[tuple[int, int], list[tuple[float, float]]]) -> list[dict[str, Any]]:
+def _group(match: dict[str, Any], position: int, duplicate: bool) -> Any:
+    """The matches that share one deal: every seating of the same entrants in
+    a round with --duplicate; otherwise each match alone."""
+    return (match["round"], tuple(sorted(match["seats"]))) if duplicate else position
+
+
+def head_to_head(names: list[str], pairs: dict[tuple[int, int], list[tuple[float, float, Any]]]) -> list[dict[str, Any]]:
     """Per ordered pair of entrants: their shared matches, wins/losses/draws by
     score, and the first one's mean score with a 95% interval."""
     rows = []
     for (a, b), results in sorted(pairs.items()):
-        mine = [x for x, _ in results]
-        mean, low, high = mean_ci(mine)
+        mean, low, high = grouped_ci([x for x, _, _ in results], [k for _, _, k in results])
         rows.append({
             "bot": names[a], "opponent": names[b], "matches": len(results),
-            "wins": sum(x > y for x, y in results), "losses": sum(x < y for x, y in results),
-            "draws": sum(x == y for x, y in results),
+            "wins": sum(x > y for x, y, _ in results), "losses": sum(x < y for x, y, _ in results),
+            "draws": sum(x == y for x, y, _ in results),
             "mean": mean, "ci_low": low, "ci_high": high,
         })
     return rows

@@ -211,7 +211,7 @@ async def run_tournament(
             return Outcome(r + 1, False)
         names = [b.name for b in config.bots]
         table = compute_standings(names, store.matches(tid), max_faults=config.max_faults,
-                                  unplayed=config.unplayed)
+                                  unplayed=config.unplayed, duplicate=config.duplicate)
         widest = max((row["ci_high"] - row["ci_low"]) / 2 for row in table["standings"]
                      if not row["disqualified"])
         if widest <= config.until_ci:

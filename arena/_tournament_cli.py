@@ -18,7 +18,7 @@ from games import PluginLoadError, available_games, load_game
 
 from ._bot import BadBotCommand, BotSpec
 from ._checks import UsageError, check_range, game_params
-from ._results_cli import print_standings, standings_of
+from ._results_cli import print_standings, standings_format, standings_of
 from ._sandbox import SandboxPolicy, resolve_level
 from ._store import file_digest, open_store
 from ._text import inert
@@ -318,8 +318,9 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
                    f"resume with: arena tournament --resume {tid} --db {db}", err=True)
         return EXIT_INTERRUPTED
     table = standings_of(store, tid)
+    settings = store.tournament(tid)["settings"]
     matches = store.matches(tid)
-    faults = sum(len(m["faults"]) for m in matches)
+    faults = sum(1 for m in matches if m["faults"])
     played_total = per_round * outcome.rounds
     early = f" (stopped early after {outcome.rounds} of {config.rounds} rounds)" if outcome.stopped_early else ""
     typer.echo(
@@ -333,7 +334,7 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
             "rounds_planned": config.rounds, "completed": outcome.finished, "stopped_early": outcome.stopped_early,
             "matches": len(matches), "db": str(db), "sandbox": config.sandbox, "duplicate": config.duplicate,
             "on_fault": config.on_fault, "max_faults": config.max_faults,
-            "events": store.events(tid),
+            "format": standings_format(settings), "events": store.events(tid),
             "match_list": [{"id": m["id"], "round": m["round"], "index": m["idx"],
                             "entrants": [names[i] for i in m["seats"]], "status": m["status"],
                             "scores": m["scores"], "faults": [f["kind"] for f in m["faults"]]} for m in matches],
@@ -341,7 +342,7 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
         }
         sys.stdout.write(json.dumps(out) + "\n")
     else:
-        print_standings(config.game, tid, table)
+        print_standings(config.game, tid, table, settings)
     return EXIT_OK
 
 

@@ -127,7 +127,9 @@ def _deals(data_dir, pattern: str) -> dict[tuple[int, int], list[str]]:
 ])
 def test_duplicate_deals_give_every_seating_the_same_cards(game, bots, pattern, params, tmp_path):
     db = tmp_path / "t.db"
-    tournament(db, game, *bots, *params, "--seed", "9", "--duplicate", "--lifetime", "match")
+    _, result = tournament(db, game, *bots, *params, "--seed", "9", "--duplicate", "--lifetime", "match")
+    assert result["format"]["duplicate"]  # the standings say how they were played
+    assert "duplicate deals" in run_arena("standings", "1", "--db", str(db)).stdout
     deals = _deals(tmp_path / "t-data", pattern)
     seatings = list(permutations(range(len(bots))))
     assert len(deals) == len(seatings)
