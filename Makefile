@@ -8,7 +8,7 @@ BUILD  := $(BOTS)/build
 # rustup installs under ~/.cargo/bin, which a non-login shell may not have on PATH.
 RUSTC  := $(shell command -v rustc 2>/dev/null || ls $(HOME)/.cargo/bin/rustc 2>/dev/null)
 
-.PHONY: all demo test bench bots install system-deps supervisor clean
+.PHONY: all demo test bench bots install bytecode system-deps supervisor clean
 
 all: install bots
 
@@ -38,6 +38,11 @@ supervisor: install system-deps
 
 install: $(VENV)/.installed
 
+# The tests start hundreds of Python processes; with PYTHONDONTWRITEBYTECODE
+# set (as on these machines) each would compile the arena from source again.
+bytecode: install
+	@$(PY) -m compileall -q arena games protocols shims sample_bots tests >/dev/null
+
 VN := sample_bots/vonneumann
 VN_BOTS := $(VN)/build/naive $(VN)/build/kuhn3 $(VN)/build/likeme
 
@@ -63,7 +68,7 @@ demo: install bots
 
 # The whole suite, then the sandbox tests again as an unprivileged user
 # (when run as root; see tests/unprivileged.py).
-test: install bots
+test: install bots bytecode
 	$(VENV)/bin/pytest -q -n 2
 	$(PY) tests/unprivileged.py
 

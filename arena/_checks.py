@@ -65,6 +65,17 @@ def option_problems(exc: Any, fields: Any = (), keys: bool = False) -> str:
     return "; ".join(parts)
 
 
+def parse_param(text: str) -> tuple[str, Any]:
+    """``-p KEY=VALUE``: the value as JSON when it parses, else as text."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise UsageError(f"--param takes KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
 def game_params(plugin: Any, raw: dict[str, Any], *, keys: bool = False) -> Any:
     """The game's validated parameters from what the user gave, or a UsageError.
 

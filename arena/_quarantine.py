@@ -61,7 +61,7 @@ from pydantic import ValidationError
 from games import GamePlugin, PluginLoadError, load_game
 
 from ._bot import BadBotCommand, BotSpec
-from ._checks import check_range
+from ._checks import check_range, game_params, parse_param
 from ._faults import Fault, FaultKind
 from ._host import BotHost, open_host
 from ._match import MatchResult, MatchSettings, SeatResult, run_match, run_series
@@ -363,7 +363,7 @@ class Plan:
 
 def make_plan(
     game_id: str, bot: str, *, matches: int = DEFAULT_MATCHES, seed: int | None = None,
-    timeout: float = 1.0, require_win: bool = False, root: Path = ROOT,
+    timeout: float = 1.0, require_win: bool = False, root: Path = ROOT, params: list[str] | None = None,
 ) -> Plan:
     """Check the arguments; raise ValueError with a sentence for a usage error."""
     try:
@@ -375,9 +375,11 @@ def make_plan(
     except ManifestError as exc:
         raise ValueError(str(exc)) from None
     try:
-        params = plugin.Params(**manifest.params)
+        plugin.Params(**manifest.params)
     except (ValidationError, TypeError) as exc:
         raise ValueError(f"{manifest.path}: bad {game_id} params: {exc}") from None
+    # -p changes the manifest's parameters (fewer hands for a quick check, say)
+    chosen = game_params(plugin, {**manifest.params, **dict(parse_param(p) for p in params or [])}, keys=True)
     spec = plugin.spec
     seats = manifest.seats if manifest.seats is not None else spec.max_seats
     if not spec.min_seats <= seats <= spec.max_seats:
@@ -408,8 +410,8 @@ def make_plan(
         if opp.random:
             randoms.append(spec_)
     return Plan(
-        plugin=plugin, manifest=manifest, params=params, seats=seats, candidate=candidate,
-        opponents=opponents, randoms=randoms, matches=matches,
+        plugin=plugin, manifest=manifest, seats=seats, candidate=candidate,
+        opponents=opponents, randoms=randoms, matches=matches, params=chosen,
         seed=secrets.randbits(32) if seed is None else seed, timeout=timeout, require_win=require_win,
     )
 
@@ -685,11 +687,12 @@ def _print_step(step: StepResult) -> None:
 def quarantine(
     game: str, bot: str, *, matches: int = DEFAULT_MATCHES, junit: Path | None = None,
     require_win: bool = False, seed: int | None = None, timeout: float = 1.0,
-    sandbox: str | None = None,
+    sandbox: str | None = None, params: list[str] | None = None,
 ) -> int:
     """Run ``arena quarantine``; print the steps; return the exit code."""
     try:
-        plan = make_plan(game, bot, matches=matches, seed=seed, timeout=timeout, require_win=require_win)
+        plan = make_plan(game, bot, matches=matches, seed=seed, timeout=timeout, require_win=require_win,
+                         params=params)
         # A submission is untrusted: it runs in the sandbox (the default level
         # unless told otherwise; ARENA_SANDBOX sets it for a whole CI job), and
         # without any sandbox only when asked for explicitly.
@@ -750,6 +753,8 @@ def quarantine_cmd(
     seed: Annotated[Optional[int], typer.Option(help="Seed for every match (random and printed if not given).")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 1.0,
     sandbox: Annotated[Optional[str], typer.Option(help="none, basic or strict (default: see `arena doctor`).")] = None,
+    param: Annotated[Optional[list[str]], typer.Option(
+        "--param", "-p", help="A game parameter KEY=VALUE, instead of the game's quarantine manifest's.")] = None,
 ) -> None:
     """Check a new bot before it joins: starts, answers, plays every seat, exits, cleans up.
 
@@ -757,7 +762,7 @@ def quarantine_cmd(
     """
     raise typer.Exit(
         quarantine(game, bot, matches=matches, junit=junit, require_win=require_win, seed=seed, timeout=timeout,
-                   sandbox=sandbox)
+                   sandbox=sandbox, params=param)
     )
 
 

@@ -17,7 +17,7 @@ import typer
 from games import PluginLoadError, available_games, load_game
 
 from ._bot import BadBotCommand, BotSpec
-from ._checks import UsageError, check_range, game_params
+from ._checks import UsageError, check_range, game_params, parse_param
 from ._results_cli import print_standings, standings_format, standings_of
 from ._sandbox import SandboxPolicy, resolve_level
 from ._store import file_digest, open_store
@@ -30,17 +30,6 @@ EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 1
 def _usage(message: str) -> typer.Exit:
     typer.echo(f"arena: error: {message}", err=True)
     return typer.Exit(EXIT_USAGE)
-
-
-def parse_param(text: str) -> tuple[str, Any]:
-    """``-p KEY=VALUE``: the value as JSON when it parses, else as text."""
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise UsageError(f"--param takes KEY=VALUE, got {text!r}")
-    try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value
 
 
 _INTERPRETERS = {"python", "python3", "node", "perl", "ruby", "sh", "bash", "java"}

@@ -27,7 +27,7 @@ from games import PluginLoadError, available_games, load_game
 
 from ._bot import BadBotCommand, BotSpec
 from ._match import MatchSettings, SeriesResult, run_series, summarize_series
-from ._checks import UsageError, check_range, game_params
+from ._checks import UsageError, check_range, game_params, parse_param
 from ._host import open_host
 from ._sandbox import SandboxPolicy
 from ._sandbox import register as _register_sandbox
@@ -363,7 +363,7 @@ def play_cmd(
 
 
 from ._results_cli import register as _register_results  # noqa: E402
-from ._tournament_cli import entrant, parse_param  # noqa: E402
+from ._tournament_cli import entrant  # noqa: E402
 from ._tournament_cli import register as _register_tournament  # noqa: E402
 
 _register_tournament(app)

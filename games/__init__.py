@@ -6,7 +6,8 @@ the ``arena.games`` entry-point group.
 
 from __future__ import annotations
 
-from importlib.metadata import entry_points
+import functools as _functools
+from importlib import metadata as _metadata
 
 from ._base import Dialogue, Exchange, GamePlugin, GameSpec, IllegalAction, MatchOutcome
 
@@ -29,14 +30,21 @@ class PluginLoadError(Exception):
     """A registered game could not be loaded or is not a valid plugin."""
 
 
+@_functools.cache
+def _registered() -> tuple[_metadata.EntryPoint, ...]:
+    # Reading every installed distribution's metadata costs tens of ms; what
+    # is installed does not change while a process runs.
+    return tuple(_metadata.entry_points(group=GROUP))
+
+
 def available_games() -> dict[str, str]:
     """Map every registered game id to its entry-point target (nothing imported)."""
-    return {ep.name: ep.value for ep in entry_points(group=GROUP)}
+    return {ep.name: ep.value for ep in _registered()}
 
 
 def load_game(game_id: str) -> GamePlugin:
     """Import and check the plugin registered under ``game_id``."""
-    found = [ep for ep in entry_points(group=GROUP) if ep.name == game_id]
+    found = [ep for ep in _registered() if ep.name == game_id]
     if not found:
         known = ", ".join(sorted(available_games())) or "none"
         raise PluginLoadError(f"no game {game_id!r} is installed (installed: {known})")

@@ -77,13 +77,21 @@ def test_kuhn3_manifest_lists_its_six_sample_bots():
     assert "kuhn3" in games_with_manifests()
 
 
+#: Shorter matches than the manifests' (-p overrides them): what is checked is
+#: the bot's conduct, which a few dozen hands show.
+QUICK = {"kuhn3": ("hands", 60), "twocarddraw": ("hands", 60)}
+
+
 @pytest.mark.parametrize(("game", "command", "matches"), _sample_bots())
 def test_every_sample_bot_passes_quarantine(game, command, matches, tmp_path):
     report = tmp_path / "report.xml"
+    quick = ["-p", "=".join(map(str, QUICK[game]))] if game in QUICK else []
     code, out, steps, err = quarantine(
-        game, resolve_command(command), "--seed", "11", "--matches", str(matches), "--junit", str(report)
+        game, resolve_command(command), "--seed", "11", "--matches", str(matches), "--junit", str(report), *quick
     )
     assert code == 0, out + err
+    if game == "kuhn3":  # -p replaced the manifest's 300 hands a match
+        assert f"{matches} matches, {matches * 60} hands" in out, out
     assert all(steps[n] == "PASS" or (n == 4 and steps[n] == "INFO") for n in range(1, STEPS)), out
     if getattr(load_game(game), "reusable_processes", False):
         assert steps[4] == "PASS", out  # several matches in one process
@@ -163,13 +171,13 @@ def test_a_bot_that_cannot_be_executed_fails_step_1(tmp_path):
 
 def test_a_good_bot_that_loses_to_random_passes_unless_a_win_is_required(tmp_path, tag):
     bot = python_bot("quarantine_bot.py", "good", tag)  # always checks or calls
-    code, out, steps, err = quarantine("kuhn3", bot, "--seed", "1", "--matches", "3")
+    code, out, steps, err = quarantine("kuhn3", bot, "--seed", "1", "--matches", "3", "-p", "hands=100")
     assert code == 0, out + err
     assert steps[8] == "INFO" and "did not win" in out
 
     report = tmp_path / "report.xml"
     code, out, steps, err = quarantine(
-        "kuhn3", bot, "--seed", "1", "--matches", "3", "--require-win", "--junit", str(report)
+        "kuhn3", bot, "--seed", "1", "--matches", "3", "-p", "hands=100", "--require-win", "--junit", str(report)
     )
     assert_fails_at(8, code, out, steps, err)
     suite = check_junit(ET.parse(report).getroot())
@@ -188,6 +196,8 @@ def test_a_good_bot_that_loses_to_random_passes_unless_a_win_is_required(tmp_pat
         (["kuhn3", "./no/such/bot"], "does not exist"),
         (["kuhn3", "sample_bots/kuhn3/random_bot.py", "--matches", "2"], "--matches must be at least 3"),
         (["kuhn3", "sample_bots/kuhn3/random_bot.py", "--timeout", "0"], "--timeout must be above 0"),
+        (["kuhn3", "sample_bots/kuhn3/random_bot.py", "-p", "hand=5"], "unknown kuhn3 parameter 'hand'"),
+        (["kuhn3", "sample_bots/kuhn3/random_bot.py", "-p", "hands=-1"], "hands"),
     ],
 )
 def test_usage_errors_exit_2(args, words):

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import re
 import signal
 import sqlite3
 import subprocess
+
+import pytest
 
 from .conftest import PY, ROOT, SAMPLE_BOTS, clean_env, run_arena
 from .test_teardown import wait_for
@@ -25,8 +30,23 @@ def tournament(db, *extra, jobs=1):
     return proc, json.loads(proc.stdout)
 
 
-def test_same_seed_same_standings_with_one_or_two_jobs(tmp_path):
-    _, one = tournament(tmp_path / "one.db", jobs=1)
+@pytest.fixture(scope="session")
+def reference(tmp_path_factory):
+    """The uninterrupted tournament, with one job: played once per test run,
+    shared by the tests that compare with it (also across xdist workers)."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # this run's folder, shared by its workers
+    saved, db = base / "tournament-reference.json", base / "tournament-reference.db"
+    with open(base / "tournament-reference.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not saved.exists():
+            saved.write_text(json.dumps(tournament(db, jobs=1)[1]))
+    return {**json.loads(saved.read_text()), "db_path": db}
+
+
+def test_same_seed_same_standings_with_one_or_two_jobs(reference, tmp_path):
+    one = reference
     proc, two = tournament(tmp_path / "two.db", jobs=2)
     assert one["standings"] == two["standings"]
     assert one["cross_table"] == two["cross_table"]
@@ -43,9 +63,8 @@ def test_same_seed_same_standings_with_one_or_two_jobs(tmp_path):
     assert proc.stderr.count("Finished match ") == 24
 
 
-def test_every_match_is_stored_with_its_transcript_and_can_be_shown(tmp_path):
-    db = tmp_path / "t.db"
-    tournament(db)
+def test_every_match_is_stored_with_its_transcript_and_can_be_shown(reference):
+    db = reference["db_path"]
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         rows = conn.execute("SELECT id, seats, transcript, completed FROM matches").fetchall()
@@ -62,9 +81,8 @@ def test_every_match_is_stored_with_its_transcript_and_can_be_shown(tmp_path):
     assert "<- Thank you dealer, have a nice day!" in shown.stdout
 
 
-def test_sigkill_then_resume_loses_and_repeats_nothing(tmp_path):
-    reference = tmp_path / "reference.db"
-    _, expected = tournament(reference)
+def test_sigkill_then_resume_loses_and_repeats_nothing(reference, tmp_path):
+    expected = reference
 
     db = tmp_path / "killed.db"
     args = [PY, "-m", "arena", "tournament", "kuhn3", *BOTS, "--seed", "21", "--db", str(db),
@@ -96,6 +114,30 @@ def test_sigkill_then_resume_loses_and_repeats_nothing(tmp_path):
         positions = conn.execute("SELECT round, idx FROM matches").fetchall()
     assert len(positions) == len(set(positions)) == 24  # nothing lost, nothing repeated
     assert proc.stderr.count("Started match ") == 24 - done_before
+
+
+def test_ctrl_c_stops_cleanly_and_the_resumed_run_equals_an_uninterrupted_one(reference, tmp_path):
+    # 24 matches: many are still to play when the signal comes, however slow the machine
+    expected = reference
+    db = tmp_path / "t.db"
+    arena = subprocess.Popen([PY, "-m", "arena", "tournament", "kuhn3", *BOTS, "-p", "hands=80", "--seed", "21",
+                              "--db", str(db), "--jobs", "2"], cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    seen = []
+    for line in arena.stderr:  # a few matches done, the next ones running
+        seen.append(line)
+        if line.startswith("Finished match") and sum(x.startswith("Finished") for x in seen) == 2:
+            break
+    arena.send_signal(signal.SIGINT)
+    out, err = arena.communicate(timeout=60)
+    err = "".join(seen) + err
+    assert arena.returncode == 130, err
+    assert re.search(r"^Interrupted tournament 1 \(SIGINT\) after \d+ of 24 matches", err, re.M), err
+    assert "Traceback" not in err and "BaseExceptionGroup" not in err
+    assert re.search(rf"resume with: arena tournament --resume 1 --db {re.escape(str(db))}$", err, re.M), err
+    proc = run_arena("tournament", "--resume", "1", "--db", str(db), "--json", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["standings"] == expected["standings"]
 
 
 def test_bad_usage_exits_2(tmp_path):
