@@ -67,9 +67,10 @@ demo: install bots
 	  --seed 2026 --end-prob 1/2000
 
 # The whole suite, then the sandbox tests again as an unprivileged user
-# (when run as root; see tests/unprivileged.py).
+# (when run as root; see tests/unprivileged.py). Four workers on two cores:
+# many tests wait on a bot's deadline, and the others use that time.
 test: install bots bytecode
-	$(VENV)/bin/pytest -q -n 2
+	$(VENV)/bin/pytest -q -n 4 --dist worksteal
 	$(PY) tests/unprivileged.py
 
 bench: install bots

@@ -139,7 +139,9 @@ plugin = load_game("kuhn3")
 host = open_host(level)
 specs = [BotSpec.parse(bot), BotSpec.parse(good), BotSpec.parse(good)]
 print("started", flush=True)
-trio.run(run_match, plugin, specs, plugin.Params(hands=3), 1, MatchSettings(timeout=60, host=host))
+# nothing may end the match before the test kills the arena, however slow the machine
+trio.run(run_match, plugin, specs, plugin.Params(hands=3), 1,
+         MatchSettings(timeout=120, startup_timeout=120, host=host))
 """
 
 
