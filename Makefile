@@ -8,7 +8,7 @@ BUILD  := $(BOTS)/build
 # rustup installs under ~/.cargo/bin, which a non-login shell may not have on PATH.
 RUSTC  := $(shell command -v rustc 2>/dev/null || ls $(HOME)/.cargo/bin/rustc 2>/dev/null)
 
-.PHONY: all demo test bench bots install bytecode system-deps supervisor clean
+.PHONY: all demo test test-fast bench bots install bytecode system-deps supervisor clean
 
 all: install bots
 
@@ -72,6 +72,11 @@ demo: install bots
 test: install bots bytecode
 	$(VENV)/bin/pytest -q -n 4 --dist worksteal
 	$(PY) tests/unprivileged.py
+
+# The inner loop: everything not marked slow (rules, protocols, fuzzing, the
+# CLI's own checks), in well under a minute.
+test-fast: install bots bytecode
+	$(VENV)/bin/pytest -q -n 4 --dist worksteal -m "not slow"
 
 bench: install bots
 	$(PY) -m benchmarks.kuhn3_throughput

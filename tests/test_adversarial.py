@@ -24,6 +24,9 @@ from games import load_game
 
 from .conftest import PY, ROOT, processes_with
 
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
+
 BOT = ROOT / "tests" / "adversarial" / "attack_bot.py"
 RULE_BOT = ROOT / "sample_bots" / "kuhn3" / "build" / "rule_bot"
 PLUGIN = load_game("kuhn3")

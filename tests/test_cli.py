@@ -98,6 +98,7 @@ def test_python_dash_m_and_console_script_agree():
     json.dumps(proc.stdout)
 
 
+@pytest.mark.slow
 def test_progress_is_shown_on_a_terminal_only():
     import os
     import pty
@@ -131,3 +132,13 @@ def test_progress_is_shown_on_a_terminal_only():
     # ...and off a terminal there is none.
     plain = run_arena("kuhn3", GOOD, GOOD, GOOD, "--seed", "2", "--hands", "3000", "--json")
     assert "hands/s)" not in plain.stderr
+
+
+def test_version_and_short_help():
+    from importlib.metadata import version
+
+    proc = run_arena("--version")
+    assert proc.returncode == 0 and proc.stdout.startswith(f"arena {version('arena')} (Python ")
+    for args in (["-h"], ["tournament", "-h"], ["quarantine", "-h"]):
+        proc = run_arena(*args)
+        assert proc.returncode == 0 and "Usage:" in proc.stdout, (args, proc.stderr)

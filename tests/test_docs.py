@@ -14,6 +14,9 @@ import pytest
 
 from .conftest import PY, ROOT, clean_env
 
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
+
 PAGES = ["docs/tournaments.md"]
 _BLOCK = re.compile(r"^```console\n(.*?)^```", re.S | re.M)
 _LEVEL = re.compile(r"sandbox (none|basic|strict)\b")

@@ -35,6 +35,9 @@ from games import load_game
 
 from .conftest import PY, ROOT, TEST_BOTS, processes_with
 
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
+
 WRAPPER = TEST_BOTS / "tee_wrapper.py"
 NEVER_READS = TEST_BOTS / "never_reads.py"
 PAGE = 4096  # the attacker's stdin pipe

@@ -20,6 +20,9 @@ import pytest
 
 from .conftest import PY, ROOT, SAMPLE_BOTS, TEST_BOTS, clean_env, run_arena
 
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
+
 RULE = str(SAMPLE_BOTS / "build" / "rule_bot")
 RULE_RS = str(SAMPLE_BOTS / "build" / "rule_bot_rs")
 MISBEHAVE = f"{PY} {TEST_BOTS / 'misbehave.py'}"

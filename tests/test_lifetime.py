@@ -8,6 +8,9 @@ import pytest
 
 from .conftest import TEST_BOTS, run_arena, run_json
 
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
+
 PID_BOT = str(TEST_BOTS / "pid_bot.py")
 
 

@@ -24,6 +24,9 @@ from arena.cli import app
 
 from .conftest import ROOT
 
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
+
 TRUE = shutil.which("true") or "/bin/true"
 STRATEGY = str(ROOT / "sample_bots" / "twocarddraw" / "strategy_1_3.txt")
 

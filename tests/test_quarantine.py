@@ -25,6 +25,9 @@ from arena._quarantine import _lineup as lineup
 
 from .conftest import ROOT, PY, TEST_BOTS, processes_with, python_bot, run_arena
 
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
+
 STEP_LINE = re.compile(r"^step (\d+)/(\d+) (PASS|FAIL|SKIP|INFO) ", re.M)
 
 

@@ -10,10 +10,15 @@ import signal
 import sqlite3
 import subprocess
 
+import pytest
+
 from arena._sandbox import probe
 
 from .conftest import PY, ROOT, SAMPLE_BOTS, TEST_BOTS, clean_env, run_arena
 from .test_teardown import wait_for
+
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
 
 GOOD = str(SAMPLE_BOTS / "build" / "rule_bot")
 

@@ -28,6 +28,9 @@ import pytest
 
 from .conftest import ROOT, run_json
 
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
+
 SYMBOLS = "RSP"  # each beats the next one, cyclically
 CARDS = [s + str(n) for s in SYMBOLS for n in range(10)]
 MATCHES = 1500

@@ -6,6 +6,9 @@ import pytest
 
 from .conftest import SAMPLE_BOTS, run_json
 
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
+
 BUILD = SAMPLE_BOTS / "build"
 BOTS = {
     "c": str(BUILD / "rule_bot"),

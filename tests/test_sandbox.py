@@ -26,6 +26,9 @@ from arena._sandbox._view import build_view
 
 from .conftest import PY, ROOT, processes_with
 
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
+
 BOT = ROOT / "tests" / "adversarial" / "attack_bot.py"
 
 

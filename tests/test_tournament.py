@@ -15,6 +15,9 @@ import pytest
 from .conftest import PY, ROOT, SAMPLE_BOTS, clean_env, run_arena
 from .test_teardown import wait_for
 
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
+
 BOTS = [
     str(SAMPLE_BOTS / "build" / "rule_bot"),
     str(SAMPLE_BOTS / "build" / "rule_bot_rs"),

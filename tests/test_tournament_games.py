@@ -10,6 +10,9 @@ from games import available_games
 
 from .conftest import ROOT, run_arena
 
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
+
 S = ROOT / "sample_bots"
 TD = f"python3 {ROOT / 'shims/python/twocarddraw_runner.py'}"
 ENTRANTS = {

@@ -28,6 +28,9 @@ from games import load_game
 
 from .conftest import PY, ROOT, TEST_BOTS, clean_env, processes_with
 
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
+
 ATTACK = ROOT / "tests" / "adversarial" / "attack_bot.py"
 MISBEHAVE = TEST_BOTS / "misbehave.py"
 KUHN3 = load_game("kuhn3")

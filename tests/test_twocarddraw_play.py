@@ -16,6 +16,9 @@ from games.twocarddraw import best_response_profit, parse_strategy
 
 from .conftest import PY, ROOT, processes_with, python_bot, run_arena, run_json
 
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
+
 BOTS = ROOT / "sample_bots" / "twocarddraw"
 RUNNER = ROOT / "shims" / "python" / "twocarddraw_runner.py"
 PLUGIN = load_game("twocarddraw")

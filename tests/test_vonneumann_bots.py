@@ -23,6 +23,9 @@ from protocols.vonneumann import seeded_deal
 
 from .conftest import PY, ROOT, processes_with, python_bot, run_json
 
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
+
 PLUGIN = load_game("vonneumann")
 BOTS = ROOT / "sample_bots" / "vonneumann"
 SHIM = ROOT / "shims" / "c"
