@@ -73,8 +73,14 @@ def _usage_error(message: str) -> typer.Exit:
 
 
 @app.command("games")
-def games_cmd() -> None:
+def games_cmd(
+    game: Annotated[Optional[str], typer.Argument(
+        metavar="[GAME]", help="One game: its seats, parameters, defaults and ranges.")] = None,
+) -> None:
     """List the installed games: id, version, seats and what each is."""
+    if game is not None:
+        _describe_game(game)
+        return
     rows = []
     for game_id in sorted(available_games()):
         try:
@@ -83,12 +89,51 @@ def games_cmd() -> None:
             rows.append((game_id, "-", "-", f"(broken plugin: {exc})"))
             continue
         spec = plugin.spec
-        seats = str(spec.min_seats) if spec.min_seats == spec.max_seats else f"{spec.min_seats}-{spec.max_seats}"
-        rows.append((spec.id, str(spec.version), seats, spec.description))
+        rows.append((spec.id, str(spec.version), _seats(spec), spec.description))
     width = max([len(r[0]) for r in rows] + [4])
     typer.echo(f"{'GAME':<{width}}  VERSION  SEATS  DESCRIPTION")
     for game_id, version, seats, description in rows:
         typer.echo(f"{game_id:<{width}}  {version:<7}  {seats:<5}  {description}")
+
+
+def _seats(spec) -> str:
+    return str(spec.min_seats) if spec.min_seats == spec.max_seats else f"{spec.min_seats}-{spec.max_seats}"
+
+
+def _range(field) -> str:
+    """A field's bounds in words, from its pydantic constraints (``1..1000000``)."""
+    low = high = None
+    for rule in field.metadata:
+        low = getattr(rule, "ge", low)
+        high = getattr(rule, "le", high)
+        if getattr(rule, "gt", None) is not None:
+            low = f">{rule.gt}"
+        if getattr(rule, "lt", None) is not None:
+            high = f"<{rule.lt}"
+    if low is None and high is None:
+        return ""
+    return f"{'' if low is None else low}..{'' if high is None else high}"
+
+
+def _describe_game(game_id: str) -> None:
+    try:
+        plugin = load_game(game_id)
+    except PluginLoadError as exc:
+        raise _usage_error(str(exc)) from None
+    spec = plugin.spec
+    typer.echo(f"{spec.id} version {spec.version}: {spec.description}")
+    typer.echo(f"seats: {_seats(spec)}")
+    typer.echo(f"tournament: lifetime {getattr(plugin, 'default_lifetime', 'match')}, "
+               f"max faults {getattr(plugin, 'default_max_faults', None) or 'never'}"
+               + (f"; a round is {plugin.round_note}" if getattr(plugin, "round_note", None) else ""))
+    typer.echo("parameters (-p KEY=VALUE):")
+    for name, field in plugin.Params.model_fields.items():
+        default = field.default
+        shown = json.dumps(list(default) if isinstance(default, tuple) else default)
+        bounds = _range(field)
+        about = f"  {field.description}" if field.description else ""
+        line = f"  {name:<18} default {shown:<12}{'  range ' + bounds if bounds else ''}{about}"
+        typer.echo(line.rstrip())
 
 
 def _parse_end_prob(text: str) -> tuple[int, int]:
@@ -185,6 +230,8 @@ def _print_table(result: SeriesResult) -> None:
 SeedOpt = Annotated[Optional[int], typer.Option(help="Seed for every chance event (random and printed if not given).")]
 TimeoutOpt = Annotated[float, typer.Option(help="Seconds allowed for each reply.")]
 BudgetOpt = Annotated[Optional[float], typer.Option(help="Total seconds each bot may use in a match.")]
+StartupOpt = Annotated[float, typer.Option(
+    "--startup-timeout", help="Seconds for each bot's first reply, start-up included (a JVM or a big model may need more).")]
 LogDirOpt = Annotated[Optional[Path], typer.Option("--log-dir", help="Where each bot's stderr log is written.")]
 TraceOpt = Annotated[bool, typer.Option("--trace", help="Print every line sent and received, with seat and time.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")]
@@ -212,6 +259,7 @@ def kuhn3_cmd(
     antes: Annotated[str, typer.Option(help="Each seat's ante, in seat order.")] = "1,1,1",
     max_bet: Annotated[int, typer.Option("--max-bet", help="What a bet takes a seat to in front.")] = 2,
     timeout: TimeoutOpt = 1.0,
+    startup_timeout: StartupOpt = 10.0,
     budget: BudgetOpt = None,
     log_dir: LogDirOpt = None,
     trace: TraceOpt = False,
@@ -230,7 +278,7 @@ def kuhn3_cmd(
     }
     raise typer.Exit(
         _play("kuhn3", bots, params, seed=seed, timeout=timeout, budget=budget, log_dir=log_dir,
-              trace=trace, json_out=json_out,
+              trace=trace, json_out=json_out, startup_timeout=startup_timeout,
               sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
     )
 
@@ -248,6 +296,7 @@ def vonneumann_cmd(
     matches: Annotated[int, typer.Option(help="How many matches the two bots play.")] = 1,
     seed: SeedOpt = None,
     timeout: TimeoutOpt = 1.0,
+    startup_timeout: StartupOpt = 10.0,
     budget: BudgetOpt = None,
     log_dir: LogDirOpt = None,
     trace: TraceOpt = False,
@@ -264,7 +313,7 @@ def vonneumann_cmd(
     _check("--matches", matches, 1, 1_000_000)
     raise typer.Exit(
         _play("vonneumann", bots, [params] * matches, seed=seed, timeout=timeout, budget=budget,
-              log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime,
+              log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime, startup_timeout=startup_timeout,
               sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
     )
 
@@ -280,6 +329,7 @@ def twocarddraw_cmd(
     bet2: Annotated[Optional[int], typer.Option(help="Bet size in the second round (bot against bot).")] = None,
     seed: SeedOpt = None,
     timeout: TimeoutOpt = 1.0,
+    startup_timeout: StartupOpt = 10.0,
     budget: BudgetOpt = None,
     log_dir: LogDirOpt = None,
     trace: TraceOpt = False,
@@ -305,7 +355,7 @@ def twocarddraw_cmd(
         params = base
     raise typer.Exit(
         _play("twocarddraw", bots, params, seed=seed, timeout=timeout, budget=budget, log_dir=log_dir,
-              trace=trace, json_out=json_out, lifetime=lifetime,
+              trace=trace, json_out=json_out, lifetime=lifetime, startup_timeout=startup_timeout,
               sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
     )
 
@@ -319,6 +369,7 @@ def rpsdraft_cmd(
     turns: Annotated[Optional[int], typer.Option(help="Turns of the main phase (seed: 10).")] = None,
     seed: SeedOpt = None,
     timeout: TimeoutOpt = 1.0,
+    startup_timeout: StartupOpt = 10.0,
     budget: BudgetOpt = None,
     log_dir: LogDirOpt = None,
     trace: TraceOpt = False,
@@ -334,7 +385,7 @@ def rpsdraft_cmd(
     params = _given(draft_rounds=draft_rounds, hand_size=hand_size, turns=turns)
     raise typer.Exit(
         _play("rpsdraft", bots, [params] * matches, seed=seed, timeout=timeout, budget=budget,
-              log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime,
+              log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime, startup_timeout=startup_timeout,
               sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
     )
 
@@ -358,8 +409,7 @@ def play_cmd(
     matches: Annotated[int, typer.Option(help="How many matches the bots play (games with match boundaries).")] = 1,
     seed: SeedOpt = None,
     timeout: TimeoutOpt = 1.0,
-    startup_timeout: Annotated[float, typer.Option(
-        "--startup-timeout", help="Seconds for each bot's first reply, start-up included.")] = 10.0,
+    startup_timeout: StartupOpt = 10.0,
     budget: BudgetOpt = None,
     log_dir: LogDirOpt = None,
     trace: TraceOpt = False,

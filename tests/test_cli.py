@@ -142,3 +142,16 @@ def test_version_and_short_help():
     for args in (["-h"], ["tournament", "-h"], ["quarantine", "-h"]):
         proc = run_arena(*args)
         assert proc.returncode == 0 and "Usage:" in proc.stdout, (args, proc.stderr)
+
+
+def test_games_describes_one_game_from_its_plugin():
+    proc = run_arena("games", "twocarddraw")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("twocarddraw version 2: ") and "seats: 1-2" in lines
+    # every parameter of the model, with its default and range
+    bet1 = next(line for line in lines if line.split()[:1] == ["bet1"])
+    assert "default null" in bet1 and "range 1..5" in bet1
+    assert any(line.split()[:3] == ["hands", "default", "10000"] for line in lines)
+    proc = run_arena("games", "nosuchgame")
+    assert proc.returncode == 2 and "no game 'nosuchgame'" in proc.stderr

@@ -21,10 +21,12 @@ class Kuhn3Params(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    antes: tuple[Chips, Chips, Chips] = (1, 1, 1)
-    end_prob: tuple[Count, Count] = (1, 1000)
-    max_bet: int = Field(default=2, ge=1, le=1_000_000)
-    hands: int | None = Field(default=None, ge=1, le=1_000_000_000)
+    antes: tuple[Chips, Chips, Chips] = Field(default=(1, 1, 1), description="each seat's ante, in seat order (0..1000000)")
+    end_prob: tuple[Count, Count] = Field(
+        default=(1, 1000), description="chance A/B that the round ends after each hand, as [A, B]")
+    max_bet: int = Field(default=2, ge=1, le=1_000_000, description="what a bet takes a seat to in front")
+    hands: int | None = Field(default=None, ge=1, le=1_000_000_000,
+                              description="play exactly this many hands instead of ending by chance")
 
     @model_validator(mode="after")
     def _check(self) -> "Kuhn3Params":

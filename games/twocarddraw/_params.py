@@ -20,10 +20,11 @@ class TwoCardDrawParams(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    hands: int = Field(default=10000, ge=1, le=100_000_000)
-    bet1: int | None = Field(default=None, ge=1, le=5)
-    bet2: int | None = Field(default=None, ge=1, le=15)
-    strategy: str | None = None
+    hands: int = Field(default=10000, ge=1, le=100_000_000, description="hands in a match")
+    bet1: int | None = Field(default=None, ge=1, le=5, description="bet size in the first round (random if not given)")
+    bet2: int | None = Field(default=None, ge=1, le=15,
+                             description="bet size in the second round, bet1..3*bet1 (random if not given)")
+    strategy: str | None = Field(default=None, description="a strategy file for the built-in opponent (one bot)")
 
     @model_validator(mode="after")
     def _check(self) -> "TwoCardDrawParams":
