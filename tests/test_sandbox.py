@@ -154,8 +154,9 @@ def test_nothing_survives_when_the_arena_is_killed(level, tag):
         pytest.skip(f"{level} unavailable")
     bad = f"{PY} {BOT} escape - {tag}"  # leaves a setsid escapee, then plays
     slow = f"{PY} {BOT} sleep-forever - {tag}"
+    errors = tempfile.TemporaryFile()
     arena = subprocess.Popen(
-        [PY, "-c", ARENA_SCRIPT, level, bad, slow], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        [PY, "-c", ARENA_SCRIPT, level, bad, slow], cwd=ROOT, stdout=subprocess.PIPE, stderr=errors
     )
     try:
         assert arena.stdout.readline().strip() == b"started"
@@ -164,7 +165,10 @@ def test_nothing_survives_when_the_arena_is_killed(level, tag):
         bots = lambda: [p for p in processes_with(tag) if p[1].startswith(PY)]  # noqa: E731
         while len(bots()) < 4 and time.monotonic() < deadline:
             time.sleep(0.02)
-        assert len(bots()) >= 4
+        if len(bots()) < 4:  # seen once under load, not reproduced since: say everything
+            errors.seek(0)
+            pytest.fail(f"the bots are not all up after 20 s: {processes_with(tag)}\n"
+                        f"arena exit: {arena.poll()}, stderr:\n{errors.read().decode(errors='replace')[-3000:]}")
         arena.send_signal(signal.SIGKILL)
         arena.wait()
         deadline = time.monotonic() + 5
@@ -173,6 +177,7 @@ def test_nothing_survives_when_the_arena_is_killed(level, tag):
         assert processes_with(tag) == []
     finally:
         arena.stdout.close()
+        errors.close()
         if arena.poll() is None:
             arena.kill()
             arena.wait()
