@@ -8,6 +8,7 @@ files, the command line). Rules live in ``games`` and wire formats in
 from ._bot import BadBotCommand, BotProcess, BotSpec
 from ._host import BotHost, open_bots, open_host
 from ._faults import BotFault, Fault, FaultKind
+from ._games import PluginLoadError, available_games, load_game
 from ._lines import LineBuffer
 from ._match import MatchResult, MatchSettings, SeatResult, SeriesResult, run_match, run_series
 
@@ -20,6 +21,9 @@ __all__ = [
     "Fault",
     "FaultKind",
     "LineBuffer",
+    "PluginLoadError",
+    "available_games",
+    "load_game",
     "MatchResult",
     "MatchSettings",
     "SeatResult",

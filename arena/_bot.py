@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import trio
 
 from ._faults import BotFault, FaultKind
-from ._lines import DEFAULT_MAX_LINE, LineBuffer, decode_line
+from ._lines import LineBuffer, decode_line
 from ._supervision import Channel, SupervisorStatus, signal_name
 
 if TYPE_CHECKING:

@@ -97,10 +97,8 @@ def game_params(plugin: Any, raw: dict[str, Any], *, keys: bool = False) -> Any:
     except ValidationError as exc:
         problems = option_problems(exc, fields, keys=keys)
         raise UsageError(f"bad {plugin.spec.id} parameters: {problems}") from None
-    check = getattr(plugin, "check_params", None)
-    if check is not None:
-        try:
-            check(params)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+    try:
+        plugin.check_params(params)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     return params

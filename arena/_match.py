@@ -17,7 +17,7 @@ from typing import Any
 
 import trio
 
-from games import GamePlugin
+from protocols import GamePlugin
 from protocols import ProtocolError
 
 from ._bot import BotProcess, BotSpec, Trace
@@ -29,8 +29,6 @@ from ._scoring import forfeit_scores, tournament_scores
 #: Yield to trio every this many exchanges: the raw pipe path never blocks
 #: when replies are ready, and timers, Ctrl-C and other tasks need a turn.
 CHECKPOINT_EVERY = 32
-#: The reply cap of a game that declares none (``max_reply_bytes``).
-DEFAULT_MAX_REPLY = 4096
 
 
 @dataclass(slots=True)
@@ -54,7 +52,7 @@ def max_reply(plugin: GamePlugin, settings: MatchSettings) -> int:
     """The reply line cap: the game's longest valid reply, unless a test sets one."""
     if settings.max_line is not None:
         return settings.max_line
-    return int(getattr(plugin, "max_reply_bytes", DEFAULT_MAX_REPLY))
+    return int(plugin.max_reply_bytes)
 
 
 @dataclass(slots=True)
@@ -157,7 +155,7 @@ async def run_series(
         settings.log_dir.mkdir(parents=True, exist_ok=True)
     if lifetime not in ("match", "tournament"):
         raise ValueError(f"lifetime is 'match' or 'tournament', not {lifetime!r}")
-    if lifetime == "tournament" and len(matches) > 1 and not getattr(plugin, "reusable_processes", False):
+    if lifetime == "tournament" and len(matches) > 1 and not plugin.reusable_processes:
         raise ValueError(
             f"{plugin.spec.id}'s protocol has no match boundaries: it needs a fresh process per match"
         )
@@ -405,11 +403,7 @@ def summarize_series(
 ) -> SeriesResult:
     """Combine per-match scores with the game's ``aggregate`` (default: sum)."""
     per_match = [[s.score for s in m.seats] for m in results]
-    aggregate = getattr(plugin, "aggregate", None)
-    if aggregate is not None and per_match:
-        scores = list(aggregate(per_match))
-    else:
-        scores = [sum(col) for col in zip(*per_match)] if per_match else [0.0] * len(specs)
+    scores = list(plugin.aggregate(per_match)) if per_match else [0.0] * len(specs)
     seats = [
         SeatResult(
             seat=i,

@@ -22,24 +22,14 @@ that was itself rejected (the fault quotes the very line it sent). A fault
 after at least one accepted reply fails step 3. Steps 5 to 7 look at the
 matches of step 3 (the endings and leftovers the teardown recorded).
 
-The opponents come from a manifest, ``sample_bots/<game>/opponents.json``::
-
-    {"params": {"hands": 300},            # optional: the game's Params(**params)
-     "seats": 3,                           # optional: table size (default: the game's max)
-     "opponents": [
-        {"name": "random", "command": "sample_bots/kuhn3/random_bot.py --seed 1", "random": true},
-        {"name": "rule_bot", "command": "sample_bots/kuhn3/build/rule_bot"}]}
-
-Words of a command that contain a ``/`` and are not absolute are paths
-relative to the repository root (the folder holding the ``arena`` package).
+The opponents come from the game's own manifest (its plugin's
+``reference_opponents()``), or from ``--opponents FILE``; the format is in
+``arena._manifest``.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import secrets
-import shlex
 import shutil
 import socket
 import sys
@@ -58,7 +48,9 @@ import trio
 import typer
 from pydantic import ValidationError
 
-from games import GamePlugin, PluginLoadError, load_game
+from protocols import GamePlugin
+from ._games import PluginLoadError, load_game
+from ._manifest import Manifest, ManifestError, manifest_of
 
 from ._bot import BadBotCommand, BotSpec
 from ._checks import check_range, game_params, parse_param
@@ -69,10 +61,6 @@ from ._seeds import derive_seed
 from ._text import inert, xml_text
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-
-#: the repository root: manifests live under ROOT/sample_bots/<game>/
-ROOT = Path(__file__).resolve().parent.parent
-MANIFEST_NAME = "opponents.json"
 
 DEFAULT_MATCHES = 6
 #: step 5: the slowest reply must stay under this share of the per-reply timeout
@@ -96,82 +84,6 @@ STEP_TITLES = (
 STEPS = len(STEP_TITLES)
 
 PASS, FAIL, SKIP, INFO = "PASS", "FAIL", "SKIP", "INFO"
-
-
-# -- the manifest ------------------------------------------------------------------
-
-
-class ManifestError(Exception):
-    """A game without a usable opponents manifest (a usage error)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Opponent:
-    name: str
-    command: str  # as written in the manifest
-    random: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Manifest:
-    game: str
-    path: Path
-    opponents: tuple[Opponent, ...]
-    params: dict[str, Any] = field(default_factory=dict)
-    seats: int | None = None
-
-
-def manifest_path(game_id: str, root: Path = ROOT) -> Path:
-    return root / "sample_bots" / game_id / MANIFEST_NAME
-
-
-def games_with_manifests(root: Path = ROOT) -> list[str]:
-    """Ids of the games that have a manifest (installed or not), sorted."""
-    return sorted(p.parent.name for p in (root / "sample_bots").glob(f"*/{MANIFEST_NAME}"))
-
-
-def load_manifest(game_id: str, root: Path = ROOT) -> Manifest:
-    path = manifest_path(game_id, root)
-    if not path.is_file():
-        raise ManifestError(
-            f"game {game_id!r} has no opponents manifest ({path} is missing), "
-            "so there are no sample bots to quarantine a bot against"
-        )
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ManifestError(f"{path}: cannot be read as JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise ManifestError(f"{path}: the top level must be an object")
-    raw_opponents = data.get("opponents")
-    if not isinstance(raw_opponents, list) or not raw_opponents:
-        raise ManifestError(f'{path}: "opponents" must be a non-empty list')
-    opponents = []
-    for i, entry in enumerate(raw_opponents):
-        if not isinstance(entry, dict):
-            raise ManifestError(f"{path}: opponent {i} is not an object")
-        name, command, rnd = entry.get("name"), entry.get("command"), entry.get("random", False)
-        if not isinstance(name, str) or not name:
-            raise ManifestError(f'{path}: opponent {i} needs a "name" string')
-        if not isinstance(command, str) or not command.strip():
-            raise ManifestError(f'{path}: opponent {name!r} needs a "command" string')
-        if not isinstance(rnd, bool):
-            raise ManifestError(f'{path}: opponent {name!r}: "random" must be true or false')
-        opponents.append(Opponent(name=name, command=command, random=rnd))
-    params = data.get("params", {})
-    if not isinstance(params, dict):
-        raise ManifestError(f'{path}: "params" must be an object')
-    seats = data.get("seats")
-    if seats is not None and (not isinstance(seats, int) or isinstance(seats, bool) or seats < 1):
-        raise ManifestError(f'{path}: "seats" must be a positive integer')
-    return Manifest(game=game_id, path=path, opponents=tuple(opponents), params=params, seats=seats)
-
-
-def resolve_command(command: str, root: Path = ROOT) -> str:
-    """A manifest command with its relative paths made absolute under ``root``."""
-    words = shlex.split(command)
-    out = [str(root / w) if "/" in w and not w.startswith("/") else w for w in words]
-    return shlex.join(out)
 
 
 # -- results -----------------------------------------------------------------------
@@ -363,7 +275,7 @@ class Plan:
 
 def make_plan(
     game_id: str, bot: str, *, matches: int = DEFAULT_MATCHES, seed: int | None = None,
-    timeout: float = 1.0, require_win: bool = False, root: Path = ROOT, params: list[str] | None = None,
+    timeout: float = 1.0, require_win: bool = False, opponents: Path | None = None, params: list[str] | None = None,
 ) -> Plan:
     """Check the arguments; raise ValueError with a sentence for a usage error."""
     try:
@@ -371,7 +283,7 @@ def make_plan(
     except PluginLoadError as exc:
         raise ValueError(str(exc)) from None
     try:
-        manifest = load_manifest(game_id, root)
+        manifest = manifest_of(plugin, opponents)
     except ManifestError as exc:
         raise ValueError(str(exc)) from None
     try:
@@ -400,7 +312,7 @@ def make_plan(
     opponents, randoms = [], []
     for opp in manifest.opponents:
         try:
-            spec_ = BotSpec.parse(resolve_command(opp.command, root), name=opp.name)
+            spec_ = BotSpec.parse(manifest.command(opp), name=opp.name)
         except (BadBotCommand, ValueError) as exc:
             raise ValueError(
                 f"{manifest.path}: sample bot {opp.name!r} cannot be run: {exc} "
@@ -506,7 +418,7 @@ class _Run:
     async def kept_process(self) -> bool:
         """Step 4: several matches in one process (--lifetime tournament), where the game allows it."""
         plan = self.plan
-        if not getattr(plan.plugin, "reusable_processes", False):
+        if not plan.plugin.reusable_processes:
             return self.done(4, INFO, f"not checked: {self.game}'s protocol has no match boundaries, so "
                                       "every match starts a fresh process")
         t0 = time.perf_counter()
@@ -687,12 +599,12 @@ def _print_step(step: StepResult) -> None:
 def quarantine(
     game: str, bot: str, *, matches: int = DEFAULT_MATCHES, junit: Path | None = None,
     require_win: bool = False, seed: int | None = None, timeout: float = 1.0,
-    sandbox: str | None = None, params: list[str] | None = None,
+    sandbox: str | None = None, params: list[str] | None = None, opponents: Path | None = None,
 ) -> int:
     """Run ``arena quarantine``; print the steps; return the exit code."""
     try:
         plan = make_plan(game, bot, matches=matches, seed=seed, timeout=timeout, require_win=require_win,
-                         params=params)
+                         params=params, opponents=opponents)
         # A submission is untrusted: it runs in the sandbox (the default level
         # unless told otherwise; ARENA_SANDBOX sets it for a whole CI job), and
         # without any sandbox only when asked for explicitly.
@@ -755,6 +667,8 @@ def quarantine_cmd(
     sandbox: Annotated[Optional[str], typer.Option(help="none, basic or strict (default: see `arena doctor`).")] = None,
     param: Annotated[Optional[list[str]], typer.Option(
         "--param", "-p", help="A game parameter KEY=VALUE, instead of the game's quarantine manifest's.")] = None,
+    opponents: Annotated[Optional[Path], typer.Option(
+        "--opponents", metavar="FILE", help="An opponents manifest instead of the one the game ships.")] = None,
 ) -> None:
     """Check a new bot before it joins: starts, answers, plays every seat, exits, cleans up.
 
@@ -762,7 +676,7 @@ def quarantine_cmd(
     """
     raise typer.Exit(
         quarantine(game, bot, matches=matches, junit=junit, require_win=require_win, seed=seed, timeout=timeout,
-                   sandbox=sandbox, params=param)
+                   sandbox=sandbox, params=param, opponents=opponents)
     )
 
 
@@ -772,19 +686,13 @@ def register(app: typer.Typer) -> None:
 
 
 __all__ = [
-    "Manifest",
-    "ManifestError",
-    "Opponent",
     "QuarantineReport",
     "StepResult",
-    "games_with_manifests",
     "junit_tree",
-    "load_manifest",
     "make_plan",
     "quarantine",
     "quarantine_cmd",
     "register",
-    "resolve_command",
     "run_quarantine",
     "write_junit",
 ]

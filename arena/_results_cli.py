@@ -197,7 +197,7 @@ def export_cmd(
     db: DbOpt = Path("arena.db"),
 ) -> None:
     """Write every stored match as one JSON line, with the command that plays it again."""
-    from games import load_game
+    from ._games import load_game
 
     store = _open(db)
     try:

@@ -29,7 +29,7 @@ from typing import Any
 
 import trio
 
-from games import GamePlugin
+from protocols import GamePlugin
 
 from ._bot import BotProcess, BotSpec
 from ._exchange import resynchronise

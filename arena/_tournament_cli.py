@@ -14,7 +14,7 @@ from typing import Annotated, Any, Optional
 import trio
 import typer
 
-from games import PluginLoadError, available_games, load_game
+from ._games import PluginLoadError, available_games, load_game
 
 from ._bot import BadBotCommand, BotSpec
 from ._checks import UsageError, check_range, game_params, parse_param
@@ -90,7 +90,7 @@ def _rounds_help() -> str:
             plugin = load_game(game_id)
         except PluginLoadError:
             continue
-        note = getattr(plugin, "round_note", None) or f"every seating of {plugin.spec.max_seats} entrants"
+        note = plugin.round_note or f"every seating of {plugin.spec.max_seats} entrants"
         notes.append(f"{game_id}: {note}")
     return "How many rounds; one round is " + "; ".join(notes) + ". With --until-ci, the most. (default: 1)"
 
@@ -162,10 +162,10 @@ def _start(game, bots, given: dict[str, Any], jobs: int, db: Path):
         raise UsageError(str(exc)) from None
     specs = entrant_specs(bots)
     params = game_params(plugin, dict(parse_param(p) for p in given.get("param", [])), keys=True)
-    lifetime = given.get("lifetime", getattr(plugin, "default_lifetime", "match"))
+    lifetime = given.get("lifetime", plugin.default_lifetime)
     if lifetime not in ("match", "tournament"):
         raise UsageError(f"--lifetime is 'match' or 'tournament', not {lifetime!r}")
-    if lifetime == "tournament" and not getattr(plugin, "reusable_processes", False):
+    if lifetime == "tournament" and not plugin.reusable_processes:
         raise UsageError(f"{game}'s protocol has no match boundaries: use --lifetime match")
     seats = plugin.spec.max_seats
     if len(specs) < seats:
@@ -210,7 +210,7 @@ def _settings(given: dict[str, Any], plugin: Any) -> dict[str, Any]:
     on_fault = given.get("on_fault", "forfeit")
     if on_fault not in FAULT_RULES:
         raise UsageError(f"--on-fault is one of {', '.join(FAULT_RULES)}, not {on_fault!r}")
-    max_faults = given.get("max_faults", getattr(plugin, "default_max_faults", None))
+    max_faults = given.get("max_faults", plugin.default_max_faults)
     check_range("--max-faults", max_faults, 0, 1_000_000, optional=True)
     limits = {k: given[k] for k in ("memory_mb", "cpu_seconds", "pids") if k in given}
     policy = SandboxPolicy(**limits)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import trio
 
-from games import load_game
+from ._games import load_game
 
 from ._bot import BotSpec
 from ._host import BotHost, open_host

@@ -9,7 +9,6 @@ cancelled), 2 bad usage (nothing was started), 3 an internal error, 130 Ctrl-C.
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import shutil
 import sys
@@ -23,7 +22,7 @@ from typing import Annotated, Optional
 import trio
 import typer
 
-from games import PluginLoadError, available_games, load_game
+from ._games import PluginLoadError, available_games, load_game
 
 from ._bot import BadBotCommand, BotSpec
 from ._match import MatchSettings, SeriesResult, run_series, summarize_series
@@ -123,9 +122,9 @@ def _describe_game(game_id: str) -> None:
     spec = plugin.spec
     typer.echo(f"{spec.id} version {spec.version}: {spec.description}")
     typer.echo(f"seats: {_seats(spec)}")
-    typer.echo(f"tournament: lifetime {getattr(plugin, 'default_lifetime', 'match')}, "
-               f"max faults {getattr(plugin, 'default_max_faults', None) or 'never'}"
-               + (f"; a round is {plugin.round_note}" if getattr(plugin, "round_note", None) else ""))
+    typer.echo(f"tournament: lifetime {plugin.default_lifetime}, "
+               f"max faults {plugin.default_max_faults or 'never'}"
+               + (f"; a round is {plugin.round_note}" if plugin.round_note else ""))
     typer.echo("parameters (-p KEY=VALUE):")
     for name, field in plugin.Params.model_fields.items():
         default = field.default
@@ -488,7 +487,7 @@ def _play(
         raise _usage_error(f"--log-dir {log_dir} is a file, not a folder")
     if lifetime not in ("match", "tournament"):
         raise _usage_error(f"--lifetime is 'match' or 'tournament', not {lifetime!r}")
-    if lifetime == "tournament" and len(params_list) > 1 and not getattr(plugin, "reusable_processes", False):
+    if lifetime == "tournament" and len(params_list) > 1 and not plugin.reusable_processes:
         raise _usage_error(f"{game_id}'s protocol has no match boundaries: --lifetime tournament needs one match")
     try:
         specs = []

@@ -1,8 +1,11 @@
-"""Sans-I/O wire protocols: render what a seat may know into lines, parse replies.
+"""Sans-I/O wire protocols and the game contract.
 
+Each game's plugin object (what the ``arena.games`` entry point names) lives
+here, next to its wire dialogue: it sees the rules (``games``) and the wire.
 Nothing here does I/O or imports trio; the arena drives these dialogues.
 """
 
+from ._contract import Dialogue, DialogueRun, Exchange, GamePlugin, MatchOutcome
 from ._errors import ProtocolError
 
-__all__ = ["ProtocolError"]
+__all__ = ["Dialogue", "DialogueRun", "Exchange", "GamePlugin", "MatchOutcome", "ProtocolError"]

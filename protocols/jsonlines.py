@@ -28,7 +28,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from games._base import Exchange
+from ._contract import Exchange
 
 from ._errors import ProtocolError
 

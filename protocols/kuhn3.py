@@ -20,10 +20,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from games._base import Exchange, IllegalAction, MatchOutcome
-from games.kuhn3._params import Kuhn3Params
-from games.kuhn3._rules import SEATS, Action, Kuhn3Round, Phase
+import random
+from pathlib import Path
 
+import games.kuhn3
+from games import GameSpec, IllegalAction
+from games.kuhn3 import SEATS, Action, Kuhn3Params, Kuhn3Round, Phase
+
+from ._builtin import GOLDEN as _GOLDEN
+from ._builtin import SAMPLE_BOTS as _SAMPLE_BOTS
+from ._contract import Exchange, GamePlugin, MatchOutcome
 from ._errors import ProtocolError
 
 CLOSING = "Thank you dealer, have a nice day!"
@@ -258,3 +264,50 @@ def seeded_chance(rng) -> Chance:
         return rng.randrange(b) < a
 
     return resolve
+
+
+class Kuhn3Plugin(GamePlugin):
+    spec = GameSpec(
+        id="kuhn3",
+        version=1,
+        title="3-player Kuhn poker",
+        min_seats=3,
+        max_seats=3,
+        description="Four cards, one each, antes of 1, one bet to 2; the seed's text protocol.",
+    )
+    Params = Kuhn3Params
+    rules = games.kuhn3.__doc__ or ""
+    #: the text protocol has no match boundaries: one process per round
+    reusable_processes = False
+    #: the longest reply line accepted (the longest valid one, 'Money: ...', is under 80)
+    max_reply_bytes = 256
+    round_note = "every ordered choice of 3 entrants (each in every seat)"
+    playthrough_matches = (({"hands": 6}, 7),)
+
+    def open_dialogue(self, params: Kuhn3Params, rng: random.Random, names: list[str] | None = None,
+                      match_index: int = 0) -> Kuhn3Dealer:
+        return Kuhn3Dealer(params, seeded_chance(rng))
+
+    def random_reply(self, run: Kuhn3Dealer, seat: int, payload: bytes, rng: random.Random) -> str:
+        head = payload.split(b"\n", 1)[0]
+        r = run.round
+        if head in (b"init_round", b"init_hand"):
+            return "READY"
+        if head == b"play":
+            return str(rng.choice(r.legal_actions())[0])
+        if head == b"end_hand":
+            return "OK"
+        if head.startswith(b"EndAction"):
+            return "Money: " + _local(r.money, seat)
+        if head == b"end_round":
+            return CLOSING
+        raise ValueError(f"kuhn3 sends no message {head!r}")
+
+    def reference_opponents(self) -> Path | None:
+        return _SAMPLE_BOTS / "kuhn3" / "opponents.json"
+
+    def playthrough_file(self) -> Path | None:
+        return _GOLDEN / "kuhn3.playthrough"
+
+
+PLUGIN = Kuhn3Plugin()

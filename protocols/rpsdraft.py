@@ -19,17 +19,21 @@ where the seed is silent are listed in docs/protocols/rpsdraft.md.
 from __future__ import annotations
 
 import random
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, WithJsonSchema
 
-from games._base import Exchange, IllegalAction, MatchOutcome
-from games.rpsdraft._params import RpsDraftParams
-from games.rpsdraft._rules import FULL_DECK, SEATS, Phase, RpsDraftMatch
+import games.rpsdraft
+from games import GameSpec, IllegalAction
+from games.rpsdraft import FULL_DECK, SEATS, Phase, RpsDraftMatch, RpsDraftParams
 
+from ._builtin import GOLDEN, SAMPLE_BOTS
+from ._contract import Exchange, GamePlugin, MatchOutcome
 from ._errors import ProtocolError
-from .jsonlines import Message, Reply, abandoned, decode, encode, end_match, start_match, tell
+from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, start_match, tell
 
 GAME = "rpsdraft"
 VERSION = 1
@@ -201,3 +205,51 @@ def seeded_chance(rng: random.Random) -> Chance:
 
 
 __all__ = ["MODELS", "RpsDraftDealer", "seeded_chance"]
+
+
+class RpsDraftPlugin(GamePlugin):
+    spec = GameSpec(
+        id="rpsdraft",
+        version=1,
+        title="RPS card draft",
+        min_seats=2,
+        max_seats=2,
+        description="Draft 10 of 30 RPS cards two at a time, then 10 turns of card + base; score = turns won.",
+    )
+    Params = RpsDraftParams
+    rules = games.rpsdraft.__doc__ or ""
+    #: every match starts with match_start and ends with match_end
+    reusable_processes = True
+    #: the longest reply line accepted: every valid reply is a small JSON object
+    max_reply_bytes = 1024
+    message_models = (*FRAMING_MODELS, *MODELS)
+    #: the seed's tournament kept one bot object per entrant, and disqualified a
+    #: bot that threw or returned a bad index: one fault, out
+    default_lifetime = "tournament"
+    default_max_faults = 1
+    round_note = "both seatings of every pair of entrants: two of the seed's rounds"
+    playthrough_matches = (({}, 11),)
+    # aggregate: a series adds up turns won, the default
+
+    def open_dialogue(self, params: RpsDraftParams, rng: random.Random, names: list[str],
+                      match_index: int = 0) -> RpsDraftDealer:
+        return RpsDraftDealer(params, seeded_chance(rng), names, match_index)
+
+    def random_reply(self, run: RpsDraftDealer, seat: int, payload: bytes, rng: random.Random) -> str:
+        msg = json.loads(payload)
+        if msg["type"] == "match_start":
+            return '{"type": "ready"}'
+        if msg["type"] == "draft_pick":
+            return json.dumps({"type": "pick", "index": rng.randrange(len(msg["cards"]))})
+        if msg["type"] == "main_play":
+            return json.dumps({"type": "play", "index": rng.randrange(len(msg["hand"]))})
+        raise ValueError(f"rpsdraft asks nothing with {msg['type']!r}")
+
+    def reference_opponents(self) -> Path | None:
+        return SAMPLE_BOTS / "rpsdraft" / "opponents.json"
+
+    def playthrough_file(self) -> Path | None:
+        return GOLDEN / "rpsdraft.playthrough"
+
+
+PLUGIN = RpsDraftPlugin()

@@ -21,18 +21,32 @@ are listed in docs/protocols/twocarddraw.md.
 
 from __future__ import annotations
 
+import json
 import random
-from typing import Literal
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
 
 from pydantic import Field
 
-from games._base import Exchange, IllegalAction, MatchOutcome
-from games.twocarddraw._params import TwoCardDrawParams
-from games.twocarddraw._rules import ANTE, MAX_BETS, RANKS, Hand
-from games.twocarddraw._strategy import Strategy, sample
+import games.twocarddraw
+from games import GameSpec, IllegalAction
+from games.twocarddraw import (
+    ANTE,
+    MAX_BETS,
+    RANKS,
+    Hand,
+    Strategy,
+    StrategyError,
+    TwoCardDrawParams,
+    parse_strategy,
+    sample,
+)
 
+from ._builtin import GOLDEN, SAMPLE_BOTS
+from ._contract import Exchange, GamePlugin, MatchOutcome
 from ._errors import ProtocolError
-from .jsonlines import Message, Reply, abandoned, decode, encode, end_match, start_match, tell
+from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, start_match, tell
 
 GAME = "twocarddraw"
 VERSION = 1
@@ -179,7 +193,9 @@ class TwoCardDrawDealer:
     def run(self):  # -> Dialogue
         p = self.params
         roles = ["first"] if self.strategy is not None else None
-        yield from start_match(GAME, VERSION, self.match_index, self.names, p, roles)
+        # Bots are told the strategy file's name, not where the arena keeps it.
+        shown = p if p.strategy is None else p.model_copy(update={"strategy": Path(p.strategy).name})
+        yield from start_match(GAME, VERSION, self.match_index, self.names, shown, roles)
         init = Init(bet1=self.bet1, bet2=self.bet2, hands=p.hands,
                     opponent="strategy" if self.strategy is not None else "bot")
         yield from tell([(s, init) for s in range(self.seats)])
@@ -286,3 +302,90 @@ class TwoCardDrawDealer:
         assert s is not None
         lo, hi = hand.cards[1]
         return sample(s.draw[(lo, hi, hand.bets1, hand.drew[0], self._first(hand))], self.strategy_rng)
+
+
+class TwoCardDrawPlugin(GamePlugin):
+    spec = GameSpec(
+        id="twocarddraw",
+        version=2,  # 2: a fixed number of cards per hand from the seed (duplicate deals)
+        title="TwoCardDraw",
+        min_seats=1,
+        max_seats=2,
+        description="Two-card draw poker, cards 0..4; one bot against a strategy file, or two bots.",
+    )
+    Params = TwoCardDrawParams
+    rules = games.twocarddraw.__doc__ or ""
+    reusable_processes = True
+    #: the longest reply line accepted: every valid reply is a small JSON object
+    max_reply_bytes = 1024
+    message_models = (*FRAMING_MODELS, *MODELS)
+    round_note = "both seatings of every pair of entrants (a match is -p hands=N hands)"
+    commands = {"strategy": "arena._strategy_cli:strategy_app"}
+    playthrough_matches = (
+        ({"hands": 4}, 7),
+        ({"hands": 3, "strategy": str(SAMPLE_BOTS / "twocarddraw" / "strategy_2_4.txt")}, 8),
+    )
+
+    @staticmethod
+    def load_strategy(path: str | Path) -> Strategy:
+        """Read and parse a strategy file (the game's only file access).
+
+        Raises StrategyError (a ValueError) saying what is wrong."""
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StrategyError(f"cannot read strategy file {path}: {exc}") from None
+        try:
+            return parse_strategy(text)
+        except StrategyError as exc:
+            raise StrategyError(f"{path}: {exc}") from None
+
+    def check_params(self, params: TwoCardDrawParams) -> None:
+        """Raise StrategyError if the strategy file is unusable with ``params``."""
+        if params.strategy is not None:
+            self._check_stakes(params, self.load_strategy(params.strategy))
+
+    def check_seats(self, params: TwoCardDrawParams, seats: int) -> None:
+        if params.strategy is not None and seats != 1:
+            raise ValueError(f"against a strategy file give exactly one bot, got {seats}")
+        if params.strategy is None and seats != 2:
+            raise ValueError(f"twocarddraw needs two bots, or one bot and a strategy file; got {seats} bots")
+
+    @staticmethod
+    def _check_stakes(params: TwoCardDrawParams, strategy: Strategy) -> None:
+        for name, given, have in (("bet1", params.bet1, strategy.bet1), ("bet2", params.bet2, strategy.bet2)):
+            if given is not None and given != have:
+                raise StrategyError(f"{name}={given} was given but {params.strategy} is for {name}={have}")
+
+    def open_dialogue(self, params: TwoCardDrawParams, rng: random.Random, names: list[str] | None = None,
+                      match_index: int = 0) -> TwoCardDrawDealer:
+        strategy = None
+        if params.strategy is not None:
+            strategy = self.load_strategy(params.strategy)
+            self._check_stakes(params, strategy)
+        if names is None:
+            names = ["bot"] if strategy is not None else ["bot0", "bot1"]
+        return TwoCardDrawDealer(params, rng, names, match_index, strategy)
+
+    def aggregate(self, per_match: Sequence[Sequence[float]]) -> list[float]:
+        """The seed's overall score: the mean over the matches (test cases)."""
+        if not per_match:
+            return []
+        return [sum(col) / len(per_match) for col in zip(*per_match)]
+
+    def random_reply(self, run: Any, seat: int, payload: bytes, rng: random.Random) -> str:
+        msg = json.loads(payload)
+        if msg["type"] == "match_start":
+            return '{"type": "ready"}'
+        if msg["type"] == "draw":
+            return json.dumps({"type": "draw", "count": rng.randrange(3)})
+        return json.dumps({"type": "action", "action": rng.choice(msg["options"])})
+
+    def reference_opponents(self) -> Path | None:
+        return SAMPLE_BOTS / "twocarddraw" / "opponents.json"
+
+    def playthrough_file(self) -> Path | None:
+        return GOLDEN / "twocarddraw.playthrough"
+
+
+PLUGIN = TwoCardDrawPlugin()

@@ -14,14 +14,20 @@ from the next request (money, previous card). See docs/protocols/vonneumann.md.
 
 from __future__ import annotations
 
+import json
+import random
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictInt
 
-from games._base import Exchange, IllegalAction, MatchOutcome
+import games.vonneumann
+from games import GameSpec, IllegalAction
 from games.vonneumann import Phase, VonNeumannMatch, VonNeumannParams, session_points
 
+from ._builtin import GOLDEN, SAMPLE_BOTS
+from ._contract import Exchange, GamePlugin, MatchOutcome
 from ._errors import ProtocolError
 from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, start_match
 
@@ -193,3 +199,49 @@ def seeded_deal(rng) -> Deal:
         return rng.getrandbits(CARD_BITS) / scale, rng.getrandbits(CARD_BITS) / scale
 
     return deal
+
+
+class VonNeumannPlugin(GamePlugin):
+    spec = GameSpec(
+        id="vonneumann",
+        version=1,
+        title="von Neumann poker",
+        min_seats=2,
+        max_seats=2,
+        description="Cards uniform in [0,1), ante 10, A bets $1-50 or passes, B calls or folds; "
+        "sessions scored m/sqrt(g).",
+    )
+    Params = VonNeumannParams
+    rules = games.vonneumann.__doc__ or ""
+    reusable_processes = True
+    #: the longest reply line accepted: every valid reply is a small JSON object
+    max_reply_bytes = 1024
+    message_models = tuple(MODELS)
+    #: the seed's tournament kept one bot object per entrant for all its matches
+    default_lifetime = "tournament"
+    round_note = "both seatings of every pair of entrants (a match is -p sessions=N sessions)"
+    playthrough_matches = (({"sessions": 2, "games_per_session": 6}, 7),)
+
+    def open_dialogue(self, params: VonNeumannParams, rng: random.Random, names: list[str],
+                      match_index: int = 0) -> VonNeumannDealer:
+        return VonNeumannDealer(params, seeded_deal(rng), names, match_index)
+
+    def random_reply(self, run: VonNeumannDealer, seat: int, payload: bytes, rng: random.Random) -> str:
+        kind = json.loads(payload)["type"]
+        if kind == "match_start":
+            return '{"type":"ready"}'
+        if kind == "a_turn":
+            # Passes, ordinary bets, and bets above every limit (which are cut to the limit).
+            return json.dumps({"type": "bet", "amount": rng.choice([0, -3, rng.randint(1, 60), 500])})
+        if kind == "b_turn":
+            return json.dumps({"type": "call", "call": rng.random() < 0.6})
+        raise ValueError(f"vonneumann asks nothing with {kind!r}")
+
+    def reference_opponents(self) -> Path | None:
+        return SAMPLE_BOTS / "vonneumann" / "opponents.json"
+
+    def playthrough_file(self) -> Path | None:
+        return GOLDEN / "vonneumann.playthrough"
+
+
+PLUGIN = VonNeumannPlugin()

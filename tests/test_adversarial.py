@@ -20,7 +20,7 @@ from arena._bot import BotSpec
 from arena._match import MatchSettings, run_match
 from arena._host import open_host
 from arena._sandbox import SandboxPolicy, probe
-from games import load_game
+from arena import load_game
 
 from .conftest import PY, ROOT, processes_with
 

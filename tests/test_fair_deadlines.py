@@ -31,7 +31,7 @@ from arena._bot import BotSpec
 from arena._host import open_host
 from arena._match import MatchSettings, run_series
 from arena._sandbox import probe
-from games import load_game
+from arena import load_game
 
 from .conftest import PY, ROOT, TEST_BOTS, processes_with
 

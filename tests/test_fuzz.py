@@ -7,7 +7,6 @@ layers (many examples), then through real processes and pipes.
 from __future__ import annotations
 
 import random
-from functools import partial
 
 import pytest
 import trio
@@ -15,13 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena import BotFault, BotSpec, FaultKind, LineBuffer, MatchSettings, run_match
-from games import load_game
+from arena import load_game
 from games.kuhn3 import Kuhn3Params
 from protocols import ProtocolError
-from protocols.kuhn3 import Kuhn3Dealer, seeded_chance
+from protocols.kuhn3 import PLUGIN as KUHN3, Kuhn3Dealer, seeded_chance
 
 from .conftest import python_bot
-from .kuhn3_helpers import reference_reply
 
 # Bytes that look almost like replies hit the parsers' corners more often.
 near_miss = st.lists(
@@ -54,7 +52,7 @@ def test_any_reply_bytes_are_accepted_or_a_protocol_error(junk, at, seed):
                     line = buffer.next_line()
                     assert line is not None
                 else:
-                    line = reference_reply(dealer, seat, payload, rng)
+                    line = KUHN3.random_reply(dealer, seat, payload, rng)
                 answer.append(line)
                 sent += 1
     except StopIteration:

@@ -12,7 +12,7 @@ import pytest
 import trio
 
 from arena import BotSpec, MatchSettings, run_match
-from games import load_game
+from arena import load_game
 from games.kuhn3 import Kuhn3Params, Phase
 from protocols.kuhn3 import Kuhn3Dealer
 

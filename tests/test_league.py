@@ -10,15 +10,13 @@ import io
 import json
 import re
 import shlex
-import signal
 import sqlite3
-import subprocess
 from collections import defaultdict
 from itertools import permutations
 
 import pytest
 
-from .conftest import PY, ROOT, SAMPLE_BOTS, TEST_BOTS, clean_env, run_arena
+from .conftest import PY, ROOT, SAMPLE_BOTS, TEST_BOTS, run_arena
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow

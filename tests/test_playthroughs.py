@@ -1,48 +1,35 @@
-"""Golden playthroughs: one full seeded transcript per registered game.
+"""Golden playthroughs: one seeded transcript per installed game, built-in or not.
 
-A change to what goes over the wire shows up as a diff against
-tests/golden/<game>.playthrough. Regenerate on purpose with
-ARENA_UPDATE_GOLDENS=1 pytest tests/test_playthroughs.py, and review the diff.
+Each game names its golden file (``playthrough_file()``), so a third-party
+game's goldens are found where it ships them. A change to what goes over the
+wire shows up as a diff; rewrite on purpose with
+``arena check-game GAME --write-golden`` and review the diff.
 """
 
 from __future__ import annotations
 
-import importlib
-import os
+from pathlib import Path
 
 import pytest
 
-from games import available_games, load_game
-
-from .conftest import ROOT
-
-GOLDEN = ROOT / "tests" / "golden"
-UPDATE = os.environ.get("ARENA_UPDATE_GOLDENS") == "1"
-
-
-def recipe(game_id: str):
-    """The playthrough recipe of a game: tests/playthrough_recipes/<game>.py."""
-    try:
-        module = importlib.import_module(f"tests.playthrough_recipes.{game_id}")
-    except ModuleNotFoundError:
-        pytest.fail(f"no playthrough recipe for {game_id}: add tests/playthrough_recipes/{game_id}.py")
-    return module.playthrough
+from arena import available_games, load_game
+from arena._conformance import playthrough
 
 
 @pytest.mark.parametrize("game_id", sorted(available_games()))
-def test_every_registered_game_has_a_golden_playthrough(game_id):
-    path = GOLDEN / f"{game_id}.playthrough"
-    got = "\n".join(recipe(game_id)()) + "\n"
-    if UPDATE:
-        path.write_text(got)
-    assert path.exists(), f"{path} is missing: run with ARENA_UPDATE_GOLDENS=1 to create it"
-    want = path.read_text()
-    if got != want:
-        for n, (a, b) in enumerate(zip(got.splitlines(), want.splitlines()), 1):
-            assert a == b, f"{game_id} playthrough differs first at line {n}"
-    assert got == want
+def test_every_installed_game_has_its_golden_playthrough(game_id):
+    plugin = load_game(game_id)
+    path = plugin.playthrough_file()
+    assert path is not None, f"{game_id}: playthrough_file() names no golden file"
+    assert Path(path).is_file(), f"{path} is missing: `arena check-game {game_id} --write-golden`"
+    got = playthrough(plugin)
+    want = Path(path).read_text().splitlines()
+    for n, (a, b) in enumerate(zip(got, want), 1):
+        assert a == b, f"{game_id} playthrough differs first at line {n}"
+    assert len(got) == len(want)
 
 
 @pytest.mark.parametrize("game_id", sorted(available_games()))
 def test_the_playthrough_is_deterministic(game_id):
-    assert recipe(game_id)() == recipe(game_id)()
+    plugin = load_game(game_id)
+    assert playthrough(plugin) == playthrough(plugin)

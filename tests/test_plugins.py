@@ -6,12 +6,12 @@ from importlib.metadata import entry_points
 
 import pytest
 
-from games import PluginLoadError, available_games, load_game
+from arena import PluginLoadError, available_games, load_game
 
 
 def test_kuhn3_is_registered_as_an_entry_point():
     names = {ep.name: ep.value for ep in entry_points(group="arena.games")}
-    assert names.get("kuhn3") == "games.kuhn3:PLUGIN"
+    assert names.get("kuhn3") == "protocols.kuhn3:PLUGIN"
     assert "kuhn3" in available_games()
 
 

@@ -12,18 +12,13 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from games import PluginLoadError, load_game
+from arena import load_game
 
-from arena._quarantine import (
-    STEPS,
-    games_with_manifests,
-    load_manifest,
-    make_plan,
-    resolve_command,
-)
+from arena._manifest import games_with_manifests, manifest_of, resolve_command
+from arena._quarantine import STEPS, make_plan
 from arena._quarantine import _lineup as lineup
 
-from .conftest import ROOT, PY, TEST_BOTS, processes_with, python_bot, run_arena
+from .conftest import PY, TEST_BOTS, processes_with, python_bot, run_arena
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -62,18 +57,16 @@ def _sample_bots() -> list:
     """
     cases = []
     for game in games_with_manifests():
-        manifest = load_manifest(game)
-        try:
-            seats = manifest.seats or load_game(game).spec.max_seats
-        except PluginLoadError:
-            seats = 6  # the test itself reports the missing game
+        plugin = load_game(game)
+        manifest = manifest_of(plugin)
+        seats = manifest.seats or plugin.spec.max_seats
         for opp in manifest.opponents:
-            cases.append(pytest.param(game, opp.command, seats, id=f"{game}-{opp.name}"))
+            cases.append(pytest.param(game, manifest.command(opp), seats, id=f"{game}-{opp.name}"))
     return cases
 
 
 def test_kuhn3_manifest_lists_its_six_sample_bots():
-    manifest = load_manifest("kuhn3")
+    manifest = manifest_of(load_game("kuhn3"))
     assert manifest.params == {"hands": 300}
     assert len(manifest.opponents) == 6
     assert [o.name for o in manifest.opponents if o.random] == ["random"]
@@ -90,13 +83,13 @@ def test_every_sample_bot_passes_quarantine(game, command, matches, tmp_path):
     report = tmp_path / "report.xml"
     quick = ["-p", "=".join(map(str, QUICK[game]))] if game in QUICK else []
     code, out, steps, err = quarantine(
-        game, resolve_command(command), "--seed", "11", "--matches", str(matches), "--junit", str(report), *quick
+        game, command, "--seed", "11", "--matches", str(matches), "--junit", str(report), *quick
     )
     assert code == 0, out + err
     if game == "kuhn3":  # -p replaced the manifest's 300 hands a match
         assert f"{matches} matches, {matches * 60} hands" in out, out
     assert all(steps[n] == "PASS" or (n == 4 and steps[n] == "INFO") for n in range(1, STEPS)), out
-    if getattr(load_game(game), "reusable_processes", False):
+    if load_game(game).reusable_processes:
         assert steps[4] == "PASS", out  # several matches in one process
     assert steps[STEPS] in ("PASS", "INFO"), out
     assert "quarantine PASSED" in out
@@ -210,39 +203,34 @@ def test_usage_errors_exit_2(args, words):
     assert steps == {}
 
 
-def test_a_game_without_a_manifest_is_a_usage_error(tmp_path):
+def test_a_missing_manifest_is_a_usage_error(tmp_path):
     with pytest.raises(ValueError, match="has no opponents manifest"):
-        make_plan("kuhn3", "sample_bots/kuhn3/random_bot.py", root=tmp_path)
+        make_plan("kuhn3", "sample_bots/kuhn3/random_bot.py", opponents=tmp_path / "none.json")
 
 
-def test_manifest_paths_are_relative_to_the_repository(tmp_path):
-    assert resolve_command("node sample_bots/x/bot.js --seed 1", tmp_path) == (
-        f"node {tmp_path}/sample_bots/x/bot.js --seed 1"
-    )
+def test_manifest_paths_are_relative_to_the_manifest(tmp_path):
+    assert resolve_command("node ./bot.js --seed 1", tmp_path) == f"node {tmp_path}/bot.js --seed 1"
     assert resolve_command("/usr/bin/env python3", tmp_path) == "/usr/bin/env python3"
-    game_dir = tmp_path / "sample_bots" / "kuhn3"
+    game_dir = tmp_path / "elsewhere"
     game_dir.mkdir(parents=True)
     bot = game_dir / "bot.py"
     bot.write_text("#!/usr/bin/env python3\n")
     bot.chmod(0o755)
-    (game_dir / "opponents.json").write_text(json.dumps(
-        {"params": {"hands": 5}, "opponents": [{"name": "b", "command": "sample_bots/kuhn3/bot.py"}]}
-    ))
-    plan = make_plan("kuhn3", f"{PY} {TEST_BOTS / 'quarantine_bot.py'} good", root=tmp_path)
+    manifest = game_dir / "opponents.json"
+    manifest.write_text(json.dumps({"params": {"hands": 5}, "opponents": [{"name": "b", "command": "./bot.py"}]}))
+    plan = make_plan("kuhn3", f"{PY} {TEST_BOTS / 'quarantine_bot.py'} good", opponents=manifest)
     assert plan.params.hands == 5 and plan.randoms == []
     assert plan.opponents[0].argv == (str(bot),) and plan.opponents[0].name == "b"
-    (game_dir / "opponents.json").write_text(json.dumps({"opponents": []}))
+    manifest.write_text(json.dumps({"opponents": []}))
     with pytest.raises(ValueError, match="non-empty list"):
-        make_plan("kuhn3", str(bot), root=tmp_path)
-    (game_dir / "opponents.json").write_text(json.dumps(
-        {"params": {"hands": 0}, "opponents": [{"name": "b", "command": "sample_bots/kuhn3/bot.py"}]}
-    ))
+        make_plan("kuhn3", str(bot), opponents=manifest)
+    manifest.write_text(json.dumps({"params": {"hands": 0}, "opponents": [{"name": "b", "command": "./bot.py"}]}))
     with pytest.raises(ValueError, match="bad kuhn3 params"):
-        make_plan("kuhn3", str(bot), root=tmp_path)
+        make_plan("kuhn3", str(bot), opponents=manifest)
 
 
 def test_the_bot_takes_every_seat_against_every_opponent():
-    plan = make_plan("kuhn3", "sample_bots/kuhn3/random_bot.py", root=ROOT, seed=1)
+    plan = make_plan("kuhn3", "sample_bots/kuhn3/random_bot.py", seed=1)
     seen_seats, seen_opponents = set(), set()
     for index in range(plan.matches):
         seat, others = lineup(plan, index)

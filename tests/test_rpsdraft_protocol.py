@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from games import load_game
+from arena import load_game
 from protocols import ProtocolError
 from protocols.rpsdraft import MODELS, RpsDraftDealer, seeded_chance
 

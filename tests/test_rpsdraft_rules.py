@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from games import IllegalAction, load_game
+from games import IllegalAction
+from arena import load_game
 from games.rpsdraft import FULL_DECK, Phase, RpsDraftMatch, RpsDraftParams, beats
 
 # -- the deck and the comparison ---------------------------------------------

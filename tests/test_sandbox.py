@@ -135,7 +135,7 @@ def test_bot_survives_the_exit_of_tricks_spawning_thread(level, tag, monkeypatch
 
 ARENA_SCRIPT = """
 import sys, trio
-from games import load_game
+from arena import load_game
 from arena import BotSpec, MatchSettings, run_match, open_host
 level, bot, good = sys.argv[1:4]
 plugin = load_game("kuhn3")

@@ -11,7 +11,8 @@ import pytest
 import trio
 
 from arena import BotSpec, MatchSettings, run_match
-from games import Exchange, load_game
+from protocols import Exchange
+from arena import load_game
 from games.kuhn3 import Kuhn3Params
 
 from .conftest import PY, ROOT, clean_env, processes_with, python_bot

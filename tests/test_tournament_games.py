@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from games import available_games
+from arena import available_games
 
 from .conftest import ROOT, run_arena
 

@@ -11,7 +11,7 @@ import trio
 
 from arena import BotSpec, MatchSettings, run_match
 from arena._match import run_series
-from games import load_game
+from arena import load_game
 from games.twocarddraw import best_response_profit, parse_strategy
 
 from .conftest import PY, ROOT, processes_with, python_bot, run_arena, run_json
@@ -74,7 +74,7 @@ def _exact_pair_of_fours_vs_caller(bet1: int, bet2: int) -> float:
         return (1, lo, 0) if lo == hi else (0, hi, lo)
 
     def draws(hand, n):  # list of (new hand, chance)
-        lo, hi = min(hand), max(hand)
+        hi = max(hand)
         if n == 0:
             return [(hand, 1.0)]
         if n == 1:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 import random
-import sys
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games import IllegalAction, load_game
+from games import IllegalAction
+from arena import load_game
 from games.twocarddraw import (
     Evaluator,
     Hand,

@@ -17,7 +17,7 @@ import trio
 
 from arena import BotSpec, MatchSettings, run_match
 from arena._match import run_series
-from games import load_game
+from arena import load_game
 from games.vonneumann import Phase, VonNeumannMatch, VonNeumannParams
 from protocols.vonneumann import seeded_deal
 

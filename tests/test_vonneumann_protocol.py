@@ -8,7 +8,7 @@ import struct
 
 import pytest
 
-from games import load_game
+from arena import load_game
 from games.vonneumann import VonNeumannParams
 from protocols import ProtocolError
 from protocols.vonneumann import MODELS, VonNeumannDealer, seeded_deal

@@ -28,55 +28,13 @@ bankroll       infinite: totals start at 0 and may go negative
 * Fault rule (tournaments): a faulting seat scores min(bankroll, 0) minus its chips in
   front in the hand in play; the others keep their bankrolls.
 
-The wire protocol is in ``protocols.kuhn3`` and docs/protocols/kuhn3.md.
+The wire protocol and the plugin object are in ``protocols.kuhn3``
+(docs/protocols/kuhn3.md).
 """
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
-from games._base import GameSpec
-
 from ._params import Kuhn3Params
-from ._rules import CARDS, Action, HandResult, Kuhn3Round, Phase
+from ._rules import CARDS, SEATS, Action, HandResult, Kuhn3Round, Phase
 
-__all__ = [
-    "CARDS",
-    "PLUGIN",
-    "Action",
-    "HandResult",
-    "Kuhn3Params",
-    "Kuhn3Round",
-    "Phase",
-]
-
-
-class _Kuhn3Plugin:
-    spec = GameSpec(
-        id="kuhn3",
-        version=1,
-        title="3-player Kuhn poker",
-        min_seats=3,
-        max_seats=3,
-        description="Four cards, one each, antes of 1, one bet to 2; the seed's text protocol.",
-    )
-    Params = Kuhn3Params
-
-    #: the text protocol has no match boundaries: one process per round
-    reusable_processes = False
-    #: the longest reply line accepted (the longest valid one, 'Money: ...', is under 80)
-    max_reply_bytes = 256
-    #: what one round of a tournament is
-    round_note = "every ordered choice of 3 entrants (each in every seat)"
-
-    def open_dialogue(
-        self, params: Kuhn3Params, rng: random.Random, names: list[str] | None = None, match_index: int = 0
-    ) -> Any:
-        # Imported here because the protocol layer sits above the rules.
-        from protocols.kuhn3 import Kuhn3Dealer, seeded_chance
-
-        return Kuhn3Dealer(params, seeded_chance(rng))
-
-
-PLUGIN = _Kuhn3Plugin()
+__all__ = ["CARDS", "SEATS", "Action", "HandResult", "Kuhn3Params", "Kuhn3Round", "Phase"]

@@ -44,47 +44,7 @@ The wire protocol is in ``protocols.rpsdraft`` and docs/protocols/rpsdraft.md.
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
-from games._base import GameSpec
-
 from ._params import RpsDraftParams
 from ._rules import FULL_DECK, SEATS, Phase, RpsDraftMatch, TurnResult, beats
 
-__all__ = ["FULL_DECK", "PLUGIN", "SEATS", "Phase", "RpsDraftMatch", "RpsDraftParams", "TurnResult", "beats"]
-
-
-class _RpsDraftPlugin:
-    spec = GameSpec(
-        id="rpsdraft",
-        version=1,
-        title="RPS card draft",
-        min_seats=2,
-        max_seats=2,
-        description="Draft 10 of 30 RPS cards two at a time, then 10 turns of card + base; score = turns won.",
-    )
-    Params = RpsDraftParams
-
-    #: every match starts with match_start and ends with match_end
-    reusable_processes = True
-    #: the longest reply line accepted: every valid reply is a small JSON object
-    max_reply_bytes = 1024
-    #: the seed's tournament kept one bot object per entrant, and disqualified a
-    #: bot that threw or returned a bad index: one fault, out
-    default_lifetime = "tournament"
-    default_max_faults = 1
-    round_note = "both seatings of every pair of entrants: two of the seed's rounds"
-
-    def open_dialogue(
-        self, params: RpsDraftParams, rng: random.Random, names: list[str], match_index: int = 0
-    ) -> Any:
-        # Imported here because the protocol layer sits above the rules.
-        from protocols.rpsdraft import RpsDraftDealer, seeded_chance
-
-        return RpsDraftDealer(params, seeded_chance(rng), names, match_index)
-
-    # No aggregate(): a series adds up turns won, which is the arena's default.
-
-
-PLUGIN = _RpsDraftPlugin()
+__all__ = ["FULL_DECK", "SEATS", "Phase", "RpsDraftMatch", "RpsDraftParams", "TurnResult", "beats"]

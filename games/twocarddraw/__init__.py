@@ -54,14 +54,8 @@ Strategy files, the exact value of a strategy and the seed's generator are in
 
 from __future__ import annotations
 
-import random
-from pathlib import Path
-from typing import Any
-
-from games._base import GameSpec
-
 from ._params import DEFAULT_BET1, DEFAULT_BET2, TwoCardDrawParams
-from ._rules import HANDS, Hand, HandResult, compare, hand_key, normalize_action, options
+from ._rules import ANTE, HANDS, MAX_BETS, RANKS, Hand, HandResult, compare, hand_key, normalize_action, options
 from ._solve import (
     GENERATOR_EPS,
     Evaluator,
@@ -70,14 +64,16 @@ from ._solve import (
     generate,
     strategy_value,
 )
-from ._strategy import Strategy, StrategyError, format_strategy, parse_strategy, random_strategy
+from ._strategy import Strategy, StrategyError, format_strategy, parse_strategy, random_strategy, sample
 
 __all__ = [
+    "ANTE",
     "DEFAULT_BET1",
     "DEFAULT_BET2",
     "GENERATOR_EPS",
     "HANDS",
-    "PLUGIN",
+    "MAX_BETS",
+    "RANKS",
     "Evaluator",
     "Hand",
     "HandResult",
@@ -94,71 +90,6 @@ __all__ = [
     "options",
     "parse_strategy",
     "random_strategy",
+    "sample",
     "strategy_value",
 ]
-
-
-class _TwoCardDrawPlugin:
-    spec = GameSpec(
-        id="twocarddraw",
-        version=2,  # 2: a fixed number of cards per hand from the seed (duplicate deals)
-        title="TwoCardDraw",
-        min_seats=1,
-        max_seats=2,
-        description="Two-card draw poker, cards 0..4; one bot against a strategy file, or two bots.",
-    )
-    Params = TwoCardDrawParams
-    reusable_processes = True
-    #: the longest reply line accepted: every valid reply is a small JSON object
-    max_reply_bytes = 1024
-    round_note = "both seatings of every pair of entrants (a match is -p hands=N hands)"
-
-    @staticmethod
-    def load_strategy(path: str | Path) -> Strategy:
-        """Read and parse a strategy file (the only file access of the game).
-
-        Raises StrategyError (a ValueError) saying what is wrong."""
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise StrategyError(f"cannot read strategy file {path}: {exc}") from None
-        try:
-            return parse_strategy(text)
-        except StrategyError as exc:
-            raise StrategyError(f"{path}: {exc}") from None
-
-    def check_params(self, params: TwoCardDrawParams) -> None:
-        """Raise StrategyError if the strategy file is unusable with ``params``."""
-        if params.strategy is None:
-            return
-        strategy = self.load_strategy(params.strategy)
-        self._check_stakes(params, strategy)
-
-    @staticmethod
-    def _check_stakes(params: TwoCardDrawParams, strategy: Strategy) -> None:
-        for name, given, have in (("bet1", params.bet1, strategy.bet1), ("bet2", params.bet2, strategy.bet2)):
-            if given is not None and given != have:
-                raise StrategyError(f"{name}={given} was given but {params.strategy} is for {name}={have}")
-
-    def open_dialogue(self, params: TwoCardDrawParams, rng: random.Random, names: list[str] | None = None,
-                      match_index: int = 0) -> Any:
-        # Imported here because the protocol layer sits above the rules.
-        from protocols.twocarddraw import TwoCardDrawDealer
-
-        strategy = None
-        if params.strategy is not None:
-            strategy = self.load_strategy(params.strategy)
-            self._check_stakes(params, strategy)
-        if names is None:
-            names = ["bot"] if strategy is not None else ["bot0", "bot1"]
-        return TwoCardDrawDealer(params, rng, names, match_index, strategy)
-
-    @staticmethod
-    def aggregate(per_match_scores: list[list[float]]) -> list[float]:
-        """The seed's overall score: the mean over the matches (test cases)."""
-        if not per_match_scores:
-            return []
-        return [sum(col) / len(per_match_scores) for col in zip(*per_match_scores)]
-
-
-PLUGIN = _TwoCardDrawPlugin()

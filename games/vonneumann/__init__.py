@@ -42,21 +42,16 @@ match              ``sessions`` sessions (1000)
   for every session not finished (the one in play included); the other keeps
   its score. Tournaments keep one process per entrant by default.
 
-The wire protocol is in ``protocols.vonneumann`` and docs/protocols/vonneumann.md.
+The wire protocol and the plugin object are in ``protocols.vonneumann``
+(docs/protocols/vonneumann.md).
 """
 
 from __future__ import annotations
-
-import random
-from typing import Any
-
-from games._base import GameSpec
 
 from ._params import VonNeumannParams
 from ._rules import UNKNOWN_CARD, GameResult, Phase, VonNeumannMatch, session_points, whole_dollars
 
 __all__ = [
-    "PLUGIN",
     "UNKNOWN_CARD",
     "GameResult",
     "Phase",
@@ -65,33 +60,3 @@ __all__ = [
     "session_points",
     "whole_dollars",
 ]
-
-
-class _VonNeumannPlugin:
-    spec = GameSpec(
-        id="vonneumann",
-        version=1,
-        title="von Neumann poker",
-        min_seats=2,
-        max_seats=2,
-        description="Cards uniform in [0,1), ante 10, A bets $1-50 or passes, B calls or folds; "
-        "sessions scored m/sqrt(g).",
-    )
-    Params = VonNeumannParams
-    reusable_processes = True
-    #: the longest reply line accepted: every valid reply is a small JSON object
-    max_reply_bytes = 1024
-    #: the seed's tournament kept one bot object per entrant for all its matches
-    default_lifetime = "tournament"
-    round_note = "both seatings of every pair of entrants (a match is -p sessions=N sessions)"
-
-    def open_dialogue(
-        self, params: VonNeumannParams, rng: random.Random, names: list[str], match_index: int = 0
-    ) -> Any:
-        # Imported here because the protocol layer sits above the rules.
-        from protocols.vonneumann import VonNeumannDealer, seeded_deal
-
-        return VonNeumannDealer(params, seeded_deal(rng), names, match_index)
-
-
-PLUGIN = _VonNeumannPlugin()

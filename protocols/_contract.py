@@ -1,0 +1,174 @@
+"""The game contract: what a game plugin gives the arena, and the dialogue it runs.
+
+A game is one object registered in the ``arena.games`` entry-point group, an
+instance of a ``GamePlugin`` subclass. Three things are required: ``spec``,
+``Params`` and ``open_dialogue``. Every other hook has a default here, so a
+game overrides only what it needs. Everything in this module is pure: no I/O,
+no clock, no global random; the arena does the rest.
+
+A dialogue is a generator that yields ``Exchange`` objects (what to write to
+which seat), is sent back the reply lines (decoded, without the line ending)
+and returns a ``MatchOutcome``. It raises ``protocols.ProtocolError`` when a
+reply is wrong.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
+
+from pydantic import BaseModel
+
+from games import GameSpec
+
+
+@dataclass(slots=True)
+class Exchange:
+    """One step of a dialogue: send to some seats, then read one reply from each.
+
+    ``sends`` is a list of ``(seat, payload)`` in the order the messages must be
+    written; the replies come back in the same order. ``expect`` says in words
+    what a correct reply looks like, for error reports about silence or EOF.
+    """
+
+    sends: list[tuple[int, bytes]]
+    #: False for notifications: the messages are written and nothing is read
+    #: (the dialogue is sent back an empty list)
+    reply: bool = True
+    #: words for a correct reply, or a function giving them (called only
+    #: when a report needs them, to keep the hot path free of formatting)
+    expect: str | Callable[[], str] = "a reply"
+
+
+@dataclass(slots=True)
+class MatchOutcome:
+    """What a dialogue returns when the match ran to its end."""
+
+    payoffs: list[int] | list[float]
+    hands: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+Dialogue = Generator[Exchange, list[str], MatchOutcome]
+
+
+class DialogueRun(Protocol):
+    """A running match (a "dealer"): the generator plus live state for reports.
+
+    Optional methods the arena uses when present:
+
+    * ``tournament_scores() -> list[float]``: each seat's score for a
+      tournament (default: ``scores()``); kuhn3 ranks by chips won.
+    * ``forfeit(seat) -> list[float]``: the scores when ``seat`` has faulted,
+      by the game's fault rule. The faulting seat must never score better
+      than the worst outcome it could have had by playing on legally; the
+      others keep theirs. Default: the faulting seat scores no better than
+      the lowest score of the match.
+    """
+
+    def run(self) -> Dialogue: ...
+
+    def context(self) -> dict[str, Any]:
+        """Where the match is now (e.g. ``{"hand": 12}``), for fault reports."""
+        ...
+
+    def standings(self) -> tuple[int, list[int] | list[float]]:
+        """Hands (or games) completed so far and each seat's running payoff."""
+        ...
+
+    def scores(self) -> list[float]:
+        """Each seat's score by the game's own rule (so far, if cut short)."""
+        ...
+
+
+class GamePlugin:
+    """Base class of every game plugin, built-in or third-party.
+
+    Subclass it, set the three required members and override any hook whose
+    default does not fit. ``arena check-game GAME`` checks the result.
+    """
+
+    # --- required ---------------------------------------------------------
+    #: id (the entry-point name and the ``arena <id>`` command), version, seats
+    spec: ClassVar[GameSpec]
+    #: the parameters: a pydantic model with a default, a description and
+    #: bounds for every field (``arena games GAME`` and ``arena <id> -h`` show them)
+    Params: ClassVar[type[BaseModel]]
+
+    def open_dialogue(
+        self, params: BaseModel, rng: random.Random, names: list[str], match_index: int = 0
+    ) -> DialogueRun:
+        """A new match. ``rng`` is the only source of chance (seeded by the arena)."""
+        raise NotImplementedError(f"{type(self).__name__} must define open_dialogue")
+
+    # --- parameters -------------------------------------------------------
+    def check_params(self, params: BaseModel) -> None:
+        """Checks a model cannot express (a file that must parse, say): raise
+        ``ValueError`` with a sentence. Runs once per command, before any bot starts."""
+
+    def check_seats(self, params: BaseModel, seats: int) -> None:
+        """Raise ``ValueError`` if ``seats`` bots cannot play with ``params``."""
+        low, high = self.spec.min_seats, self.spec.max_seats
+        if not low <= seats <= high:
+            want = low if low == high else f"{low} to {high}"
+            raise ValueError(f"{self.spec.id} needs {want} bots, got {seats}")
+
+    # --- the wire ---------------------------------------------------------
+    #: the protocol marks where each match starts and ends, so one bot process
+    #: may play many matches (``--lifetime tournament``)
+    reusable_processes: ClassVar[bool] = False
+    #: the longest reply line read, at least the longest valid reply; longer
+    #: is ``malformed_reply`` (the arena never buffers more for a bot)
+    max_reply_bytes: ClassVar[int] = 4096
+    #: JSON protocols: the pydantic model of every message and reply (the
+    #: framing's included); their JSON Schemas are what bots are promised,
+    #: and ``arena check-game`` validates every line of a match against them
+    message_models: ClassVar[tuple[type[BaseModel], ...]] = ()
+
+    # --- scoring ----------------------------------------------------------
+    def aggregate(self, per_match: Sequence[Sequence[float]]) -> list[float]:
+        """One score per seat from a series of matches (default: the sum)."""
+        return [float(sum(col)) for col in zip(*per_match)]
+
+    # (the fault rule, ``forfeit``, lives on the dialogue run: see DialogueRun)
+
+    # --- tournaments ------------------------------------------------------
+    #: 'match' (fresh processes per match) or 'tournament' (one per entrant)
+    default_lifetime: ClassVar[str] = "match"
+    #: faults after which an entrant is disqualified (None: never)
+    default_max_faults: ClassVar[int | None] = None
+    #: what one round of a tournament is, in words (None: every seating)
+    round_note: ClassVar[str | None] = None
+
+    # --- what ships with the game -----------------------------------------
+    #: the rules page, in words a bot author reads (``arena check-game`` wants one)
+    rules: ClassVar[str] = ""
+
+    def reference_opponents(self) -> Path | None:
+        """The quarantine manifest (``opponents.json``) of the game's own
+        reference bots; commands in it are relative to its folder. None: the
+        game ships none, and quarantine needs ``--opponents``."""
+        return None
+
+    #: the golden playthroughs: each is one match, ``(params, seed)``, played
+    #: with ``random_reply``; their transcript is ``playthrough_file``
+    playthrough_matches: ClassVar[tuple[tuple[dict[str, Any], int], ...]] = (({}, 7),)
+
+    def playthrough_file(self) -> Path | None:
+        """The golden transcript checked by ``arena check-game`` (None: none yet)."""
+        return None
+
+    def random_reply(self, run: Any, seat: int, payload: bytes, rng: random.Random) -> str:
+        """A legal reply chosen with ``rng`` to ``payload`` sent to ``seat``
+        (``run`` is the match's dialogue run, for state the message lacks).
+        Used for playthroughs and conformance checks."""
+        raise NotImplementedError(f"{type(self).__name__} has no random_reply")
+
+    # --- the command line -------------------------------------------------
+    #: extra command groups mounted under ``arena``: name -> ``"module:attribute"``
+    #: of a ``typer.Typer`` (a name, not an import: this layer has no CLI).
+    #: TwoCardDraw's ``arena strategy`` is one.
+    commands: ClassVar[dict[str, str]] = {}
