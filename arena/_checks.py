@@ -70,10 +70,15 @@ def parse_param(text: str) -> tuple[str, Any]:
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise UsageError(f"--param takes KEY=VALUE, got {text!r}")
+    return key, parse_value(value)
+
+
+def parse_value(text: str) -> Any:
+    """A parameter's value as the user typed it: JSON when it parses, else text."""
     try:
-        return key, json.loads(value)
+        return json.loads(text)
     except json.JSONDecodeError:
-        return key, value
+        return text
 
 
 def game_params(plugin: Any, raw: dict[str, Any], *, keys: bool = False) -> Any:

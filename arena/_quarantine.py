@@ -49,8 +49,8 @@ import typer
 from pydantic import ValidationError
 
 from protocols import GamePlugin
-from ._games import PluginLoadError, load_game
 from ._manifest import Manifest, ManifestError, manifest_of
+from ._plan import check_limits, check_seats, load_plugin
 
 from ._bot import BadBotCommand, BotSpec
 from ._checks import check_range, game_params, parse_param
@@ -278,10 +278,7 @@ def make_plan(
     timeout: float = 1.0, require_win: bool = False, opponents: Path | None = None, params: list[str] | None = None,
 ) -> Plan:
     """Check the arguments; raise ValueError with a sentence for a usage error."""
-    try:
-        plugin = load_game(game_id)
-    except PluginLoadError as exc:
-        raise ValueError(str(exc)) from None
+    plugin = load_plugin(game_id)
     try:
         manifest = manifest_of(plugin, opponents)
     except ManifestError as exc:
@@ -298,8 +295,8 @@ def make_plan(
         raise ValueError(
             f"{manifest.path}: {game_id} is played by {spec.min_seats} to {spec.max_seats} seats, not {seats}"
         )
-    check_range("--timeout", timeout, 0, 3600, low_open=True)
-    check_range("--seed", seed, 0, (1 << 63) - 1, optional=True)
+    check_seats(plugin, chosen, seats)
+    check_limits(timeout=timeout, startup_timeout=10.0, budget=None, seed=seed)
     if matches < seats:
         raise ValueError(
             f"--matches must be at least {seats} so that the bot plays every seat of {game_id}, got {matches}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import secrets
 import signal
 import sys
@@ -18,6 +17,7 @@ from ._games import PluginLoadError, available_games, load_game
 
 from ._bot import BadBotCommand, BotSpec
 from ._checks import UsageError, check_range, game_params, parse_param
+from ._plan import SEED_MAX, check_lifetime, check_seats, check_limits, entrant, load_plugin
 from ._results_cli import print_standings, standings_format, standings_of
 from ._sandbox import SandboxPolicy, resolve_level
 from ._store import file_digest, open_store
@@ -33,14 +33,6 @@ def _usage(message: str) -> typer.Exit:
 
 
 _INTERPRETERS = {"python", "python3", "node", "perl", "ruby", "sh", "bash", "java"}
-_NAMED = re.compile(r"([A-Za-z][A-Za-z0-9_.+-]{0,39})=(.+)", re.S)
-
-
-def entrant(text: str) -> tuple[str | None, str]:
-    """``NAME=COMMAND`` or a bare command: (name or None, command)."""
-    match = _NAMED.fullmatch(text)
-    return (match.group(1), match.group(2)) if match else (None, text)
-
 
 def _short(spec: BotSpec) -> str:
     """A readable name: the program (or script) file name, without the interpreter."""
@@ -98,7 +90,6 @@ def _rounds_help() -> str:
 #: Options a resume restores from the database (and refuses to change).
 RESTORED = ("rounds", "lifetime", "seed", "timeout", "startup_timeout", "budget", "sandbox", "param",
             "memory_mb", "cpu_seconds", "pids", "on_fault", "max_faults", "duplicate", "gauntlet", "until_ci")
-SEED_MAX = (1 << 63) - 1  # SQLite's INTEGER
 
 
 def tournament_cmd(
@@ -156,18 +147,13 @@ def _start(game, bots, given: dict[str, Any], jobs: int, db: Path):
     """A new tournament: every option checked before the database is touched."""
     if game is None or not bots:
         raise UsageError("give a GAME and its entrants, or --resume ID")
-    try:
-        plugin = load_game(game)
-    except PluginLoadError as exc:
-        raise UsageError(str(exc)) from None
-    specs = entrant_specs(bots)
+    plugin = load_plugin(game)
     params = game_params(plugin, dict(parse_param(p) for p in given.get("param", [])), keys=True)
+    specs = entrant_specs(bots)
     lifetime = given.get("lifetime", plugin.default_lifetime)
-    if lifetime not in ("match", "tournament"):
-        raise UsageError(f"--lifetime is 'match' or 'tournament', not {lifetime!r}")
-    if lifetime == "tournament" and not plugin.reusable_processes:
-        raise UsageError(f"{game}'s protocol has no match boundaries: use --lifetime match")
+    check_lifetime(plugin, lifetime, matches=2)  # a tournament is many matches
     seats = plugin.spec.max_seats
+    check_seats(plugin, params, seats)
     if len(specs) < seats:
         raise UsageError(f"a {game} tournament needs at least {seats} entrants, got {len(specs)}")
     rounds = given.get("rounds", 1)
@@ -199,12 +185,8 @@ def _start(game, bots, given: dict[str, Any], jobs: int, db: Path):
 
 def _settings(given: dict[str, Any], plugin: Any) -> dict[str, Any]:
     """The run options a resume restores, checked; the sandbox level decided here, once."""
-    timeout = given.get("timeout", 1.0)
-    check_range("--timeout", timeout, 0, 3600, low_open=True)
-    startup = given.get("startup_timeout", 10.0)
-    check_range("--startup-timeout", startup, 0, 3600, low_open=True)
-    budget = given.get("budget")
-    check_range("--budget", budget, 0, 10_000_000, low_open=True, optional=True)
+    timeout, startup, budget = given.get("timeout", 1.0), given.get("startup_timeout", 10.0), given.get("budget")
+    check_limits(timeout=timeout, startup_timeout=startup, budget=budget, seed=None)
     until_ci = given.get("until_ci")
     check_range("--until-ci", until_ci, 0, 1e12, low_open=True, optional=True)
     on_fault = given.get("on_fault", "forfeit")

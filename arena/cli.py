@@ -9,7 +9,6 @@ cancelled), 2 bad usage (nothing was started), 3 an internal error, 130 Ctrl-C.
 from __future__ import annotations
 
 import json
-import secrets
 import shutil
 import sys
 import tempfile
@@ -22,15 +21,15 @@ from typing import Annotated, Optional
 import trio
 import typer
 
+from ._game_cli import field_range
 from ._games import PluginLoadError, available_games, load_game
 
-from ._bot import BadBotCommand, BotSpec
 from ._match import MatchSettings, SeriesResult, run_series, summarize_series
-from ._checks import UsageError, check_range, game_params, parse_param
+from ._checks import UsageError, check_range, parse_param
+from ._plan import plan_play
 from ._host import open_host
 from ._sandbox import SandboxPolicy
 from ._sandbox import register as _register_sandbox
-from ._seeds import derive_seed
 from ._text import inert
 
 _DEFAULT_POLICY = SandboxPolicy()
@@ -99,21 +98,6 @@ def _seats(spec) -> str:
     return str(spec.min_seats) if spec.min_seats == spec.max_seats else f"{spec.min_seats}-{spec.max_seats}"
 
 
-def _range(field) -> str:
-    """A field's bounds in words, from its pydantic constraints (``1..1000000``)."""
-    low = high = None
-    for rule in field.metadata:
-        low = getattr(rule, "ge", low)
-        high = getattr(rule, "le", high)
-        if getattr(rule, "gt", None) is not None:
-            low = f">{rule.gt}"
-        if getattr(rule, "lt", None) is not None:
-            high = f"<{rule.lt}"
-    if low is None and high is None:
-        return ""
-    return f"{'' if low is None else low}..{'' if high is None else high}"
-
-
 def _describe_game(game_id: str) -> None:
     try:
         plugin = load_game(game_id)
@@ -129,21 +113,10 @@ def _describe_game(game_id: str) -> None:
     for name, field in plugin.Params.model_fields.items():
         default = field.default
         shown = json.dumps(list(default) if isinstance(default, tuple) else default)
-        bounds = _range(field)
+        bounds = field_range(field)
         about = f"  {field.description}" if field.description else ""
         line = f"  {name:<18} default {shown:<12}{'  range ' + bounds if bounds else ''}{about}"
         typer.echo(line.rstrip())
-
-
-def _parse_end_prob(text: str) -> tuple[int, int]:
-    for sep in ("/", ","):
-        if sep in text:
-            a, _, b = text.partition(sep)
-            try:
-                return int(a), int(b)
-            except ValueError:
-                break
-    raise _usage_error(f"--end-prob takes A/B with integers, like 1/1000; got {text!r}")
 
 
 def _check(option: str, value: float | None, low: float, high: float) -> None:
@@ -151,18 +124,6 @@ def _check(option: str, value: float | None, low: float, high: float) -> None:
         check_range(option, value, low, high)
     except UsageError as exc:
         raise _usage_error(str(exc)) from None
-
-
-def _given(**values: object) -> dict:
-    """The game parameters the user set (the rest keep the game's defaults)."""
-    return {k: v for k, v in values.items() if v is not None}
-
-
-def _parse_ints(option: str, text: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(part) for part in text.split(","))
-    except ValueError:
-        raise _usage_error(f"{option} takes integers separated by commas, like 1,1,1; got {text!r}") from None
 
 
 class _Progress:
@@ -249,156 +210,6 @@ LifetimeOpt = Annotated[
 ]
 
 
-@app.command("kuhn3")
-def kuhn3_cmd(
-    bots: Annotated[list[str], typer.Argument(metavar="BOT BOT BOT", help="Three executables or quoted command lines, in seat order.")],
-    seed: SeedOpt = None,
-    hands: Annotated[Optional[int], typer.Option(help="Play exactly N hands instead of ending by chance.")] = None,
-    end_prob: Annotated[str, typer.Option("--end-prob", help="Chance A/B that the round ends after each hand.")] = "1/1000",
-    antes: Annotated[str, typer.Option(help="Each seat's ante, in seat order.")] = "1,1,1",
-    max_bet: Annotated[int, typer.Option("--max-bet", help="What a bet takes a seat to in front.")] = 2,
-    timeout: TimeoutOpt = 1.0,
-    startup_timeout: StartupOpt = 10.0,
-    budget: BudgetOpt = None,
-    log_dir: LogDirOpt = None,
-    trace: TraceOpt = False,
-    json_out: JsonOpt = False,
-    sandbox: SandboxOpt = None,
-    memory_mb: MemoryOpt = _DEFAULT_POLICY.memory_mb,
-    cpu_seconds: CpuOpt = _DEFAULT_POLICY.cpu_seconds,
-    pids: PidsOpt = _DEFAULT_POLICY.pids,
-) -> None:
-    """Play one round of 3-player Kuhn poker between three bots."""
-    params = {
-        "hands": hands,
-        "end_prob": _parse_end_prob(end_prob),
-        "antes": _parse_ints("--antes", antes),
-        "max_bet": max_bet,
-    }
-    raise typer.Exit(
-        _play("kuhn3", bots, params, seed=seed, timeout=timeout, budget=budget, log_dir=log_dir,
-              trace=trace, json_out=json_out, startup_timeout=startup_timeout,
-              sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
-    )
-
-
-@app.command("vonneumann")
-def vonneumann_cmd(
-    bots: Annotated[list[str], typer.Argument(metavar="BOT BOT", help="Two bots; roles A and B alternate every game.")],
-    sessions: Annotated[Optional[int], typer.Option(help="Sessions in the match.")] = None,
-    ante: Annotated[Optional[int], typer.Option(help="Ante per game (seed: 10).")] = None,
-    max_bet: Annotated[Optional[int], typer.Option("--max-bet", help="Bet limit (seed: 50).")] = None,
-    stack: Annotated[Optional[int], typer.Option(help="Money at the start of each session (seed: 100).")] = None,
-    games_per_session: Annotated[
-        Optional[int], typer.Option("--games-per-session", help="Games per session at most (seed: 50).")
-    ] = None,
-    matches: Annotated[int, typer.Option(help="How many matches the two bots play.")] = 1,
-    seed: SeedOpt = None,
-    timeout: TimeoutOpt = 1.0,
-    startup_timeout: StartupOpt = 10.0,
-    budget: BudgetOpt = None,
-    log_dir: LogDirOpt = None,
-    trace: TraceOpt = False,
-    json_out: JsonOpt = False,
-    sandbox: SandboxOpt = None,
-    memory_mb: MemoryOpt = _DEFAULT_POLICY.memory_mb,
-    cpu_seconds: CpuOpt = _DEFAULT_POLICY.cpu_seconds,
-    pids: PidsOpt = _DEFAULT_POLICY.pids,
-    lifetime: LifetimeOpt = "match",
-) -> None:
-    """Play von Neumann poker (seed 000) between two bots: sessions of up to 50 games."""
-    params = _given(sessions=sessions, ante=ante, max_bet=max_bet, stack=stack,
-                    games_per_session=games_per_session)
-    _check("--matches", matches, 1, 1_000_000)
-    raise typer.Exit(
-        _play("vonneumann", bots, [params] * matches, seed=seed, timeout=timeout, budget=budget,
-              log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime, startup_timeout=startup_timeout,
-              sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
-    )
-
-
-@app.command("twocarddraw")
-def twocarddraw_cmd(
-    bots: Annotated[list[str], typer.Argument(metavar="BOT [BOT]", help="One bot against --strategy files, or two bots.")],
-    strategy: Annotated[
-        Optional[list[Path]], typer.Option(help="A strategy file for the built-in opponent; repeat for several.")
-    ] = None,
-    hands: Annotated[Optional[int], typer.Option(help="Hands per match (10,000 by default, as the seed).")] = None,
-    bet1: Annotated[Optional[int], typer.Option(help="Bet size in the first round (bot against bot).")] = None,
-    bet2: Annotated[Optional[int], typer.Option(help="Bet size in the second round (bot against bot).")] = None,
-    seed: SeedOpt = None,
-    timeout: TimeoutOpt = 1.0,
-    startup_timeout: StartupOpt = 10.0,
-    budget: BudgetOpt = None,
-    log_dir: LogDirOpt = None,
-    trace: TraceOpt = False,
-    json_out: JsonOpt = False,
-    sandbox: SandboxOpt = None,
-    memory_mb: MemoryOpt = _DEFAULT_POLICY.memory_mb,
-    cpu_seconds: CpuOpt = _DEFAULT_POLICY.cpu_seconds,
-    pids: PidsOpt = _DEFAULT_POLICY.pids,
-    lifetime: LifetimeOpt = "match",
-) -> None:
-    """Play TwoCardDraw (seed 001): a bot against strategy files, or two bots."""
-    base = _given(hands=hands, bet1=bet1, bet2=bet2)
-    if strategy:
-        if len(bots) != 1:
-            raise _usage_error(f"with --strategy give exactly one bot, got {len(bots)}")
-        for path in strategy:
-            if not path.is_file():
-                raise _usage_error(f"--strategy {path}: no such file")
-        params: dict | list[dict] = [{**base, "strategy": str(path)} for path in strategy]
-    else:
-        if len(bots) != 2:
-            raise _usage_error(f"twocarddraw needs two bots, or one bot and --strategy FILE; got {len(bots)} bots")
-        params = base
-    raise typer.Exit(
-        _play("twocarddraw", bots, params, seed=seed, timeout=timeout, budget=budget, log_dir=log_dir,
-              trace=trace, json_out=json_out, lifetime=lifetime, startup_timeout=startup_timeout,
-              sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
-    )
-
-
-@app.command("rpsdraft")
-def rpsdraft_cmd(
-    bots: Annotated[list[str], typer.Argument(metavar="BOT BOT", help="Two bots.")],
-    matches: Annotated[int, typer.Option(help="How many matches the two bots play.")] = 1,
-    draft_rounds: Annotated[Optional[int], typer.Option("--draft-rounds", help="Draft rounds (seed: 5).")] = None,
-    hand_size: Annotated[Optional[int], typer.Option("--hand-size", help="Cards in hand (seed: 3).")] = None,
-    turns: Annotated[Optional[int], typer.Option(help="Turns of the main phase (seed: 10).")] = None,
-    seed: SeedOpt = None,
-    timeout: TimeoutOpt = 1.0,
-    startup_timeout: StartupOpt = 10.0,
-    budget: BudgetOpt = None,
-    log_dir: LogDirOpt = None,
-    trace: TraceOpt = False,
-    json_out: JsonOpt = False,
-    sandbox: SandboxOpt = None,
-    memory_mb: MemoryOpt = _DEFAULT_POLICY.memory_mb,
-    cpu_seconds: CpuOpt = _DEFAULT_POLICY.cpu_seconds,
-    pids: PidsOpt = _DEFAULT_POLICY.pids,
-    lifetime: LifetimeOpt = "match",
-) -> None:
-    """Play RPS-draft (seed 004): a card draft, then ten turns of rock-paper-scissors."""
-    _check("--matches", matches, 1, 1_000_000)
-    params = _given(draft_rounds=draft_rounds, hand_size=hand_size, turns=turns)
-    raise typer.Exit(
-        _play("rpsdraft", bots, [params] * matches, seed=seed, timeout=timeout, budget=budget,
-              log_dir=log_dir, trace=trace, json_out=json_out, lifetime=lifetime, startup_timeout=startup_timeout,
-              sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
-    )
-
-
-def _mount_strategy_tools() -> None:
-    try:
-        from ._strategy_cli import strategy_app
-    except ImportError:  # the TwoCardDraw tools are optional
-        return
-    app.add_typer(strategy_app, name="strategy", help="TwoCardDraw strategy files: value, generate.")
-
-
-_mount_strategy_tools()
-
 @app.command("play")
 def play_cmd(
     game: Annotated[str, typer.Argument(help="The game, as `arena games` lists it.")],
@@ -420,25 +231,35 @@ def play_cmd(
     lifetime: LifetimeOpt = "match",
 ) -> None:
     """Play any installed game: its parameters as -p KEY=VALUE (see `arena games`)."""
-    _check("--matches", matches, 1, 1_000_000)
     try:
         raw = dict(parse_param(p) for p in param or [])
     except UsageError as exc:
         raise _usage_error(str(exc)) from None
-    raise typer.Exit(
-        _play(game, bots, [raw] * matches, seed=seed, timeout=timeout, budget=budget, log_dir=log_dir,
-              trace=trace, json_out=json_out, lifetime=lifetime, startup_timeout=startup_timeout, keys=True,
-              sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)))
-    )
+    raise typer.Exit(play_from_cli(
+        game, bots, [raw], keys=True, matches=matches, seed=seed, timeout=timeout,
+        startup_timeout=startup_timeout, budget=budget, log_dir=log_dir, trace=trace, json_out=json_out,
+        sandbox=sandbox, memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids, lifetime=lifetime))
 
 
+def play_from_cli(
+    game_id: str, bots: list[str], raws: list[dict], *, keys: bool, matches: int, sandbox: str | None,
+    memory_mb: int, cpu_seconds: int, pids: int, **options,
+) -> int:
+    """``arena play`` and every ``arena <game>``: one match per entry of
+    ``raws`` (a parameter given several times), the whole list ``--matches`` times."""
+    _check("--matches", matches, 1, 1_000_000)
+    return _play(game_id, bots, raws * matches, keys=keys,
+                 sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)), **options)
+
+
+from ._game_cli import register_games  # noqa: E402
 from ._results_cli import register as _register_results  # noqa: E402
-from ._tournament_cli import entrant  # noqa: E402
 from ._tournament_cli import register as _register_tournament  # noqa: E402
 
 _register_tournament(app)
 _register_results(app)
 _register_sandbox(app)
+register_games(app, play_cmd, play_from_cli)
 
 
 def _play(
@@ -463,48 +284,12 @@ def _play(
     parameters came as ``-p KEY=VALUE`` (their errors say so).
     """
     try:
-        plugin = load_game(game_id)
-    except PluginLoadError as exc:
-        raise _usage_error(str(exc)) from None
-    spec = plugin.spec
-    if not spec.min_seats <= len(commands) <= spec.max_seats:
-        want = spec.min_seats if spec.min_seats == spec.max_seats else f"{spec.min_seats} to {spec.max_seats}"
-        raise _usage_error(f"{game_id} needs {want} bots, got {len(commands)}")
-    params_list = []
-    for raw in raw_params if isinstance(raw_params, list) else [raw_params]:
-        try:
-            params_list.append(game_params(plugin, raw, keys=keys))
-        except UsageError as exc:
-            raise _usage_error(str(exc)) from None
-    try:
-        check_range("--timeout", timeout, 0, 3600, low_open=True)
-        check_range("--startup-timeout", startup_timeout, 0, 3600, low_open=True)
-        check_range("--budget", budget, 0, 10_000_000, low_open=True, optional=True)
-        check_range("--seed", seed, 0, (1 << 63) - 1, optional=True)
+        plan = plan_play(game_id, commands, raw_params if isinstance(raw_params, list) else [raw_params],
+                         keys=keys, seed=seed, lifetime=lifetime, timeout=timeout,
+                         startup_timeout=startup_timeout, budget=budget, log_dir=log_dir)
     except UsageError as exc:
         raise _usage_error(str(exc)) from None
-    if log_dir is not None and log_dir.exists() and not log_dir.is_dir():
-        raise _usage_error(f"--log-dir {log_dir} is a file, not a folder")
-    if lifetime not in ("match", "tournament"):
-        raise _usage_error(f"--lifetime is 'match' or 'tournament', not {lifetime!r}")
-    if lifetime == "tournament" and len(params_list) > 1 and not plugin.reusable_processes:
-        raise _usage_error(f"{game_id}'s protocol has no match boundaries: --lifetime tournament needs one match")
-    try:
-        specs = []
-        for text in commands:
-            name, command = entrant(text)
-            specs.append(BotSpec.parse(command, name=name))
-    except BadBotCommand as exc:
-        raise _usage_error(str(exc)) from None
-    if seed is None:
-        seed = secrets.randbits(32)
-    # One match plays the run's seed itself; a series derives one per match.
-    matches = (
-        [(params_list[0], seed)]
-        if len(params_list) == 1
-        else [(p, derive_seed(seed, game_id, "match", i)) for i, p in enumerate(params_list)]
-    )
-
+    plugin, specs, matches, seed = plan.plugin, plan.bots, plan.matches, plan.seed
     level, limits = sandbox
     try:
         # ARENA_SANDBOX sets the default level for a whole environment (a CI job, a test suite).

@@ -56,7 +56,7 @@ def test_table_is_printed_without_json():
     [
         (["kuhn3", "./no/such/bot", GOOD, GOOD], "does not exist"),
         (["kuhn3", GOOD, GOOD], "needs 3 bots, got 2"),
-        (["kuhn3", GOOD, GOOD, GOOD, "--end-prob", "half"], "--end-prob takes A/B"),
+        (["kuhn3", GOOD, GOOD, GOOD, "--end-prob", "half"], "--end-prob: takes A/B"),
         (["kuhn3", GOOD, GOOD, GOOD, "--end-prob", "5/2"], "0 < a <= b"),
         (["kuhn3", GOOD, GOOD, GOOD, "--timeout", "0"], "--timeout must be above 0"),
         (["kuhn3", "no-such-program-here", GOOD, GOOD], "not a program on PATH"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import typing
 import shutil
 import sqlite3
 from pathlib import Path
@@ -20,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from arena import available_games, load_game
 from arena.cli import app
 
 from .conftest import ROOT
@@ -49,6 +51,29 @@ WORK = {"--rounds", "--matches", "--iterations", "--jobs"}
 TEXT_NUMBERS = {"--antes": 3, "--end-prob": 2}
 
 
+#: Every installed game's parameters: the options of `arena <game>`.
+GAME_FIELDS = {g: load_game(g).Params.model_fields for g in available_games()}
+
+
+def _field_kind(field) -> type | None:
+    """int, float, or str for a tuple of numbers written as text; None: not a number."""
+    kinds = set(typing.get_args(field.annotation) or (field.annotation,)) - {type(None)}
+    if kinds <= {int}:
+        return int
+    if kinds <= {int, float}:
+        return float
+    if typing.get_origin(field.annotation) is tuple:
+        return str
+    return None
+
+
+def _base(command: str) -> list[str]:
+    """A command's fixed arguments (an installed game not named in BASE: bots and no sandbox)."""
+    if command in BASE:
+        return BASE[command]
+    return [TRUE] * load_game(command).spec.max_seats + ["--sandbox", "none"]
+
+
 def numeric_options() -> list[tuple[str, str, type]]:
     """(command, option, int or float) for every numeric option of every command."""
     found = []
@@ -64,8 +89,13 @@ def numeric_options() -> list[tuple[str, str, type]]:
                 opts = getattr(param, "opts", None) or []
                 if annotation in (int, float) and opts and opts[0].startswith("--"):
                     found.append((full, opts[0], annotation))
-                elif opts and opts[0] in TEXT_NUMBERS:
-                    found.append((full, opts[0], str))
+                elif full in GAME_FIELDS and opts:  # a game parameter, typed as text
+                    field = GAME_FIELDS[full].get(opts[0][2:].replace("-", "_"))
+                    kind = _field_kind(field) if field is not None else None
+                    if kind is str and opts[0] not in TEXT_NUMBERS:
+                        kind = None
+                    if kind is not None:
+                        found.append((full, opts[0], kind))
 
     walk(typer.main.get_command(app), "")
     return found
@@ -76,7 +106,8 @@ OPTIONS = numeric_options()
 
 def test_every_command_with_numbers_is_exercised():
     commands = {c for c, _, _ in OPTIONS}
-    assert commands <= set(BASE), f"add a BASE entry for {commands - set(BASE)}"
+    assert commands <= set(BASE) | set(GAME_FIELDS), f"add a BASE entry for {commands - set(BASE)}"
+    assert {"kuhn3", "vonneumann", "twocarddraw", "rpsdraft"} <= commands
     assert {"--timeout", "--budget", "--pids", "--memory-mb", "--cpu-seconds", "--max-bet", "--rounds",
             "--jobs", "--seed", "--antes", "--end-prob"} <= {o for _, o, _ in OPTIONS}
 
@@ -112,7 +143,7 @@ def _small_or_refused(text: str) -> bool:
 
 
 def _args(command: str, option: str, value: str, folder: Path) -> list[str]:
-    base = BASE[command]
+    base = _base(command)
     args = []
     skip = False
     for i, word in enumerate(base):

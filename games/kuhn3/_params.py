@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 #: Amounts go to bots as integers: keep them far inside any 32-bit int.
 Chips = Annotated[int, Field(ge=0, le=1_000_000)]
@@ -21,12 +21,34 @@ class Kuhn3Params(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    antes: tuple[Chips, Chips, Chips] = Field(default=(1, 1, 1), description="each seat's ante, in seat order (0..1000000)")
+    antes: tuple[Chips, Chips, Chips] = Field(default=(1, 1, 1), description="each seat's ante, in seat order (like 1,1,1; each 0..1000000)")
     end_prob: tuple[Count, Count] = Field(
-        default=(1, 1000), description="chance A/B that the round ends after each hand, as [A, B]")
+        default=(1, 1000), description="chance A/B that the round ends after each hand (A/B, or [A, B])")
     max_bet: int = Field(default=2, ge=1, le=1_000_000, description="what a bet takes a seat to in front")
     hands: int | None = Field(default=None, ge=1, le=1_000_000_000,
                               description="play exactly this many hands instead of ending by chance")
+
+    @field_validator("end_prob", mode="before")
+    @classmethod
+    def _end_prob_text(cls, value: object) -> object:
+        # "1/1000" (as the command line writes it) or "1,1000" (as bots are told)
+        if isinstance(value, str):
+            for sep in ("/", ","):
+                a, found, b = value.partition(sep)
+                if found and a.strip().isdigit() and b.strip().isdigit():
+                    return (int(a), int(b))
+            raise ValueError("takes A/B with whole numbers, like 1/1000")
+        return value
+
+    @field_validator("antes", mode="before")
+    @classmethod
+    def _antes_text(cls, value: object) -> object:
+        if isinstance(value, str):
+            parts = [p.strip() for p in value.split(",")]
+            if all(p.isdigit() for p in parts):
+                return tuple(int(p) for p in parts)
+            raise ValueError("takes whole numbers separated by commas, like 1,1,1")
+        return value
 
     @model_validator(mode="after")
     def _check(self) -> "Kuhn3Params":

@@ -1,0 +1,118 @@
+"""From a command line to a checked plan: the one place where what a user
+typed is validated, for ``arena play``/``arena <game>``, ``arena tournament``
+and ``arena quarantine`` alike.
+
+Every check raises ``UsageError`` with one sentence naming the option or
+parameter, what was given and what is accepted; the commands exit 2 with it
+before anything is started or written.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from protocols import GamePlugin
+
+from ._bot import BadBotCommand, BotSpec
+from ._checks import UsageError, check_range, game_params
+from ._games import PluginLoadError, load_game
+from ._seeds import derive_seed
+
+SEED_MAX = (1 << 63) - 1
+LIFETIMES = ("match", "tournament")
+
+
+def load_plugin(game_id: str) -> GamePlugin:
+    try:
+        return load_game(game_id)
+    except PluginLoadError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def check_limits(*, timeout: float, startup_timeout: float, budget: float | None, seed: int | None) -> None:
+    check_range("--timeout", timeout, 0, 3600, low_open=True)
+    check_range("--startup-timeout", startup_timeout, 0, 3600, low_open=True)
+    check_range("--budget", budget, 0, 10_000_000, low_open=True, optional=True)
+    check_range("--seed", seed, 0, SEED_MAX, optional=True)
+
+
+def check_lifetime(plugin: GamePlugin, lifetime: str, matches: int) -> None:
+    """``--lifetime tournament`` needs a protocol that marks where matches end."""
+    if lifetime not in LIFETIMES:
+        raise UsageError(f"--lifetime is 'match' or 'tournament', not {lifetime!r}")
+    if lifetime == "tournament" and matches > 1 and not plugin.reusable_processes:
+        raise UsageError(f"{plugin.spec.id}'s protocol has no match boundaries: "
+                         "--lifetime tournament needs one match (use --lifetime match)")
+
+
+def check_seats(plugin: GamePlugin, params: BaseModel, seats: int) -> None:
+    try:
+        plugin.check_seats(params, seats)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+_NAMED = re.compile(r"([A-Za-z][A-Za-z0-9_.+-]{0,39})=(.+)", re.S)
+
+
+def entrant(text: str) -> tuple[str | None, str]:
+    """``NAME=COMMAND`` or a bare command: (name or None, command)."""
+    match = _NAMED.fullmatch(text)
+    return (match.group(1), match.group(2)) if match else (None, text)
+
+
+def bot_specs(texts: list[str]) -> list[BotSpec]:
+    """``NAME=COMMAND`` or a bare command for each bot, checked."""
+    specs = []
+    for text in texts:
+        name, command = entrant(text)
+        try:
+            specs.append(BotSpec.parse(command, name=name))
+        except BadBotCommand as exc:
+            raise UsageError(str(exc)) from None
+    return specs
+
+
+@dataclass(frozen=True, slots=True)
+class PlayPlan:
+    """One match or a series, checked: what ``run_series`` needs."""
+
+    plugin: GamePlugin
+    bots: list[BotSpec]
+    #: (parameters, seed) of every match
+    matches: list[tuple[BaseModel, int]]
+    seed: int
+    lifetime: str
+    timeout: float
+    startup_timeout: float
+    budget: float | None
+    log_dir: Path | None
+
+
+def plan_play(
+    game_id: str, bots: list[str], raws: list[dict[str, Any]], *, keys: bool, seed: int | None,
+    lifetime: str, timeout: float, startup_timeout: float, budget: float | None, log_dir: Path | None,
+) -> PlayPlan:
+    """Check a play command line; ``raws`` holds each match's parameters as given."""
+    plugin = load_plugin(game_id)
+    params = [game_params(plugin, raw, keys=keys) for raw in raws]
+    for p in params:
+        check_seats(plugin, p, len(bots))
+    check_limits(timeout=timeout, startup_timeout=startup_timeout, budget=budget, seed=seed)
+    if log_dir is not None and log_dir.exists() and not log_dir.is_dir():
+        raise UsageError(f"--log-dir {log_dir} is a file, not a folder")
+    check_lifetime(plugin, lifetime, len(params))
+    specs = bot_specs(bots)
+    if seed is None:
+        seed = secrets.randbits(32)
+    # One match plays the run's seed itself; a series derives one per match.
+    matches = ([(params[0], seed)] if len(params) == 1
+               else [(p, derive_seed(seed, game_id, "match", i)) for i, p in enumerate(params)])
+    return PlayPlan(plugin=plugin, bots=specs, matches=matches, seed=seed, lifetime=lifetime, timeout=timeout,
+                    startup_timeout=startup_timeout, budget=budget, log_dir=log_dir)
