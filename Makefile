@@ -26,10 +26,12 @@ system-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
-$(VENV)/.installed: pyproject.toml
+# examples/pennies is a third-party game package, installed so that the
+# suite runs with a game the arena does not know (tests/test_example_game.py).
+$(VENV)/.installed: pyproject.toml examples/pennies/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test]' -e examples/pennies
 	touch $@
 
 # The bot supervisor (C), built once into the arena's private cache.
@@ -41,7 +43,7 @@ install: $(VENV)/.installed
 # The tests start hundreds of Python processes; with PYTHONDONTWRITEBYTECODE
 # set (as on these machines) each would compile the arena from source again.
 bytecode: install
-	@$(PY) -m compileall -q arena games protocols shims sample_bots tests >/dev/null
+	@$(PY) -m compileall -q arena games protocols shims sample_bots tests examples >/dev/null
 
 VN := sample_bots/vonneumann
 VN_BOTS := $(VN)/build/naive $(VN)/build/kuhn3 $(VN)/build/likeme

@@ -23,12 +23,15 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import typer
 
 from protocols import GamePlugin, ProtocolError
 from protocols.jsonlines import Reply
 
 from ._checks import UsageError, game_params
+from ._text import inert
 
 #: random matches played by each of the legal and the illegal checks
 MATCHES = 20
@@ -332,3 +335,32 @@ def write_golden(plugin: GamePlugin) -> Path:
     path = Path(path)
     path.write_text("\n".join(playthrough(plugin)) + "\n", encoding="utf-8")
     return path
+
+
+def check_game_cmd(
+    game: Annotated[str, typer.Argument(metavar="GAME", help="An installed game, as `arena games` lists it.")],
+    write_golden_file: Annotated[bool, typer.Option(
+        "--write-golden", help="Write the golden playthrough file first (then review its diff).")] = False,
+) -> None:
+    """Check that a game keeps the plugin contract: random legal and bad replies,
+    determinism, schemas, its golden playthrough and rules page.
+
+    Exit codes: 0 every check passed, 1 a check failed, 2 bad usage.
+    """
+    from ._plan import load_plugin
+
+    try:
+        plugin = load_plugin(game)
+        if write_golden_file:
+            typer.echo(f"wrote {write_golden(plugin)}", err=True)
+    except UsageError as exc:
+        typer.echo(f"arena: error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    results = check_game(plugin)
+    for result in results:
+        typer.echo(result.line())
+        for detail in result.details:
+            typer.echo(f"        {inert(detail)}")
+    failed = sum(not r.ok for r in results)
+    typer.echo(f"check-game {game}: {'PASSED' if not failed else f'FAILED ({failed} of {len(results)} checks)'}")
+    raise typer.Exit(1 if failed else 0)

@@ -252,6 +252,7 @@ def play_from_cli(
                  sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)), **options)
 
 
+from ._conformance import check_game_cmd  # noqa: E402
 from ._game_cli import register_games  # noqa: E402
 from ._results_cli import register as _register_results  # noqa: E402
 from ._tournament_cli import register as _register_tournament  # noqa: E402
@@ -260,6 +261,7 @@ _register_tournament(app)
 _register_results(app)
 _register_sandbox(app)
 register_games(app, play_cmd, play_from_cli)
+app.command("check-game")(check_game_cmd)
 
 
 def _play(
