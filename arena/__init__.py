@@ -1,8 +1,11 @@
 """arena: bots in any language play card games over stdin/stdout.
 
 This package is the only layer that does I/O (processes, pipes, clocks,
-files, the command line). Rules live in ``games`` and wire formats in
-``protocols``.
+files, the command line). Rules live in ``games``, wire formats and the
+game plugins in ``protocols``. The public API (docs/api.md): find a game
+(``load_game``), describe bots (``BotSpec``), play a match or a series
+(``run_match``, ``run_series`` with ``MatchSettings``), a tournament
+(``run_tournament``) and read stored results (``open_store``).
 """
 
 from ._bot import BadBotCommand, BotProcess, BotSpec
@@ -11,6 +14,8 @@ from ._faults import BotFault, Fault, FaultKind
 from ._games import PluginLoadError, available_games, load_game
 from ._lines import LineBuffer
 from ._match import MatchResult, MatchSettings, SeatResult, SeriesResult, run_match, run_series
+from ._store import Store, StoreError, open_store
+from ._tournament import Outcome, Progress, TournamentConfig, run_tournament
 
 __all__ = [
     "BadBotCommand",
@@ -22,14 +27,21 @@ __all__ = [
     "FaultKind",
     "LineBuffer",
     "PluginLoadError",
+    "Progress",
     "available_games",
     "load_game",
     "MatchResult",
     "MatchSettings",
+    "Outcome",
     "SeatResult",
     "SeriesResult",
+    "Store",
+    "StoreError",
+    "TournamentConfig",
     "open_bots",
     "open_host",
+    "open_store",
     "run_match",
     "run_series",
+    "run_tournament",
 ]

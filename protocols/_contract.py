@@ -62,6 +62,9 @@ class DialogueRun(Protocol):
 
     * ``tournament_scores() -> list[float]``: each seat's score for a
       tournament (default: ``scores()``); kuhn3 ranks by chips won.
+    * ``abandon() -> list[tuple[int, bytes]]``: what each seat is told when
+      the match is cancelled by another seat's fault (JSON games send
+      ``match_end`` with ``completed`` false), so a reused process stays in step.
     * ``forfeit(seat) -> list[float]``: the scores when ``seat`` has faulted,
       by the game's fault rule. The faulting seat must never score better
       than the worst outcome it could have had by playing on legally; the

@@ -1,4 +1,8 @@
-"""A tournament of four sample bots runs for every installed game, two jobs at once."""
+"""A tournament of sample bots runs for every installed game, two jobs at once.
+
+The built-in games use four chosen bots; any other installed game (a
+third-party package) uses the reference opponents it ships.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,8 @@ import json
 
 import pytest
 
-from arena import available_games
+from arena import available_games, load_game
+from arena._manifest import manifest_of
 
 from .conftest import ROOT, run_arena
 
@@ -36,17 +41,24 @@ ENTRANTS = {
 }
 
 
+def entrants(game: str) -> tuple[list[str], list[str]]:
+    if game in ENTRANTS:
+        return ENTRANTS[game]
+    manifest = manifest_of(load_game(game))
+    extra = [w for k, v in manifest.params.items() for w in ("-p", f"{k}={json.dumps(v)}")]
+    return extra, [f"{o.name}={manifest.command(o)}" for o in manifest.opponents]
+
+
 @pytest.mark.parametrize("game", sorted(available_games()))
-def test_four_sample_bots_tournament_with_two_jobs(game, tmp_path):
-    assert game in ENTRANTS, f"add four sample bots of {game} to ENTRANTS"
-    extra, bots = ENTRANTS[game]
+def test_sample_bots_tournament_with_two_jobs(game, tmp_path):
+    extra, bots = entrants(game)
     proc = run_arena("tournament", game, *bots, "--jobs", "2", "--seed", "6", "--db", str(tmp_path / "t.db"),
                      "--json", *extra, timeout=300)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["completed"]
     rows = result["standings"]
-    assert len(rows) == 4
+    assert len(rows) == len(bots)
     for row in rows:
         assert set(row) >= {"bot", "score", "ci_low", "ci_high", "matches", "faults"}
         assert row["faults"] == {}
