@@ -159,54 +159,68 @@ async def run_series(
         raise ValueError(
             f"{plugin.spec.id}'s protocol has no match boundaries: it needs a fresh process per match"
         )
-    names = [s.name for s in specs]
-    results: list[MatchResult] = []
+    run = _Series(plugin, specs, matches, settings, dialogues)
+    return await (run.in_kept_processes() if lifetime == "tournament" else run.in_fresh_processes())
 
-    def dealer_for(index: int) -> Any:
-        if dialogues is not None and dialogues[index] is not None:
-            return dialogues[index]
-        params, seed = matches[index]
-        return plugin.open_dialogue(params, random.Random(seed), names, index)
 
-    def bot_opener(index: int | None = None):
-        log_dir = settings.log_dir
-        if index is not None and log_dir is not None and len(matches) > 1:
+@dataclass(slots=True)
+class _Series:
+    plugin: GamePlugin
+    specs: list[BotSpec]
+    matches: list[tuple[Any, int]]
+    settings: MatchSettings
+    dialogues: list[Any] | None
+
+    def dealer_for(self, index: int) -> Any:
+        if self.dialogues is not None and self.dialogues[index] is not None:
+            return self.dialogues[index]
+        params, seed = self.matches[index]
+        return self.plugin.open_dialogue(params, random.Random(seed), [s.name for s in self.specs], index)
+
+    def open_bots(self, index: int | None = None):
+        log_dir = self.settings.log_dir
+        if index is not None and log_dir is not None and len(self.matches) > 1:
             log_dir = log_dir / f"match{index}"  # fresh processes, fresh logs
             log_dir.mkdir(parents=True, exist_ok=True)
-        return open_bots(
-            specs, host=settings.host, log_dir=log_dir, max_line=max_reply(plugin, settings),
-            stderr_cap=settings.stderr_cap, grace=settings.grace, trace=settings.trace,
-        )
+        s = self.settings
+        return open_bots(self.specs, host=s.host, log_dir=log_dir, max_line=max_reply(self.plugin, s),
+                         stderr_cap=s.stderr_cap, grace=s.grace, trace=s.trace)
 
-    if lifetime == "tournament":
+    async def in_kept_processes(self) -> list[MatchResult]:
+        """One process per bot for every match (``--lifetime tournament``)."""
+        results: list[MatchResult] = []
         bots: list[BotProcess] = []
         try:
-            async with bot_opener() as bots:
-                for index in range(len(matches)):
-                    params, seed = matches[index]
-                    results.append(await play_on(plugin, specs, params, seed, dealer_for(index), bots, settings))
+            async with self.open_bots() as bots:
+                for index, (params, seed) in enumerate(self.matches):
+                    results.append(await play_on(self.plugin, self.specs, params, seed, self.dealer_for(index),
+                                                 bots, self.settings))
                     if results[-1].faults:
                         break
         except BotFault as exc:  # a bot's launch failed
-            results.append(failed_start(plugin, specs, matches[0], dealer_for(0), exc, settings))
+            results.append(failed_start(self.plugin, self.specs, self.matches[0], self.dealer_for(0), exc,
+                                        self.settings))
         if results:
             add_endings(results[-1], bots)
         return results
 
-    for index in range(len(matches)):
-        bots = []
-        try:
-            async with bot_opener(index) as bots:
-                params, seed = matches[index]
-                result = await play_on(plugin, specs, params, seed, dealer_for(index), bots, settings)
-        except BotFault as exc:
-            result = failed_start(plugin, specs, matches[index], dealer_for(index), exc, settings)
-        # Faults and endings are known after teardown (the stderr tail too).
-        add_endings(result, bots)
-        results.append(result)
-        if result.faults:
-            break
-    return results
+    async def in_fresh_processes(self) -> list[MatchResult]:
+        results: list[MatchResult] = []
+        for index, (params, seed) in enumerate(self.matches):
+            bots: list[BotProcess] = []
+            try:
+                async with self.open_bots(index) as bots:
+                    result = await play_on(self.plugin, self.specs, params, seed, self.dealer_for(index), bots,
+                                           self.settings)
+            except BotFault as exc:
+                result = failed_start(self.plugin, self.specs, self.matches[index], self.dealer_for(index), exc,
+                                      self.settings)
+            # Faults and endings are known after teardown (the stderr tail too).
+            add_endings(result, bots)
+            results.append(result)
+            if result.faults:
+                break
+        return results
 
 
 async def play_on(

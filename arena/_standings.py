@@ -73,69 +73,85 @@ def compute_standings(
     their cards, so their scores are not independent: a 95% interval takes
     each such set as one observation (the reason duplicate deals narrow it).
     """
-    n = len(names)
-    scores: list[list[float]] = [[] for _ in range(n)]
-    faults: list[Counter] = [Counter() for _ in range(n)]
-    fault_count = [0] * n
-    disqualified_at: list[int | None] = [None] * n  # the schedule position of the deciding fault
-    forfeits = [0] * n
-    keys: list[list[Any]] = [[] for _ in range(n)]  # each score's group (see grouped_ci)
-    pairs: dict[tuple[int, int], list[tuple[float, float, Any]]] = {}
-    model = PlackettLuce()
-    ratings = [model.rating(name=str(i)) for i in range(n)]
+    tally = _Tally(len(names), max_faults, unplayed, duplicate)
     for position, match in enumerate(matches):
+        tally.add(match, position)
+    rows = tally.rows(names)
+    # Disqualified entrants last; then by score.
+    order = sorted(range(len(names)), key=lambda i: (rows[i]["disqualified"], -rows[i]["score"], names[i]))
+    cross = {
+        names[a]: {names[b]: statistics.fmean(x for x, _, _ in v)
+                   for (x_, b), v in sorted(tally.pairs.items()) if x_ == a}
+        for a in range(len(names))
+    }
+    return {"standings": [rows[i] for i in order], "cross_table": cross,
+            "head_to_head": head_to_head(names, tally.pairs)}
+
+
+class _Tally:
+    """Every entrant's scores, faults and rating, match by match in schedule order."""
+
+    def __init__(self, n: int, max_faults: int | None, unplayed: float, duplicate: bool) -> None:
+        self.max_faults, self.unplayed, self.duplicate = max_faults, unplayed, duplicate
+        self.scores: list[list[float]] = [[] for _ in range(n)]
+        self.keys: list[list[Any]] = [[] for _ in range(n)]  # each score's group (see grouped_ci)
+        self.faults: list[Counter] = [Counter() for _ in range(n)]
+        self.fault_count = [0] * n
+        self.disqualified_at: list[int | None] = [None] * n  # the schedule position of the deciding fault
+        self.forfeits = [0] * n
+        self.pairs: dict[tuple[int, int], list[tuple[float, float, Any]]] = {}
+        self.model = PlackettLuce()
+        self.ratings = [self.model.rating(name=str(i)) for i in range(n)]
+
+    def add(self, match: dict[str, Any], position: int) -> None:
         seats = match["seats"]
-        out = [who for who in seats if disqualified_at[who] is not None]
+        out = [who for who in seats if self.disqualified_at[who] is not None]
         if out or match.get("status") == "forfeit":
-            out = out or [who for who in seats if fault_count[who] >= (max_faults or 1)]
-            for who in out:
-                scores[who].append(unplayed)
-                keys[who].append(_group(match, position, duplicate))
-                forfeits[who] += 1
-            _rate(model, ratings, seats, [0.0] * len(seats), [who in out for who in seats])
-            continue
-        match_scores = match["scores"]
+            self._forfeit(match, position, out or [w for w in seats if self.fault_count[w] >= (self.max_faults or 1)])
+        else:
+            self._played(match, position)
+
+    def _forfeit(self, match: dict[str, Any], position: int, out: list[int]) -> None:
+        seats = match["seats"]
+        for who in out:
+            self.scores[who].append(self.unplayed)
+            self.keys[who].append(_group(match, position, self.duplicate))
+            self.forfeits[who] += 1
+        _rate(self.model, self.ratings, seats, [0.0] * len(seats), [who in out for who in seats])
+
+    def _played(self, match: dict[str, Any], position: int) -> None:
+        seats, match_scores = match["seats"], match["scores"]
+        group = _group(match, position, self.duplicate)
         faulted = [False] * len(seats)
         for fault in match["faults"]:
             who = seats[fault["seat"]]
             faulted[fault["seat"]] = True
-            faults[who][fault["kind"]] += 1
-            fault_count[who] += 1
-            if max_faults is not None and fault_count[who] >= max_faults and disqualified_at[who] is None:
-                disqualified_at[who] = position
+            self.faults[who][fault["kind"]] += 1
+            self.fault_count[who] += 1
+            if (self.max_faults is not None and self.fault_count[who] >= self.max_faults
+                    and self.disqualified_at[who] is None):
+                self.disqualified_at[who] = position
         for seat, who in enumerate(seats):
-            scores[who].append(match_scores[seat])
-            keys[who].append(_group(match, position, duplicate))
+            self.scores[who].append(match_scores[seat])
+            self.keys[who].append(group)
             for other_seat, other in enumerate(seats):
                 if other != who:
-                    pairs.setdefault((who, other), []).append(
-                        (match_scores[seat], match_scores[other_seat], _group(match, position, duplicate)))
-        _rate(model, ratings, seats, match_scores, faulted)
-    rows = []
-    for i, name in enumerate(names):
-        mean, low, high = grouped_ci(scores[i], keys[i])
-        rows.append({
-            "bot": name,
-            "score": sum(scores[i]),
-            "mean": mean,
-            "ci_low": low,
-            "ci_high": high,
-            "matches": len(scores[i]),
-            "faults": dict(sorted(faults[i].items())),
-            "forfeits": forfeits[i],
-            "disqualified": disqualified_at[i] is not None,
-            "rating": ratings[i].ordinal(),
-            "rating_mu": ratings[i].mu,
-            "rating_sigma": ratings[i].sigma,
-        })
-    # Disqualified entrants last; then by score.
-    order = sorted(range(n), key=lambda i: (rows[i]["disqualified"], -rows[i]["score"], names[i]))
-    cross = {
-        names[a]: {names[b]: statistics.fmean(x for x, _, _ in v) for (x_, b), v in sorted(pairs.items()) if x_ == a}
-        for a in range(n)
-    }
-    return {"standings": [rows[i] for i in order], "cross_table": cross,
-            "head_to_head": head_to_head(names, pairs)}
+                    self.pairs.setdefault((who, other), []).append(
+                        (match_scores[seat], match_scores[other_seat], group))
+        _rate(self.model, self.ratings, seats, match_scores, faulted)
+
+    def rows(self, names: list[str]) -> list[dict[str, Any]]:
+        rows = []
+        for i, name in enumerate(names):
+            mean, low, high = grouped_ci(self.scores[i], self.keys[i])
+            rating = self.ratings[i]
+            rows.append({
+                "bot": name, "score": sum(self.scores[i]), "mean": mean, "ci_low": low, "ci_high": high,
+                "matches": len(self.scores[i]), "faults": dict(sorted(self.faults[i].items())),
+                "forfeits": self.forfeits[i], "disqualified": self.disqualified_at[i] is not None,
+                "rating": rating.ordinal(), "rating_mu": rating.mu, "rating_sigma": rating.sigma,
+            })
+        return rows
 
 
 def _rate(model: Any, ratings: list[Any], seats: list[int], match_scores: list[float],

@@ -282,7 +282,7 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
     )
     progress = _progress(total, per_round)
     outcome, signum = trio.run(_run_until_signal, plugin, config, store, tid, progress)
-    progress_done()
+    _progress_done()
     if outcome is None:
         name = signal.Signals(signum).name if signum else "interrupted"
         typer.echo(f"Interrupted tournament {tid} ({name}) after {progress.done} of {total} matches; "
@@ -338,11 +338,9 @@ async def _run_until_signal(plugin, config, store, tid, progress) -> tuple[Outco
     return outcome, None
 
 
-_live = {"on": False}
-
-
-def progress_done() -> None:
-    if _live["on"]:
+def _progress_done() -> None:
+    """Clear the live progress line (there is one only on a terminal)."""
+    if sys.stderr.isatty():
         sys.stderr.write("\r\x1b[K")
         sys.stderr.flush()
 
@@ -361,7 +359,6 @@ def outcome_words(result: dict[str, Any], names: list[str]) -> str:
 def _progress(total: int, per_round: int) -> Progress:
     """Progress lines (stable, greppable) off a terminal; one live line on it."""
     tty = sys.stderr.isatty()
-    _live["on"] = tty
     progress = Progress(total=total)
 
     def number(p: Pairing) -> str:

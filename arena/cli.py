@@ -26,8 +26,8 @@ from ._games import PluginLoadError, available_games, load_game
 
 from ._match import MatchSettings, SeriesResult, run_series, summarize_series
 from ._checks import UsageError, check_range, parse_param
-from ._plan import plan_play
-from ._host import open_host
+from ._plan import PlayPlan, plan_play
+from ._host import BotHost, open_host
 from ._sandbox import SandboxPolicy
 from ._sandbox import register as _register_sandbox
 from ._text import inert
@@ -291,33 +291,32 @@ def _play(
                          startup_timeout=startup_timeout, budget=budget, log_dir=log_dir)
     except UsageError as exc:
         raise _usage_error(str(exc)) from None
-    plugin, specs, matches, seed = plan.plugin, plan.bots, plan.matches, plan.seed
     level, limits = sandbox
     try:
         # ARENA_SANDBOX sets the default level for a whole environment (a CI job, a test suite).
         host = open_host(level, SandboxPolicy(**limits))
     except UsageError as exc:
         raise _usage_error(str(exc)) from None
+    return _run(plan, host, trace=trace, json_out=json_out)
 
+
+def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool) -> int:
+    """Play a checked plan on ``host`` (closed at the end) and report; the exit code."""
+    plugin, specs, matches, seed, log_dir = plan.plugin, plan.bots, plan.matches, plan.seed, plan.log_dir
+    game_id = plugin.spec.id
     own_log_dir = log_dir is None
     if log_dir is None:
         log_dir = Path(tempfile.mkdtemp(prefix=f"arena-{game_id}-{seed}-"))
     names = [s.name for s in specs]
     typer.echo(f"Started {game_id} seed {seed}: {' vs '.join(map(inert, names))}", err=True)
     typer.echo(f"Sandbox: {host.describe()}", err=True)
-    started = time.perf_counter()
     progress = _Progress(enabled=not trace, label=f"{game_id} seed {seed}")
     settings = MatchSettings(
-        timeout=timeout,
-        startup_timeout=startup_timeout,
-        budget=budget,
-        log_dir=log_dir,
-        trace=_tracer(started, names) if trace else None,
-        progress=progress,
-        host=host,
+        timeout=plan.timeout, startup_timeout=plan.startup_timeout, budget=plan.budget, log_dir=log_dir,
+        trace=_tracer(time.perf_counter(), names) if trace else None, progress=progress, host=host,
     )
     try:
-        results = trio.run(partial(run_series, lifetime=lifetime), plugin, specs, matches, settings)
+        results = trio.run(partial(run_series, lifetime=plan.lifetime), plugin, specs, matches, settings)
     except KeyboardInterrupt:
         host.close()
         progress.done()
@@ -326,27 +325,33 @@ def _play(
     except Exception:
         progress.done()
         traceback.print_exc()
-        typer.echo(
-            f"arena: internal error while playing {game_id} seed {seed} "
-            "(a bug in the arena, not in a bot; the bots were stopped)",
-            err=True,
-        )
+        typer.echo(f"arena: internal error while playing {game_id} seed {seed} "
+                   "(a bug in the arena, not in a bot; the bots were stopped)", err=True)
         return EXIT_INTERNAL
     finally:
         host.close()
     progress.done()
-    series = summarize_series(plugin, specs, seed, lifetime, len(matches), results)
+    series = summarize_series(plugin, specs, seed, plan.lifetime, len(matches), results)
+    kept = _keep_logs(series, log_dir) if own_log_dir else str(log_dir)
+    _report(series, kept, host.summary() if json_out else None)
+    return EXIT_OK if series.completed else EXIT_FAULT
 
-    # A temporary log folder is kept only when a bot wrote something to stderr.
-    kept = str(log_dir)
-    if own_log_dir and not any(p.stat().st_size for p in log_dir.iterdir()):
-        shutil.rmtree(log_dir, ignore_errors=True)
-        kept = None
-        for match in series.matches:
-            match.log_dir = None
-            for fault in match.faults:
-                fault.stderr_log = None
 
+def _keep_logs(series: SeriesResult, log_dir: Path) -> str | None:
+    """A temporary log folder is kept only when a bot wrote something to stderr."""
+    if any(p.stat().st_size for p in log_dir.iterdir()):
+        return str(log_dir)
+    shutil.rmtree(log_dir, ignore_errors=True)
+    for match in series.matches:
+        match.log_dir = None
+        for fault in match.faults:
+            fault.stderr_log = None
+    return None
+
+
+def _report(series: SeriesResult, kept: str | None, sandbox_json: dict | None) -> None:
+    """Faults and the Finished line on stderr; the table, or JSON when
+    ``sandbox_json`` is given, on stdout."""
     for fault in series.faults:
         typer.echo("FAULT " + fault.describe(), err=True)
     if series.completed:
@@ -357,15 +362,14 @@ def _play(
         verdict = "cancelled"
     of_matches = f"{len(series.matches)} of {series.planned} matches, " if series.planned > 1 else ""
     typer.echo(
-        f"Finished {game_id} seed {seed}: {verdict} after {of_matches}{series.hands} hands "
+        f"Finished {series.game} seed {series.seed}: {verdict} after {of_matches}{series.hands} hands "
         f"in {series.duration:.2f} s" + (f"; bot stderr logs in {kept}" if kept else ""),
         err=True,
     )
-    if json_out:
-        sys.stdout.write(json.dumps({**series.to_json(), "sandbox": host.summary()}) + "\n")
+    if sandbox_json is not None:
+        sys.stdout.write(json.dumps({**series.to_json(), "sandbox": sandbox_json}) + "\n")
     else:
         _print_table(series)
-    return EXIT_OK if series.completed else EXIT_FAULT
 
 
 from ._quarantine import register as _register_quarantine  # noqa: E402

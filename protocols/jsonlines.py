@@ -14,8 +14,7 @@ matches in a row.
 
 Inside a dialogue generator::
 
-    reply = yield from ask(seat, SomeRequest(...), SomeReply, "what a good reply is")
-    replies = yield from ask_all([(0, msg0), (1, msg1)], SomeReply, "...")
+    replies = yield from ask_all([(0, msg0), (1, msg1)], SomeReply, "what a good reply is")
     yield from tell([(seat, SomeNotification(...))])
 """
 
@@ -101,11 +100,6 @@ def decode(seat: int, line: str, model: type[R], expected: str) -> R:
             f"{'.'.join(map(str, e['loc'])) or 'reply'}: {e['msg']}" for e in exc.errors()[:3]
         )
         raise ProtocolError(seat, "malformed_reply", line, expected, problems) from None
-
-
-def ask(seat: int, message: BaseModel, model: type[R], expected: str) -> Generator[Exchange, list[str], R]:
-    (line,) = yield Exchange([(seat, encode(message))], expected)
-    return decode(seat, line, model, expected)
 
 
 def ask_all(

@@ -180,6 +180,44 @@ class Kuhn3Dealer:
         if line.rstrip() != want:
             raise ProtocolError(seat, "malformed_reply", line, want, f"expected exactly {want!r}")
 
+    def _end_of_hand(self):  # -> Dialogue step
+        """end_hand (OK or REBUY), then the three EndAction lines and the bots' totals check."""
+        r = self.round
+        result = r.last_result
+        assert result is not None
+        order = [(result.last_actor + k) % SEATS for k in range(1, SEATS + 1)]
+        replies = yield Exchange([(s, self._end_hand(s)) for s in order], "OK or REBUY")
+        answers = [""] * SEATS
+        for s, line in zip(order, replies):
+            answer = line.rstrip()
+            if answer not in ("OK", "REBUY"):
+                raise ProtocolError(
+                    s, "malformed_reply", line, "OK or REBUY",
+                    "end_hand is answered with OK (or REBUY, which changes nothing here)",
+                )
+            answers[s] = answer
+        endaction = [
+            "".join(f"EndAction: {answers[(s + i) % SEATS]}\n" for i in range(SEATS)).encode()
+            for s in range(SEATS)
+        ]
+        replies = yield Exchange(
+            [(s, endaction[s]) for s in order], "Money: <m0>,<m1>,<m2>"
+        )
+        for s, line in zip(order, replies):
+            want = _local(r.money, s)
+            believed = parse_money(s, line)
+            if believed is None:
+                raise ProtocolError(
+                    s, "malformed_reply", line, f"Money: {want}",
+                    "expected the totals check 'Money: <m0>,<m1>,<m2>'",
+                )
+            if ",".join(map(str, believed)) != want:
+                raise ProtocolError(
+                    s, "illegal_action", line, f"Money: {want}",
+                    f"wrong totals after hand {r.hand}: the bot believes "
+                    f"{','.join(map(str, believed))}, the dealer has {want} (local view)",
+                )
+
     def run(self):  # -> Dialogue
         r = self.round
         r.apply_chance(self._chance(r))  # where the button starts
@@ -204,40 +242,7 @@ class Kuhn3Dealer:
                         seat, "illegal_action", line, r.describe_legal(), str(exc)
                     ) from None
 
-            result = r.last_result
-            assert result is not None
-            order = [(result.last_actor + k) % SEATS for k in range(1, SEATS + 1)]
-            replies = yield Exchange([(s, self._end_hand(s)) for s in order], "OK or REBUY")
-            answers = [""] * SEATS
-            for s, line in zip(order, replies):
-                answer = line.rstrip()
-                if answer not in ("OK", "REBUY"):
-                    raise ProtocolError(
-                        s, "malformed_reply", line, "OK or REBUY",
-                        "end_hand is answered with OK (or REBUY, which changes nothing here)",
-                    )
-                answers[s] = answer
-            endaction = [
-                "".join(f"EndAction: {answers[(s + i) % SEATS]}\n" for i in range(SEATS)).encode()
-                for s in range(SEATS)
-            ]
-            replies = yield Exchange(
-                [(s, endaction[s]) for s in order], "Money: <m0>,<m1>,<m2>"
-            )
-            for s, line in zip(order, replies):
-                want = _local(r.money, s)
-                believed = parse_money(s, line)
-                if believed is None:
-                    raise ProtocolError(
-                        s, "malformed_reply", line, f"Money: {want}",
-                        "expected the totals check 'Money: <m0>,<m1>,<m2>'",
-                    )
-                if ",".join(map(str, believed)) != want:
-                    raise ProtocolError(
-                        s, "illegal_action", line, f"Money: {want}",
-                        f"wrong totals after hand {r.hand}: the bot believes "
-                        f"{','.join(map(str, believed))}, the dealer has {want} (local view)",
-                    )
+            yield from self._end_of_hand()
             if r.phase is Phase.CONTINUE:
                 r.apply_chance(self._chance(r))  # does the round end here?
 

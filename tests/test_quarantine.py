@@ -135,7 +135,9 @@ def test_a_crash_report_shows_the_stderr_tail(tag):
 OWN_BOT_STEP = {
     "bad_hello": 2,  # a wrong reply to the very first message
     "die_at_start": 2,  # exits before any reply
-    "slow_once 0.35": 5,  # one reply of 0.35 s, under the 0.5 s timeout but over half of it
+    # one reply of 2.5 s: over half of the 4 s timeout by 0.5 s and under it by
+    # 1.5 s, so a busy machine cannot move it to either side
+    "slow_once 2.5": 5,
     "linger": 6,  # ignores the end of its stdin: killed after the grace period
 }
 
@@ -143,14 +145,16 @@ OWN_BOT_STEP = {
 @pytest.mark.parametrize("mode", sorted(OWN_BOT_STEP))
 def test_quarantine_bot_fails_at_the_right_step(mode, tag):
     bot = python_bot("quarantine_bot.py", *mode.split(), tag)
-    code, out, steps, err = quarantine("kuhn3", bot, "--seed", "3", "--matches", "3", "--timeout", "0.5")
+    timeout = "4" if mode.startswith("slow_once") else "0.5"
+    code, out, steps, err = quarantine("kuhn3", bot, "--seed", "3", "--matches", "3", "--timeout", timeout)
     assert_fails_at(OWN_BOT_STEP[mode], code, out, steps, err)
     if mode == "die_at_start":
         assert "cannot load my opening book" in out  # the stderr tail
     if mode == "bad_hello":
         assert "received: 'HELLO DEALER'" in out
     if mode.startswith("slow_once"):
-        assert re.search(r"slowest reply 3\d\d\.\d ms", out), out
+        slowest = re.search(r"slowest reply (\d+\.\d) ms", out)
+        assert slowest and 2500 <= float(slowest.group(1)) < 4000, out
     if mode == "linger":
         assert "(killed)" in out
     assert processes_with(tag) == []

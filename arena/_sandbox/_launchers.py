@@ -246,6 +246,21 @@ def _attach(cg: BotCgroup | None) -> str:
     return "".join(f"echo $$ >{shlex.quote(f)} && " for f in cg.procs_files)
 
 
+
+def _make_skeleton(skel: Path, dirs: list[str], files: list[str]) -> None:
+    """The new root's mount points: folders, empty files and the root's links."""
+    skel.mkdir(mode=0o755)
+    for d in dirs:
+        (skel / d).mkdir(mode=0o755, parents=True, exist_ok=True)
+    for f in files:
+        (skel / f).parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        (skel / f).touch(mode=0o644)
+    for name, target in ROOT_LINKS:
+        (skel / name).symlink_to(target)
+    for d in [skel, *skel.rglob("*")]:  # mkdir's mode is cut by the umask
+        if d.is_dir() and not d.is_symlink():
+            d.chmod(0o755)
+
 class BasicLauncher(SandboxLauncher):
     """util-linux: namespaces, a pivot_root into the view, rlimits, uid drop."""
 
@@ -304,17 +319,7 @@ class BasicLauncher(SandboxLauncher):
             else:
                 (dirs if b.is_dir else files).append(b.target.lstrip("/"))
                 lines.append(line)
-        skel.mkdir(mode=0o755)
-        for d in dirs:
-            (skel / d).mkdir(mode=0o755, parents=True, exist_ok=True)
-        for f in files:
-            (skel / f).parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-            (skel / f).touch(mode=0o644)
-        for name, target in ROOT_LINKS:
-            (skel / name).symlink_to(target)
-        for d in [skel, *skel.rglob("*")]:  # mkdir's mode is cut by the umask
-            if d.is_dir() and not d.is_symlink():
-                d.chmod(0o755)
+        _make_skeleton(skel, dirs, files)
         mount = shlex.quote(self.tools["mount"])
         first = self._state / f"fstab-{n}"
         first.write_text("\n".join(lines) + "\n")

@@ -31,7 +31,6 @@ class Phase(Enum):
     OVER = "over"
 
 
-CHANCE_PHASES = frozenset({Phase.BUTTON, Phase.DEAL, Phase.CONTINUE})
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,6 @@ class Phase(Enum):
     OVER = "over"
 
 
-CHANCE_PHASES = frozenset({Phase.SHUFFLE, Phase.DEAL})
 
 
 def beats(mine: str, theirs: str, base: str) -> bool:

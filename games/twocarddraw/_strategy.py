@@ -68,9 +68,6 @@ class Strategy:
     draw: dict[tuple[int, int, int, int, int], Dist] = field(default_factory=dict)
     round2: dict[tuple[int, ...], Dist] = field(default_factory=dict)
 
-    def copy(self) -> "Strategy":
-        return Strategy(self.bet1, self.bet2, dict(self.round1), dict(self.draw), dict(self.round2))
-
 
 def playable(dist: Dist, bets: int) -> Dist:
     """The distribution as it plays with ``bets`` bets made so far."""
