@@ -48,7 +48,10 @@ class Limits:
             return max(0.0, self.budget - bot.time_used), (
                 f"used up its time budget of {self.budget:g} s for the match"
             )
-        return self.timeout, f"no reply within {self.timeout:g} s"
+        return self.timeout, (
+            f"no reply within {self.timeout:g} s (thinking too long, a reply not flushed, "
+            "or waiting for a line the arena does not send?)"
+        )
 
 
 def first_reply_done(bot: BotProcess) -> None:
