@@ -30,22 +30,13 @@ The opponents come from the game's own manifest (its plugin's
 from __future__ import annotations
 
 import secrets
-import shutil
-import socket
-import sys
-import tempfile
 import time
-import traceback
-import xml.etree.ElementTree as ET
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Any
 
-import trio
-import typer
 from pydantic import ValidationError
 
 from protocols import GamePlugin
@@ -55,12 +46,11 @@ from ._plan import check_limits, check_seats, load_plugin
 from ._bot import BadBotCommand, BotSpec
 from ._checks import check_range, game_params, parse_param
 from ._faults import Fault, FaultKind
-from ._host import BotHost, open_host
+from ._host import BotHost
 from ._match import MatchResult, MatchSettings, SeatResult, run_match, run_series
 from ._seeds import derive_seed
-from ._text import inert, xml_text
-
-EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+from ._quarantine_report import FAIL, INFO, PASS, SKIP, STEP_TITLES, STEPS, QuarantineReport, StepResult
+from ._text import inert
 
 DEFAULT_MATCHES = 6
 #: step 5: the slowest reply must stay under this share of the per-reply timeout
@@ -70,58 +60,6 @@ KEPT_MATCHES = 3
 #: lines of the candidate's dialogue kept for a failure report
 TRANSCRIPT_LINES = 20
 STDERR_LINES = 15
-
-STEP_TITLES = (
-    "the bot starts",
-    "it answers the first exchange correctly",
-    "it plays {n} matches against the sample bots in every seat without a fault",
-    "it plays several matches in one process",
-    "it stays within its time",
-    "it exits when told",
-    "it leaves no process behind",
-    "it beats a random bot",
-)
-STEPS = len(STEP_TITLES)
-
-PASS, FAIL, SKIP, INFO = "PASS", "FAIL", "SKIP", "INFO"
-
-
-# -- results -----------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class StepResult:
-    number: int
-    title: str
-    status: str  # PASS, FAIL, SKIP or INFO
-    summary: str = ""
-    details: list[str] = field(default_factory=list)
-    duration: float = 0.0
-
-    def line(self) -> str:
-        text = f"step {self.number}/{STEPS} {self.status} {self.title}"
-        return f"{text}: {self.summary}" if self.summary else text
-
-
-@dataclass(slots=True)
-class QuarantineReport:
-    game: str
-    bot: str
-    seed: int
-    timeout: float
-    matches: int
-    require_win: bool
-    steps: list[StepResult] = field(default_factory=list)
-    duration: float = 0.0
-
-    @property
-    def passed(self) -> bool:
-        return not any(s.status == FAIL for s in self.steps)
-
-    @property
-    def failed_step(self) -> StepResult | None:
-        return next((s for s in self.steps if s.status == FAIL), None)
-
 
 # -- one match ---------------------------------------------------------------------
 
@@ -525,171 +463,4 @@ def _judge_first_match(p: _Played) -> list[tuple[int, str, str, list[str]]]:
     return steps
 
 
-# -- reports -----------------------------------------------------------------------
-
-
-def junit_tree(report: QuarantineReport) -> ET.ElementTree:
-    """One <testsuite> in <testsuites>; one <testcase> per step."""
-    failures = sum(s.status == FAIL for s in report.steps)
-    skipped = sum(s.status == SKIP for s in report.steps)
-    counts = {
-        "tests": str(len(report.steps)),
-        "failures": str(failures),
-        "errors": "0",
-        "skipped": str(skipped),
-        "time": f"{report.duration:.3f}",
-    }
-    x = xml_text  # every value may quote the bot: no character XML 1.0 forbids
-    root = ET.Element("testsuites", {"name": "arena quarantine", **counts})
-    suite = ET.SubElement(root, "testsuite", {
-        "name": x(f"quarantine {report.game}: {report.bot}"),
-        "package": x(f"arena.quarantine.{report.game}"),
-        "id": "0",
-        "hostname": x(socket.gethostname() or "localhost"),
-        "timestamp": datetime.now().strftime("%Y-%m-%dT%H:%M:%S"),
-        **counts,
-    })
-    props = ET.SubElement(suite, "properties")
-    for name, value in (
-        ("game", report.game), ("bot", report.bot), ("seed", str(report.seed)),
-        ("timeout", f"{report.timeout:g}"), ("matches", str(report.matches)),
-        ("require_win", str(report.require_win).lower()),
-    ):
-        ET.SubElement(props, "property", {"name": name, "value": x(value)})
-    for step in report.steps:
-        case = ET.SubElement(suite, "testcase", {
-            "classname": x(f"arena.quarantine.{report.game}"),
-            "name": x(f"step {step.number}: {step.title}"),
-            "time": f"{step.duration:.3f}",
-        })
-        if step.status == FAIL:
-            failure = ET.SubElement(case, "failure", {"message": x(step.summary or step.title),
-                                                      "type": "QuarantineFailure"})
-            failure.text = x("\n".join([step.line(), *step.details]))
-        elif step.status == SKIP:
-            ET.SubElement(case, "skipped", {"message": x(step.summary)})
-        else:
-            out = ET.SubElement(case, "system-out")
-            out.text = x("\n".join([step.line(), *step.details]))
-    ET.SubElement(suite, "system-out").text = x(
-        f"arena quarantine {report.game} {report.bot} --seed {report.seed}: "
-        + ("PASSED" if report.passed else "FAILED")
-    )
-    ET.SubElement(suite, "system-err").text = ""
-    ET.indent(root)
-    return ET.ElementTree(root)
-
-
-def write_junit(report: QuarantineReport, path: Path) -> None:
-    junit_tree(report).write(path, encoding="utf-8", xml_declaration=True)
-
-
-def _print_step(step: StepResult) -> None:
-    typer.echo(step.line())
-    for line in step.details:
-        typer.echo("    " + line)
-
-
-# -- the command -------------------------------------------------------------------
-
-
-def quarantine(
-    game: str, bot: str, *, matches: int = DEFAULT_MATCHES, junit: Path | None = None,
-    require_win: bool = False, seed: int | None = None, timeout: float = 1.0,
-    sandbox: str | None = None, params: list[str] | None = None, opponents: Path | None = None,
-) -> int:
-    """Run ``arena quarantine``; print the steps; return the exit code."""
-    try:
-        plan = make_plan(game, bot, matches=matches, seed=seed, timeout=timeout, require_win=require_win,
-                         params=params, opponents=opponents)
-        # A submission is untrusted: it runs in the sandbox (the default level
-        # unless told otherwise; ARENA_SANDBOX sets it for a whole CI job), and
-        # without any sandbox only when asked for explicitly.
-        host = open_host(sandbox, untrusted=True)
-    except ValueError as exc:
-        typer.echo(f"arena: error: {exc}", err=True)
-        return EXIT_USAGE
-    typer.echo(f"Sandbox: {host.describe()}", err=True)
-    with host:
-        return _quarantine(plan, game, junit, host)
-
-
-def _quarantine(plan: Any, game: str, junit: Path | None, host: BotHost) -> int:
-    if junit is not None and not junit.parent.is_dir():
-        typer.echo(f"arena: error: --junit {junit}: the folder {junit.parent} does not exist", err=True)
-        return EXIT_USAGE
-    typer.echo(
-        f"Started quarantine of {inert(plan.candidate.name)} for {game} seed {plan.seed}: "
-        f"{plan.matches} matches against {len(plan.opponents)} sample bots, {plan.seats} seats, "
-        f"timeout {plan.timeout:g} s",
-        err=True,
-    )
-    workdir = Path(tempfile.mkdtemp(prefix=f"arena-quarantine-{game}-"))
-    try:
-        report = trio.run(run_quarantine, plan, workdir, _print_step, host)
-    except KeyboardInterrupt:
-        typer.echo("Interrupted quarantine: every bot was stopped", err=True)
-        return 130
-    except Exception:
-        traceback.print_exc()
-        typer.echo("arena: internal error during the quarantine (a bug in the arena, not in the bot)", err=True)
-        return EXIT_INTERNAL
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    failed = report.failed_step
-    if failed is None:
-        typer.echo(f"quarantine PASSED: {inert(report.bot)} for {game} (seed {report.seed}, {report.duration:.1f} s)")
-    else:
-        typer.echo(f"quarantine FAILED at step {failed.number}/{STEPS}: {failed.title} "
-                   f"(seed {report.seed}, {report.duration:.1f} s)")
-    if junit is not None:
-        write_junit(report, junit)
-        typer.echo(f"JUnit report written to {junit}", err=True)
-    sys.stdout.flush()
-    return EXIT_PASS if report.passed else EXIT_FAIL
-
-
-def quarantine_cmd(
-    game: Annotated[str, typer.Argument(metavar="GAME", help="The game, as `arena games` lists it.")],
-    bot: Annotated[str, typer.Argument(metavar="BOT", help="The bot: an executable or a quoted command line.")],
-    matches: Annotated[
-        int, typer.Option(help="Matches against the sample bots; the bot takes every seat in turn.")
-    ] = DEFAULT_MATCHES,
-    junit: Annotated[Optional[Path], typer.Option("--junit", metavar="FILE", help="Write a JUnit XML report to FILE.")] = None,
-    require_win: Annotated[
-        bool, typer.Option("--require-win", help="Fail unless the bot beats the random sample bot.")
-    ] = False,
-    seed: Annotated[Optional[int], typer.Option(help="Seed for every match (random and printed if not given).")] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 1.0,
-    sandbox: Annotated[Optional[str], typer.Option(help="none, basic or strict (default: see `arena doctor`).")] = None,
-    param: Annotated[Optional[list[str]], typer.Option(
-        "--param", "-p", help="A game parameter KEY=VALUE, instead of the game's quarantine manifest's.")] = None,
-    opponents: Annotated[Optional[Path], typer.Option(
-        "--opponents", metavar="FILE", help="An opponents manifest instead of the one the game ships.")] = None,
-) -> None:
-    """Check a new bot before it joins: starts, answers, plays every seat, exits, cleans up.
-
-    Exit codes: 0 every step passed, 1 a step failed, 2 bad usage, 3 an internal error.
-    """
-    raise typer.Exit(
-        quarantine(game, bot, matches=matches, junit=junit, require_win=require_win, seed=seed, timeout=timeout,
-                   sandbox=sandbox, params=param, opponents=opponents)
-    )
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``arena quarantine`` to ``app``."""
-    app.command("quarantine")(quarantine_cmd)
-
-
-__all__ = [
-    "QuarantineReport",
-    "StepResult",
-    "junit_tree",
-    "make_plan",
-    "quarantine",
-    "quarantine_cmd",
-    "register",
-    "run_quarantine",
-    "write_junit",
-]
+__all__ = ["DEFAULT_MATCHES", "Plan", "make_plan", "run_quarantine"]

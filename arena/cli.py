@@ -372,7 +372,7 @@ def _report(series: SeriesResult, kept: str | None, sandbox_json: dict | None) -
         _print_table(series)
 
 
-from ._quarantine import register as _register_quarantine  # noqa: E402
+from ._quarantine_cli import register as _register_quarantine  # noqa: E402
 
 _register_quarantine(app)
 

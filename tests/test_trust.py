@@ -220,7 +220,7 @@ def test_a_verdict_is_the_same_at_every_level(mode, level, tag, tmp_path):
 
 QUARANTINE = """
 import sys
-from arena._quarantine import quarantine
+from arena._quarantine_cli import quarantine
 sys.exit(quarantine("kuhn3", sys.argv[1], matches=3, seed=3, timeout=1.0, sandbox=sys.argv[2]))
 """
 
