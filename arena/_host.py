@@ -135,6 +135,21 @@ class BotHost:
                 bot.reaped = True
 
 
+@trio.lowlevel.enable_ki_protection
+async def _start_all(host: BotHost, specs: list[BotSpec], nursery: trio.Nursery, bots: list[BotProcess], *,
+                     log_dir: Path | None, max_line: int, stderr_cap: int, trace: Trace | None) -> None:
+    """Start every bot, each one in ``bots`` as soon as its process exists.
+
+    Protected from Ctrl-C: a KeyboardInterrupt raised between a process's
+    creation and its entry in ``bots`` would leave a bot no teardown knows
+    of; it is delivered at the next wait instead, with every bot on the list.
+    """
+    for seat, spec in enumerate(specs):
+        path = log_dir / f"seat{seat}.stderr.log" if log_dir is not None else None
+        bots.append(await host.start(spec, seat, nursery, stderr_path=path, max_line=max_line,
+                                     stderr_cap=stderr_cap, trace=trace))
+
+
 def _kill_group(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
@@ -171,10 +186,8 @@ async def open_bots(
     try:
         async with trio.open_nursery() as nursery:  # the stderr drains
             try:
-                for seat, spec in enumerate(specs):
-                    path = log_dir / f"seat{seat}.stderr.log" if log_dir is not None else None
-                    bots.append(await host.start(spec, seat, nursery, stderr_path=path, max_line=max_line,
-                                                 stderr_cap=stderr_cap, trace=trace))
+                await _start_all(host, specs, nursery, bots, log_dir=log_dir, max_line=max_line,
+                                 stderr_cap=stderr_cap, trace=trace)
                 yield bots
             finally:
                 await host.stop(bots, grace)

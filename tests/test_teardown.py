@@ -35,8 +35,10 @@ def test_ctrl_c_stops_every_bot_and_exits_130(tag):
         cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
-        # the bots themselves (each also has a supervisor whose command line names it)
-        bots = lambda: [p for p in processes_with(tag) if p[0] != arena.pid and p[1].startswith(PY)]  # noqa: E731
+        # the bots themselves: not their supervisors (whose command lines name
+        # them), nor a fork of the arena on its way to exec one (which shows
+        # the arena's command line for an instant)
+        bots = lambda: [p for p in processes_with(tag) if p[1].startswith(silent + " ")]  # noqa: E731
         assert wait_for(lambda: len(bots()) == 3), "the bots never started"
         arena.send_signal(signal.SIGINT)
         out, err = arena.communicate(timeout=30)
