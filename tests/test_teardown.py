@@ -30,9 +30,11 @@ def wait_for(predicate, timeout=20.0):
 
 def test_ctrl_c_stops_every_bot_and_exits_130(tag):
     silent = python_bot("misbehave.py", "silent", tag)
+    # faulthandler: if the arena ever hangs here, SIGABRT makes it print every thread's stack
+    env = {**clean_env(), "PYTHONFAULTHANDLER": "1"}
     arena = subprocess.Popen(
         [PY, "-m", "arena", "kuhn3", silent, silent, silent, "--timeout", "60", "--hands", "3"],
-        cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
         # the bots themselves: not their supervisors (whose command lines name
@@ -41,7 +43,15 @@ def test_ctrl_c_stops_every_bot_and_exits_130(tag):
         bots = lambda: [p for p in processes_with(tag) if p[1].startswith(silent + " ")]  # noqa: E731
         assert wait_for(lambda: len(bots()) == 3), "the bots never started"
         arena.send_signal(signal.SIGINT)
-        out, err = arena.communicate(timeout=30)
+        try:
+            out, err = arena.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            with open(f"/proc/{arena.pid}/status") as f:
+                masks = [line.strip() for line in f if line.startswith(("SigPnd", "ShdPnd", "SigBlk", "SigIgn",
+                                                                        "SigCgt", "State"))]
+            arena.send_signal(signal.SIGABRT)
+            out, err = arena.communicate(timeout=30)
+            pytest.fail(f"the arena ignored SIGINT for 30 s; {masks}; its stacks:\n{err[-6000:]}")
     finally:
         arena.kill()
     assert arena.returncode == 130, err
