@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import signal
 import shutil
 import tempfile
 import subprocess
@@ -36,6 +37,17 @@ def clean_env() -> dict[str, str]:
     # (tests/test_adversarial.py, tests/test_sandbox.py) that sets levels itself.
     env.setdefault("ARENA_SANDBOX", "none")
     return env
+
+
+def sigint_default() -> None:
+    """A ``preexec_fn``: the child starts with SIGINT at its default action.
+
+    A shell starts background jobs ignoring SIGINT (and nohup-style runners
+    do too), and an ignored signal stays ignored across exec; Python then
+    never installs its Ctrl-C handler. A test that sends SIGINT must not
+    depend on how ``make test`` was launched.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_arena(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:

@@ -15,7 +15,7 @@ from protocols import Exchange
 from arena import load_game
 from games.kuhn3 import Kuhn3Params
 
-from .conftest import PY, ROOT, clean_env, processes_with, python_bot
+from .conftest import PY, ROOT, clean_env, processes_with, python_bot, sigint_default
 
 
 def wait_for(predicate, timeout=20.0):
@@ -34,7 +34,7 @@ def test_ctrl_c_stops_every_bot_and_exits_130(tag):
     env = {**clean_env(), "PYTHONFAULTHANDLER": "1"}
     arena = subprocess.Popen(
         [PY, "-m", "arena", "kuhn3", silent, silent, silent, "--timeout", "60", "--hands", "3"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default,
     )
     try:
         # the bots themselves: not their supervisors (whose command lines name
@@ -51,7 +51,7 @@ def test_ctrl_c_stops_every_bot_and_exits_130(tag):
                                                                         "SigCgt", "State"))]
             arena.send_signal(signal.SIGABRT)
             out, err = arena.communicate(timeout=30)
-            pytest.fail(f"the arena ignored SIGINT for 30 s; {masks}; its stacks:\n{err[-6000:]}")
+            pytest.fail(f"the arena did not stop 30 s after SIGINT; {masks}; its stacks:\n{err[-6000:]}")
     finally:
         arena.kill()
     assert arena.returncode == 130, err

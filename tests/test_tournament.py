@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from .conftest import PY, ROOT, SAMPLE_BOTS, clean_env, run_arena
+from .conftest import PY, ROOT, SAMPLE_BOTS, clean_env, run_arena, sigint_default
 from .test_teardown import wait_for
 
 # real processes, many matches: left out of `make test-fast`
@@ -125,7 +125,7 @@ def test_ctrl_c_stops_cleanly_and_the_resumed_run_equals_an_uninterrupted_one(re
     db = tmp_path / "t.db"
     arena = subprocess.Popen([PY, "-m", "arena", "tournament", "kuhn3", *BOTS, "-p", "hands=80", "--seed", "21",
                               "--db", str(db), "--jobs", "2"], cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+                             stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
     seen = []
     for line in arena.stderr:  # a few matches done, the next ones running
         seen.append(line)
