@@ -26,7 +26,7 @@ import trio
 from arena import BotSpec, MatchSettings, run_match
 from arena._host import BotHost, open_bots
 from arena._sandbox import open_launcher, probe
-from games import load_game
+from arena import load_game
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "sample_bots" / "kuhn3" / "build" / "rule_bot"

@@ -72,3 +72,14 @@ def test_public_api_is_exactly_what_all_lists():
         assert exported <= public, f"{module.__name__}.__all__ names missing objects"
         stray = {n for n in public - exported if not isinstance(getattr(module, n), type(sys))}
         assert stray <= {"annotations"}, f"{module.__name__} exposes {stray}"
+
+
+def test_every_benchmark_module_imports():
+    # `make bench` is not part of `make test`; this keeps a renamed API from
+    # breaking it unseen (each module's work is under `if __name__ == "__main__"`).
+    import importlib
+
+    names = sorted(p.stem for p in (ROOT / "benchmarks").glob("*.py") if p.stem != "__init__")
+    assert names, "no benchmark modules found"
+    for name in names:
+        importlib.import_module(f"benchmarks.{name}")
