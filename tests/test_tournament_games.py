@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 S = ROOT / "sample_bots"
 TD = f"python3 {ROOT / 'shims/python/twocarddraw_runner.py'}"
 ENTRANTS = {
-    "kuhn3": (["-p", "hands=200"], [
+    "kuhn3": (["-p", "hands=100"], [
         str(S / "kuhn3/build/rule_bot"), f"node {S / 'kuhn3/rule_bot.js'}",
         f"{S / 'kuhn3/equilibrium_bot.py'} --seed 1", f"{S / 'kuhn3/random_bot.py'} --seed 2",
     ]),

@@ -95,7 +95,7 @@ def main() -> int:
         "LANG": "C.UTF-8",
         "CI": os.environ.get("CI", ""),
     }
-    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "3",
               "-o", "addopts=--strict-markers --strict-config -ra",
               # the leak check depends on nothing the user changes: once, in the main run
               "-k", "not do_not_leak", *sys.argv[1:], *TESTS]
