@@ -155,3 +155,16 @@ def test_games_describes_one_game_from_its_plugin():
     assert any(line.split()[:3] == ["hands", "default", "10000"] for line in lines)
     proc = run_arena("games", "nosuchgame")
     assert proc.returncode == 2 and "no game 'nosuchgame'" in proc.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["tournament", "twocarddraw", "A", "B", "-p", "strategy=/nonexistent.txt"],
+    ["play", "twocarddraw", "A", "-p", "strategy=/nonexistent.txt"],
+    ["twocarddraw", "A", "--strategy", "/nonexistent.txt"],
+])
+def test_an_unreadable_strategy_file_is_one_line_and_exit_2(args, tmp_path):
+    proc = run_arena(*args, "--db", str(tmp_path / "t.db")) if args[0] == "tournament" else run_arena(*args)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("arena: error: "), proc.stderr
+    assert "/nonexistent.txt" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "t.db").exists()  # nothing was started or written
