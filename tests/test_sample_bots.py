@@ -38,14 +38,14 @@ def test_sample_bots_complete_a_round(lineup):
 
 def test_equilibrium_bots_break_even_against_each_other():
     # Three copies of an equilibrium with a rotating button average 0 a hand;
-    # over 6,000 hands each bankroll stays well inside +-4 standard deviations
+    # over 3,000 hands each bankroll stays well inside +-4 standard deviations
     # (about 1.2 chips of standard deviation per hand).
-    bot = BOTS["equilibrium"]
+    bot, hands = BOTS["equilibrium"], 3000
     proc, result = run_json("kuhn3", bot, bot.replace("9", "10"), bot.replace("9", "11"),
-                            "--seed", "3", "--hands", "6000")
+                            "--seed", "3", "--hands", str(hands))
     assert proc.returncode == 0, proc.stderr
     for seat in result["seats"]:
-        assert abs(seat["bankroll"]) < 4 * 1.2 * 6000 ** 0.5
+        assert abs(seat["bankroll"]) < 4 * 1.2 * hands ** 0.5
 
 
 def test_the_equilibrium_bot_beats_check_fold():
