@@ -31,6 +31,7 @@ from protocols import GamePlugin, ProtocolError
 from protocols.jsonlines import Reply
 
 from ._checks import UsageError, game_params
+from ._plan import load_plugin
 from ._text import inert
 
 #: random matches played by each of the legal and the illegal checks
@@ -347,8 +348,6 @@ def check_game_cmd(
 
     Exit codes: 0 every check passed, 1 a check failed, 2 bad usage.
     """
-    from ._plan import load_plugin
-
     try:
         plugin = load_plugin(game)
         if write_golden_file:

@@ -2,7 +2,19 @@
 
 from pathlib import Path
 
+from ._contract import GamePlugin
+
 #: golden playthrough transcripts, one per built-in game
 GOLDEN = Path(__file__).resolve().parent / "golden"
 #: reference bots and quarantine manifests: sample_bots/<game>/ of the checkout
 SAMPLE_BOTS = Path(__file__).resolve().parents[1] / "sample_bots"
+
+
+class BuiltinGame(GamePlugin):
+    """A game of this repository: its files are found by its id."""
+
+    def reference_opponents(self) -> Path:
+        return SAMPLE_BOTS / self.spec.id / "opponents.json"
+
+    def playthrough_file(self) -> Path:
+        return GOLDEN / f"{self.spec.id}.playthrough"

@@ -21,15 +21,13 @@ import re
 from collections.abc import Callable
 
 import random
-from pathlib import Path
 
 import games.kuhn3
 from games import GameSpec, IllegalAction
 from games.kuhn3 import SEATS, Action, Kuhn3Params, Kuhn3Round, Phase
 
-from ._builtin import GOLDEN as _GOLDEN
-from ._builtin import SAMPLE_BOTS as _SAMPLE_BOTS
-from ._contract import Exchange, GamePlugin, MatchOutcome
+from ._builtin import BuiltinGame
+from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
 
 CLOSING = "Thank you dealer, have a nice day!"
@@ -271,7 +269,7 @@ def seeded_chance(rng) -> Chance:
     return resolve
 
 
-class Kuhn3Plugin(GamePlugin):
+class Kuhn3Plugin(BuiltinGame):
     spec = GameSpec(
         id="kuhn3",
         version=1,
@@ -308,11 +306,6 @@ class Kuhn3Plugin(GamePlugin):
             return CLOSING
         raise ValueError(f"kuhn3 sends no message {head!r}")
 
-    def reference_opponents(self) -> Path | None:
-        return _SAMPLE_BOTS / "kuhn3" / "opponents.json"
-
-    def playthrough_file(self) -> Path | None:
-        return _GOLDEN / "kuhn3.playthrough"
 
 
 PLUGIN = Kuhn3Plugin()

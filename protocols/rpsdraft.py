@@ -21,7 +21,6 @@ from __future__ import annotations
 import random
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, WithJsonSchema
@@ -30,8 +29,8 @@ import games.rpsdraft
 from games import GameSpec, IllegalAction
 from games.rpsdraft import FULL_DECK, SEATS, Phase, RpsDraftMatch, RpsDraftParams
 
-from ._builtin import GOLDEN, SAMPLE_BOTS
-from ._contract import Exchange, GamePlugin, MatchOutcome
+from ._builtin import BuiltinGame
+from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
 from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, start_match, tell
 
@@ -207,7 +206,7 @@ def seeded_chance(rng: random.Random) -> Chance:
 __all__ = ["MODELS", "RpsDraftDealer", "seeded_chance"]
 
 
-class RpsDraftPlugin(GamePlugin):
+class RpsDraftPlugin(BuiltinGame):
     spec = GameSpec(
         id="rpsdraft",
         version=1,
@@ -245,11 +244,6 @@ class RpsDraftPlugin(GamePlugin):
             return json.dumps({"type": "play", "index": rng.randrange(len(msg["hand"]))})
         raise ValueError(f"rpsdraft asks nothing with {msg['type']!r}")
 
-    def reference_opponents(self) -> Path | None:
-        return SAMPLE_BOTS / "rpsdraft" / "opponents.json"
-
-    def playthrough_file(self) -> Path | None:
-        return GOLDEN / "rpsdraft.playthrough"
 
 
 PLUGIN = RpsDraftPlugin()

@@ -43,8 +43,8 @@ from games.twocarddraw import (
     sample,
 )
 
-from ._builtin import GOLDEN, SAMPLE_BOTS
-from ._contract import Exchange, GamePlugin, MatchOutcome
+from ._builtin import SAMPLE_BOTS, BuiltinGame
+from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
 from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, start_match, tell
 
@@ -304,7 +304,7 @@ class TwoCardDrawDealer:
         return sample(s.draw[(lo, hi, hand.bets1, hand.drew[0], self._first(hand))], self.strategy_rng)
 
 
-class TwoCardDrawPlugin(GamePlugin):
+class TwoCardDrawPlugin(BuiltinGame):
     spec = GameSpec(
         id="twocarddraw",
         version=2,  # 2: a fixed number of cards per hand from the seed (duplicate deals)
@@ -381,11 +381,6 @@ class TwoCardDrawPlugin(GamePlugin):
             return json.dumps({"type": "draw", "count": rng.randrange(3)})
         return json.dumps({"type": "action", "action": rng.choice(msg["options"])})
 
-    def reference_opponents(self) -> Path | None:
-        return SAMPLE_BOTS / "twocarddraw" / "opponents.json"
-
-    def playthrough_file(self) -> Path | None:
-        return GOLDEN / "twocarddraw.playthrough"
 
 
 PLUGIN = TwoCardDrawPlugin()

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictInt
@@ -26,8 +25,8 @@ import games.vonneumann
 from games import GameSpec, IllegalAction
 from games.vonneumann import Phase, VonNeumannMatch, VonNeumannParams, session_points
 
-from ._builtin import GOLDEN, SAMPLE_BOTS
-from ._contract import Exchange, GamePlugin, MatchOutcome
+from ._builtin import BuiltinGame
+from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
 from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, start_match
 
@@ -201,7 +200,7 @@ def seeded_deal(rng) -> Deal:
     return deal
 
 
-class VonNeumannPlugin(GamePlugin):
+class VonNeumannPlugin(BuiltinGame):
     spec = GameSpec(
         id="vonneumann",
         version=1,
@@ -237,11 +236,6 @@ class VonNeumannPlugin(GamePlugin):
             return json.dumps({"type": "call", "call": rng.random() < 0.6})
         raise ValueError(f"vonneumann asks nothing with {kind!r}")
 
-    def reference_opponents(self) -> Path | None:
-        return SAMPLE_BOTS / "vonneumann" / "opponents.json"
-
-    def playthrough_file(self) -> Path | None:
-        return GOLDEN / "vonneumann.playthrough"
 
 
 PLUGIN = VonNeumannPlugin()
