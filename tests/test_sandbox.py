@@ -162,7 +162,9 @@ def test_nothing_survives_when_the_arena_is_killed(level, tag):
     )
     try:
         assert arena.stdout.readline().strip() == b"started"
-        deadline = time.monotonic() + 20
+        # A generous bound: it only ends a test that has already failed, and a
+        # 2-core CI machine running two suites side by side once needed over 20 s.
+        deadline = time.monotonic() + 90
         # the three bots and the escapee are up (not only the sandbox's wrappers)
         # (by their own command lines: a fork of the arena on its way to exec
         # something shows the arena's command line, tag included, for an instant)
@@ -170,9 +172,9 @@ def test_nothing_survives_when_the_arena_is_killed(level, tag):
                         if p[1].startswith((f"{PY} {BOT} ", f"{PY} -c import time"))]
         while len(bots()) < 4 and time.monotonic() < deadline:
             time.sleep(0.02)
-        if len(bots()) < 4:  # seen once under load, not reproduced since: say everything
+        if len(bots()) < 4:  # say everything
             errors.seek(0)
-            pytest.fail(f"the bots are not all up after 20 s: {processes_with(tag)}\n"
+            pytest.fail(f"the bots are not all up after 90 s: {processes_with(tag)}\n"
                         f"arena exit: {arena.poll()}, stderr:\n{errors.read().decode(errors='replace')[-3000:]}")
         arena.send_signal(signal.SIGKILL)
         arena.wait()

@@ -1,0 +1,39 @@
+"""Validated parameters of a Hold'em match."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class HoldemParams(BaseModel):
+    """One match: ``hands`` cash hands, or ``tournaments`` freezeouts."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    format: Literal["cash", "freezeout"] = Field(
+        default="cash", description="cash: every hand from equal stacks; freezeout: play until one seat has every chip")
+    hands: int = Field(default=1000, ge=1, le=10_000_000, description="hands in a cash match")
+    tournaments: int = Field(default=1000, ge=1, le=1_000_000,
+                             description="freezeout tournaments in a match (the seed planned about 1000)")
+    stack: int = Field(default=400, ge=2, le=10**9, description="chips each seat starts a hand (cash) or a tournament with")
+    small_blind: int = Field(default=1, ge=0, le=10**8, description="the small blind (at the first level in freezeout)")
+    big_blind: int = Field(default=2, ge=1, le=10**8, description="the big blind, also the smallest bet")
+    ante: int = Field(default=0, ge=0, le=10**8, description="paid by every seat before the blinds")
+    level_hands: int = Field(default=10, ge=1, le=10**6,
+                             description="freezeout: the blinds and ante double every this many hands")
+
+    @model_validator(mode="after")
+    def _check(self) -> "HoldemParams":
+        if self.small_blind > self.big_blind:
+            raise ValueError(f"the small blind ({self.small_blind}) is more than the big blind ({self.big_blind})")
+        return self
+
+    def blinds(self, hand_in_tournament: int) -> tuple[int, int, int]:
+        """(small blind, big blind, ante) for a hand: fixed in cash; in
+        freezeout doubled every ``level_hands`` hands of the tournament."""
+        if self.format == "cash":
+            return self.small_blind, self.big_blind, self.ante
+        factor = 1 << min(hand_in_tournament // self.level_hands, 40)
+        return self.small_blind * factor, self.big_blind * factor, self.ante * factor

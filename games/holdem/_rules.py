@@ -1,0 +1,317 @@
+"""One hand of no-limit Texas Hold'em: blinds, betting, side pots, showdown.
+
+Pure and fast: seats are indexes, cards are ints (``_cards``), the deck is
+given by the caller (chance is the caller's, from its seed). The betting
+rules are those of the rules page (``games.holdem``); they agree with
+PokerKit's no-limit hold'em, which the test suite replays hands against.
+
+``order`` is the seats dealt in, clockwise from the seat after the button
+(the button last). Heads-up the button posts the small blind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .._base import IllegalAction
+from ._cards import evaluate
+
+PREFLOP, FLOP, TURN, RIVER, OVER = range(5)
+STREETS = ("preflop", "flop", "turn", "river")
+FOLD, CALL, RAISE, ALLIN = "fold", "call", "raise", "allin"
+ACTIONS = (FOLD, CALL, RAISE, ALLIN)
+
+
+@dataclass(frozen=True, slots=True)
+class Legal:
+    """What the seat to act may do now."""
+
+    actions: tuple[str, ...]
+    #: what a call puts in (the whole stack when it does not cover the bet)
+    call: int
+    #: bounds of ``to`` for a raise (None when raising is not allowed)
+    min_to: int | None
+    max_to: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Pot:
+    amount: int
+    #: the seats that could win it, in order from the button's left
+    seats: tuple[int, ...]
+    winners: tuple[int, ...]
+    #: the winning hand's value (None: won without a showdown)
+    value: int | None
+
+
+class HoldemHand:
+    """A hand from the posting of antes and blinds to the payment of the pots.
+
+    ``stacks`` has one entry per seat; seats with no chips are not dealt in.
+    ``deck`` gives the cards: two per seat in ``order``, then five for the board.
+    """
+
+    __slots__ = (
+        "order", "start", "stack", "bet", "committed", "folded", "hole", "board", "_deck_board",
+        "button", "small_blind_seat", "big_blind_seat", "small_blind", "big_blind", "ante",
+        "street", "max_bet", "raise_size", "actors", "acted", "short_allins", "live", "pot",
+        "last_action", "after_action", "pots", "values",
+    )
+
+    def __init__(self, stacks: Sequence[int], button: int, small_blind: int, big_blind: int,
+                 ante: int, deck: Sequence[int]) -> None:
+        n = len(stacks)
+        if not 0 <= button < n or stacks[button] <= 0:
+            raise ValueError(f"the button must be a seat with chips, not seat {button}")
+        order = [s for s in ((button + 1 + i) % n for i in range(n)) if stacks[s] > 0]
+        if len(order) < 2:
+            raise ValueError("a hand needs at least two seats with chips")
+        self.order = order
+        self.start = list(stacks)
+        self.stack = stack = list(stacks)
+        self.bet = bet = [0] * n
+        self.committed = committed = [0] * n
+        self.folded = folded = [True] * n
+        self.hole: list[tuple[int, int] | None] = [None] * n
+        for i, s in enumerate(order):
+            folded[s] = False
+            self.hole[s] = (deck[2 * i], deck[2 * i + 1])
+        self._deck_board = tuple(deck[2 * len(order): 2 * len(order) + 5])
+        self.board: list[int] = []
+        self.button = button
+        self.small_blind, self.big_blind, self.ante = small_blind, big_blind, ante
+        if len(order) == 2:  # heads-up: the button is the small blind
+            self.small_blind_seat, self.big_blind_seat = order[1], order[0]
+        else:
+            self.small_blind_seat, self.big_blind_seat = order[0], order[1]
+        for s in order:  # antes are dead money: straight to the pot, not a bet
+            paid = min(ante, stack[s])
+            stack[s] -= paid
+            committed[s] += paid
+        self.last_action: tuple[int, str, int] | None = None
+        #: (bet, stack) of the last seat to act, just after its action
+        self.after_action = (0, 0)
+        for seat, blind, name in ((self.small_blind_seat, small_blind, "small_blind"),
+                                  (self.big_blind_seat, big_blind, "big_blind")):
+            paid = min(blind, stack[seat])
+            stack[seat] -= paid
+            bet[seat] += paid
+            committed[seat] += paid
+            if blind:
+                self.last_action = (seat, name, paid)
+        self.pot = sum(committed)
+        self.max_bet = max(bet)
+        self.live = len(order)
+        self.street = PREFLOP
+        self.pots: list[Pot] = []
+        self.values: dict[int, int] = {}
+        self._begin_betting()
+
+    # -- what the seat to act may do -----------------------------------------
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose turn it is (None once the hand is over)."""
+        return self.actors[0] if self.street != OVER else None
+
+    def legal(self) -> Legal:
+        s = self.actors[0]
+        to_call = self.max_bet - self.bet[s]
+        call = min(to_call, self.stack[s])
+        if self._raise_refusal(s) is None:
+            top = self.stack[s] + self.bet[s]
+            low = min(top, max(self.raise_size, self.big_blind) + self.max_bet)
+            actions = (FOLD, CALL, RAISE, ALLIN) if to_call else (CALL, RAISE, ALLIN)
+            return Legal(actions, call, low, top)
+        if self.stack[s] <= to_call:  # all-in is a call
+            return Legal((FOLD, CALL, ALLIN), call, None, None)
+        return Legal((FOLD, CALL) if to_call else (CALL,), call, None, None)
+
+    def _raise_refusal(self, s: int) -> str | None:
+        """Why ``s`` may not raise now, or None if it may."""
+        short = self.short_allins
+        if short and sum(short) < self.raise_size and s in self.acted:
+            return ("you have acted since the last full raise, and the all-in after it "
+                    "was short of a full raise, so the betting is not reopened: call or fold")
+        max_bet = self.max_bet
+        if self.stack[s] <= max_bet - self.bet[s]:
+            return "your stack does not cover more than a call"
+        bet, stack, folded = self.bet, self.stack, self.folded
+        for i in self.order:
+            if i != s and not folded[i] and stack[i] + bet[i] > max_bet:
+                return None
+        return "every other player still in is all-in or covered: there is nobody to raise"
+
+    def verify(self, action: str, to: int | None = None) -> None:
+        """Raise IllegalAction, with the reason in words, unless the seat to
+        act may take ``action`` (``to``: the bet after a raise)."""
+        if self.street == OVER:
+            raise IllegalAction("the hand is over")
+        s = self.actors[0]
+        if action == CALL:
+            return
+        if action == FOLD:
+            if self.bet[s] >= self.max_bet:
+                raise IllegalAction("fold with nothing to call is not allowed: check (call 0) instead")
+            return
+        if action == ALLIN:
+            if self.stack[s] > self.max_bet - self.bet[s]:
+                refusal = self._raise_refusal(s)
+                if refusal is not None:
+                    raise IllegalAction(f"all-in would be a raise, and {refusal}")
+            return
+        if action != RAISE:
+            raise IllegalAction(f"{action!r} is not an action: fold, call, raise or allin")
+        refusal = self._raise_refusal(s)
+        if refusal is not None:
+            raise IllegalAction(f"you may not raise: {refusal}")
+        if to is None:
+            raise IllegalAction("a raise needs the amount to raise to")
+        top = self.stack[s] + self.bet[s]
+        low = min(top, max(self.raise_size, self.big_blind) + self.max_bet)
+        if to < low:
+            raise IllegalAction(f"raise to {to} is below the minimum raise to {low}")
+        if to > top:
+            raise IllegalAction(f"raise to {to} is more than you have: all-in is a raise to {top}")
+
+    # -- playing -------------------------------------------------------------
+
+    def act(self, action: str, to: int | None = None) -> int:
+        """The seat to act takes ``action``; returns the chips it put in.
+        Streets are dealt and the pots paid as the betting ends."""
+        self.verify(action, to)
+        s = self.actors.pop(0)
+        self.acted.add(s)
+        before = self.stack[s]
+        said = action
+        if action == ALLIN:
+            if before <= self.max_bet - self.bet[s]:
+                action = CALL
+            else:
+                action, to = RAISE, before + self.bet[s]
+        if action == FOLD:
+            self.folded[s] = True
+            self.live -= 1
+        elif action == CALL:
+            self._put(s, min(self.max_bet - self.bet[s], before))
+        else:
+            assert to is not None
+            self._raise_to(s, to)
+        put = before - self.stack[s]
+        self.last_action = (s, said, put)
+        self.after_action = (self.bet[s], self.stack[s])  # before the street ends
+        if not self.actors or self.live <= 1:
+            self._end_betting()
+        return put
+
+    def _put(self, s: int, amount: int) -> None:
+        self.stack[s] -= amount
+        self.bet[s] += amount
+        self.committed[s] += amount
+        self.pot += amount
+
+    def _raise_to(self, s: int, to: int) -> None:
+        increment = to - self.max_bet
+        self._put(s, to - self.bet[s])
+        self.max_bet = to
+        order, folded, stack = self.order, self.folded, self.stack
+        k = len(order)
+        at = order.index(s)
+        self.actors = [i for i in (order[(at + j) % k] for j in range(1, k)) if not folded[i] and stack[i]]
+        if increment >= self.raise_size:  # a full raise reopens the betting
+            self.acted = {s}
+        self.raise_size = max(self.raise_size, increment)
+        short = self.short_allins
+        if stack[s]:
+            short.clear()
+        else:
+            short.append(increment)
+        if sum(short) >= self.raise_size:  # short all-ins adding up to a full raise
+            short.clear()
+
+    def _begin_betting(self) -> None:
+        order, folded, stack, bet = self.order, self.folded, self.stack, self.bet
+        k = len(order)
+        if self.street == PREFLOP:
+            # the first to act sits after the largest blind posted (ties: the
+            # later position), so after a big blind that is short, the small blind's
+            blind = (self.big_blind, self.small_blind) if k == 2 else (self.small_blind, self.big_blind)
+            top = max(range(k), key=lambda i: (bet[order[i]] if i < 2 and blind[i] else 0, i))
+            opener = (top + 1) % k
+        else:
+            opener = 0
+        contenders = sorted(stack[i] + bet[i] for i in order if not folded[i])
+        second = contenders[-2]
+        self.actors = [
+            s for s in (order[(opener + j) % k] for j in range(k))
+            if not folded[s] and stack[s] and min(stack[s], second - bet[s]) > 0
+        ]
+        self.raise_size = 0
+        self.acted: set[int] = set()
+        self.short_allins: list[int] = []
+        actors = self.actors
+        if not actors or (len(actors) == 1 and bet[actors[0]] >= self.max_bet):
+            self._end_betting()
+
+    def _end_betting(self) -> None:
+        n = len(self.bet)
+        self.bet = [0] * n
+        self.max_bet = 0
+        self.actors = []
+        if self.live <= 1:
+            self._pay()
+            return
+        with_chips = sum(1 for s in self.order if not self.folded[s] and self.stack[s])
+        if self.street == RIVER or with_chips <= 1:  # showdown, dealing what is left
+            self.board = list(self._deck_board)
+            self._pay()
+            return
+        self.street += 1
+        self.board = list(self._deck_board[:self.street + 2])
+        self._begin_betting()
+
+    def _pay(self) -> None:
+        order, folded, committed = self.order, self.folded, self.committed
+        contenders = [s for s in order if not folded[s]]
+        if len(contenders) > 1:
+            board = self.board
+            self.values = {s: evaluate((*self.hole[s], *board)) for s in contenders}  # type: ignore[misc]
+        values = self.values
+        pots: list[Pot] = []
+        below = 0
+        for level in sorted({committed[s] for s in contenders}):
+            amount = sum(min(c, level) - min(c, below) for c in committed)
+            seats = tuple(s for s in contenders if committed[s] >= level)
+            below = level
+            if pots and pots[-1].seats == seats:
+                pots[-1] = Pot(pots[-1].amount + amount, seats, (), None)
+            elif amount:
+                pots.append(Pot(amount, seats, (), None))
+        assert sum(p.amount for p in pots) == self.pot, "chips lost between the bets and the pots"
+        for i, pot in enumerate(pots):
+            if len(pot.seats) == 1:
+                winners, best = pot.seats, None
+            else:
+                best = max(values[s] for s in pot.seats)
+                winners = tuple(s for s in pot.seats if values[s] == best)
+            share, odd = divmod(pot.amount, len(winners))
+            for s in winners:
+                self.stack[s] += share
+            self.stack[winners[0]] += odd  # odd chips: the first winner left of the button
+            pots[i] = Pot(pot.amount, pot.seats, winners, best)
+        self.pots = pots
+        self.street = OVER
+
+    # -- views ---------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.street == OVER
+
+    def profits(self) -> list[int]:
+        return [now - then for now, then in zip(self.stack, self.start)]
+
+    def in_hand(self) -> list[int]:
+        """Seats that have not folded, in seat order."""
+        return sorted(s for s in self.order if not self.folded[s])

@@ -1,0 +1,347 @@
+"""The Texas Hold'em JSON-lines protocol, as a sans-I/O dealer dialogue.
+
+Per match::
+
+    match_start -> ready
+    per hand (cash), or per hand of every tournament (freezeout):
+        hand_start                  (notice to every seat dealt in)
+        act -> action               (the seat to act; then an ``action`` notice to all)
+        street                      (notice: the flop, the turn, the river)
+        hand_end                    (notice: shown cards, pots, stacks)
+    tournament_end                  (freezeout: notice to every seat)
+    match_end
+
+The game state in ``act`` is the seed's ``HoldemGameState`` (chip counts,
+amount to call, players in the hand, community cards, big blind, pot, last
+action) plus the seat's cards, its position and the legal actions. Messages
+are in docs/protocols/holdem.md.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+import games.holdem
+from games import GameSpec, IllegalAction
+from games.holdem import (
+    RAISE,
+    STREETS,
+    Freezeout,
+    HoldemHand,
+    HoldemParams,
+    Pot,
+    card_names,
+    describe,
+)
+
+from ._builtin import BuiltinGame
+from ._contract import Exchange, MatchOutcome
+from ._errors import ProtocolError
+from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, start_match
+
+GAME = "holdem"
+VERSION = 1
+DECK = tuple(range(52))
+
+Cards = list[str]
+ActionName = Literal["fold", "call", "raise", "allin"]
+
+
+class HandStart(Message):
+    type: Literal["hand_start"] = "hand_start"
+    hand: int = Field(description="the hand's number in the match, from 0")
+    tournament: int | None = Field(description="the tournament's number in freezeout (null in cash)")
+    seat: int = Field(description="your seat")
+    cards: Cards = Field(description="your two hole cards")
+    button: int
+    small_blind_seat: int
+    big_blind_seat: int
+    small_blind: int
+    big_blind: int
+    ante: int
+    stacks: list[int] = Field(description="chips behind per seat after the antes and blinds (0: not dealt in)")
+    bets: list[int] = Field(description="per seat: the blind it posted")
+    in_hand: list[int] = Field(description="the seats dealt in")
+
+
+class LastAction(Message):
+    seat: int
+    action: Literal["fold", "call", "raise", "allin", "small_blind", "big_blind"]
+    amount: int = Field(description="the chips this action put in")
+
+
+class Act(Message):
+    type: Literal["act"] = "act"
+    hand: int
+    street: Literal["preflop", "flop", "turn", "river"]
+    seat: int = Field(description="your seat")
+    cards: Cards = Field(description="your two hole cards")
+    board: Cards = Field(description="the community cards")
+    stacks: list[int] = Field(description="chips behind per seat (not counting the bets)")
+    bets: list[int] = Field(description="per seat: what it has put in on this street")
+    pot: int = Field(description="every chip put in this hand, the current bets included")
+    to_call: int = Field(description="what a call costs you (0: a call is a check)")
+    button: int
+    small_blind_seat: int
+    big_blind_seat: int
+    small_blind: int
+    big_blind: int
+    in_hand: list[int] = Field(description="the seats that have not folded")
+    last_action: LastAction | None = Field(description="the last action of the hand (blinds included)")
+    legal: list[ActionName] = Field(description="the actions you may take")
+    min_raise_to: int | None = Field(description="the smallest 'to' of a raise (null: no raise)")
+    max_raise_to: int | None = Field(description="the largest 'to' of a raise: your bet plus your stack")
+
+
+class ActionNotice(Message):
+    type: Literal["action"] = "action"
+    hand: int
+    seat: int = Field(description="who acted")
+    action: ActionName
+    amount: int = Field(description="the chips this action put in")
+    bet: int = Field(description="the seat's bet on this street after it")
+    stack: int = Field(description="the seat's chips left")
+    pot: int
+    all_in: bool
+
+
+class Street(Message):
+    type: Literal["street"] = "street"
+    hand: int
+    street: Literal["flop", "turn", "river"]
+    board: Cards
+    pot: int
+
+
+class Shown(Message):
+    seat: int
+    cards: Cards
+    hand: str = Field(description="the best five cards in words")
+
+
+class PotResult(Message):
+    amount: int
+    seats: list[int] = Field(description="the seats that could win it")
+    winners: list[int]
+    hand: str | None = Field(description="the winning hand in words (null: won without a showdown)")
+
+
+class HandEnd(Message):
+    type: Literal["hand_end"] = "hand_end"
+    hand: int
+    board: Cards
+    shown: list[Shown]
+    pots: list[PotResult] = Field(description="the main pot first, then the side pots")
+    stacks: list[int] = Field(description="chips per seat after the pots were paid")
+    profits: list[int] = Field(description="per seat: chips won (negative: lost) in this hand")
+
+
+class TournamentEnd(Message):
+    type: Literal["tournament_end"] = "tournament_end"
+    tournament: int
+    places: list[float] = Field(description="per seat: its finishing place, 1 for the winner (ties averaged)")
+    points: list[float] = Field(description="per seat: seats - place")
+
+
+class ActionReply(Reply):
+    type: Literal["action"]
+    action: ActionName
+    to: int | None = Field(default=None, strict=True, description="with raise only: your bet after raising")
+
+    @model_validator(mode="after")
+    def _to_with_raise(self) -> "ActionReply":
+        if (self.action == "raise") != (self.to is not None):
+            raise ValueError('"to" goes with a raise, and only with a raise')
+        return self
+
+
+MODELS = [HandStart, Act, ActionNotice, Street, HandEnd, TournamentEnd, ActionReply]
+
+
+def _expect(legal: games.holdem.Legal):
+    def words() -> str:
+        text = '{"type": "action", "action": A} with A one of ' + ", ".join(legal.actions)
+        if legal.min_to is not None:
+            text += f', and "to" from {legal.min_to} to {legal.max_to} with raise'
+        return text
+    return words
+
+
+class HoldemDealer:
+    """Runs one match: ``hands`` cash hands or ``tournaments`` freezeouts."""
+
+    def __init__(self, params: HoldemParams, rng: random.Random, names: list[str], match_index: int = 0) -> None:
+        self.params = params
+        self.rng = rng
+        self.names = list(names)
+        self.seats = len(names)
+        self.match_index = match_index
+        #: cash: chips won; freezeout: points from finished tournaments
+        self.totals: list[float] = [0] * self.seats
+        self.hands = 0
+        self.tournaments = 0
+        self.hand: HoldemHand | None = None
+        self.freezeout: Freezeout | None = None
+
+    # -- reports --------------------------------------------------------------
+
+    def context(self) -> dict[str, int | None]:
+        where: dict[str, int | None] = {"hand": self.hands if self.hand is not None else None}
+        if self.params.format == "freezeout":
+            where["tournament"] = self.tournaments
+        return where
+
+    def standings(self) -> tuple[int, list[float]]:
+        done = self.hands if self.params.format == "cash" else self.tournaments
+        return done, list(self.totals)
+
+    def scores(self) -> list[float]:
+        return [float(t) for t in self.totals]
+
+    def forfeit(self, seat: int) -> list[float]:
+        """The fault rule: what was won before the unfinished hand
+        (tournament) stands; cash counts a loss of the whole stack for the
+        faulting seat in every hand not finished."""
+        scores = self.scores()
+        if self.params.format == "cash":
+            unfinished = self.params.hands - self.hands
+            scores[seat] = float(min(self.totals[seat], 0) - unfinished * self.params.stack)
+        return scores
+
+    def abandon(self) -> list[tuple[int, bytes]]:
+        return abandoned(self.match_index, self.scores(), self.seats)
+
+    # -- the dialogue ---------------------------------------------------------
+
+    def run(self):  # -> Dialogue
+        p = self.params
+        yield from start_match(GAME, VERSION, self.match_index, self.names, p)
+        n = self.seats
+        if p.format == "cash":
+            for h in range(p.hands):
+                hand = yield from self._play_hand([p.stack] * n, h % n, p.blinds(h), None)
+                for s, profit in enumerate(hand.profits()):
+                    self.totals[s] += profit
+                self.hands += 1
+        else:
+            for t in range(p.tournaments):
+                tour = self.freezeout = Freezeout(n, p, t)
+                while not tour.over:
+                    hand = yield from self._play_hand(tour.stacks, tour.next_button(), tour.blinds(), t)
+                    tour.record(hand)
+                    self.hands += 1
+                points = tour.points()
+                for s in range(n):
+                    self.totals[s] += points[s]
+                self.tournaments += 1
+                end = encode(TournamentEnd(tournament=t, places=[float(x) for x in tour.places], points=points))
+                yield Exchange([(s, end) for s in range(n)], reply=False)
+            self.freezeout = None
+        yield from end_match(self.match_index, self.scores(), n)
+        return MatchOutcome(payoffs=self.scores(), hands=self.hands,
+                            extra={"tournaments": self.tournaments} if p.format == "freezeout" else {})
+
+    def _play_hand(self, stacks: list[int], button: int, blinds: tuple[int, int, int], tournament: int | None):
+        dealt = sum(1 for s in stacks if s)
+        deck = self.rng.sample(DECK, 2 * dealt + 5)
+        hand = self.hand = HoldemHand(stacks, button, *blinds, deck)
+        seats = sorted(hand.order)
+        n = self.hands
+        yield Exchange([(s, encode(HandStart(
+            hand=n, tournament=tournament, seat=s, cards=card_names(hand.hole[s]),  # type: ignore[arg-type]
+            button=button, small_blind_seat=hand.small_blind_seat, big_blind_seat=hand.big_blind_seat,
+            small_blind=hand.small_blind, big_blind=hand.big_blind, ante=hand.ante,
+            stacks=list(hand.stack), bets=list(hand.bet), in_hand=seats))) for s in seats], reply=False)
+        while not hand.over:
+            seat = hand.to_act
+            assert seat is not None
+            shown = len(hand.board)
+            yield from self._ask(hand, seat, n)
+            s, action, amount = hand.last_action  # type: ignore[misc]
+            bet, stack = hand.after_action
+            notice = encode(ActionNotice(hand=n, seat=s, action=action, amount=amount, bet=bet, stack=stack,
+                                         pot=hand.pot, all_in=stack == 0 and action != "fold"))
+            sends = [(x, notice) for x in seats]
+            for size in (3, 4, 5):
+                if shown < size <= len(hand.board):
+                    street = encode(Street(hand=n, street=STREETS[size - 2], board=card_names(hand.board[:size]),
+                                           pot=hand.pot))
+                    sends += [(x, street) for x in seats]
+            yield Exchange(sends, reply=False)
+        yield Exchange(self._hand_end(hand, seats, n), reply=False)
+        self.hand = None
+        return hand
+
+    def _ask(self, hand: HoldemHand, seat: int, n: int):
+        legal = hand.legal()
+        last = hand.last_action
+        msg = Act(
+            hand=n, street=STREETS[hand.street], seat=seat, cards=card_names(hand.hole[seat]),  # type: ignore[arg-type]
+            board=card_names(hand.board), stacks=list(hand.stack), bets=list(hand.bet), pot=hand.pot,
+            to_call=hand.max_bet - hand.bet[seat], button=hand.button, small_blind_seat=hand.small_blind_seat,
+            big_blind_seat=hand.big_blind_seat, small_blind=hand.small_blind, big_blind=hand.big_blind,
+            in_hand=hand.in_hand(),
+            last_action=None if last is None else LastAction(seat=last[0], action=last[1], amount=last[2]),
+            legal=list(legal.actions), min_raise_to=legal.min_to, max_raise_to=legal.max_to)
+        expect = _expect(legal)
+        (line,) = yield Exchange([(seat, encode(msg))], expect=expect)
+        reply = decode(seat, line, ActionReply, expect())
+        try:
+            hand.act(reply.action, reply.to)
+        except IllegalAction as exc:
+            raise ProtocolError(seat, "illegal_action", line, expect(), str(exc)) from None
+
+    def _hand_end(self, hand: HoldemHand, seats: list[int], n: int) -> list[tuple[int, bytes]]:
+        shown = [Shown(seat=s, cards=card_names(hand.hole[s]), hand=describe(v))  # type: ignore[arg-type]
+                 for s, v in sorted(hand.values.items())]
+        end = encode(HandEnd(hand=n, board=card_names(hand.board), shown=shown,
+                             pots=[_pot(p) for p in hand.pots], stacks=list(hand.stack), profits=hand.profits()))
+        return [(s, end) for s in seats]
+
+
+def _pot(pot: Pot) -> PotResult:
+    return PotResult(amount=pot.amount, seats=sorted(pot.seats), winners=sorted(pot.winners),
+                     hand=None if pot.value is None else describe(pot.value))
+
+
+class HoldemPlugin(BuiltinGame):
+    spec = GameSpec(
+        id="holdem",
+        version=VERSION,
+        title="Texas Hold'em",
+        min_seats=2,
+        max_seats=10,
+        description="No-limit Texas Hold'em, 2-10 seats: cash hands or freezeout tournaments (seed 003).",
+    )
+    Params = HoldemParams
+    rules = games.holdem.__doc__ or ""
+    reusable_processes = True
+    max_reply_bytes = 1024
+    message_models = (*FRAMING_MODELS, *MODELS)
+    default_lifetime = "tournament"
+    round_note = "every seating of the entrants at each table"
+    playthrough_matches = (
+        ({"hands": 3}, 7),
+        ({"format": "freezeout", "tournaments": 1, "stack": 8, "level_hands": 2}, 8),
+    )
+
+    def open_dialogue(self, params: HoldemParams, rng: random.Random, names: list[str] | None = None,
+                      match_index: int = 0) -> HoldemDealer:
+        return HoldemDealer(params, rng, names or ["bot0", "bot1"], match_index)
+
+    def random_reply(self, run: Any, seat: int, payload: bytes, rng: random.Random) -> str:
+        msg = json.loads(payload)
+        if msg["type"] == "match_start":
+            return '{"type": "ready"}'
+        action = rng.choice(msg["legal"])
+        if action == RAISE:
+            return json.dumps({"type": "action", "action": action,
+                               "to": rng.randint(msg["min_raise_to"], msg["max_raise_to"])})
+        return json.dumps({"type": "action", "action": action})
+
+
+PLUGIN = HoldemPlugin()
