@@ -56,16 +56,23 @@ class Pairing:
 
 def schedule(
     entrants: int, seats: int, rounds: int, seed: int, *, duplicate: bool = False,
-    gauntlet: int | None = None, first_round: int = 0,
+    gauntlet: int | None = None, first_round: int = 0, rotations: bool = False,
 ) -> list[Pairing]:
     """Every ordered choice of ``seats`` distinct entrants (every seating), per round.
 
+    ``rotations``: each set of ``seats`` entrants in its ``seats`` rotations
+    only (every entrant in every seat once, the others in the same order);
+    for tables of many seats, where every ordering would be too many.
     ``gauntlet``: only the seatings that include that entrant. ``duplicate``:
     the seatings of one set of entrants share the round's seed for that set.
     """
     if entrants < seats:
         raise ValueError(f"a tournament of a {seats}-seat game needs at least {seats} bots, got {entrants}")
-    lineups = [lu for lu in itertools.permutations(range(entrants), seats) if gauntlet is None or gauntlet in lu]
+    if rotations:
+        chosen = (c[r:] + c[:r] for c in itertools.combinations(range(entrants), seats) for r in range(seats))
+    else:
+        chosen = itertools.permutations(range(entrants), seats)
+    lineups = [lu for lu in chosen if gauntlet is None or gauntlet in lu]
     pairings = []
     for r in range(first_round, first_round + rounds):
         for i, lineup in enumerate(lineups):
@@ -85,6 +92,8 @@ class TournamentConfig:
     seed: int
     rounds: int = 1
     jobs: int = 1
+    seats: int = 0  # bots per match (0: the game's most)
+    rotations: bool = False  # seatings are rotations only (the game's ``seatings``)
     lifetime: str = "match"
     timeout: float = 1.0
     startup_timeout: float = 10.0
@@ -101,9 +110,15 @@ class TournamentConfig:
     def sandbox_job(self) -> dict[str, Any]:
         return {"level": self.sandbox, "policy": self.policy.to_json()}
 
-    def pairings(self, seats: int, rounds: int | None = None, first_round: int = 0) -> list[Pairing]:
-        return schedule(len(self.bots), seats, self.rounds if rounds is None else rounds, self.seed,
-                        duplicate=self.duplicate, gauntlet=self.gauntlet, first_round=first_round)
+    def seat_for(self, plugin: GamePlugin) -> None:
+        """Take the game's table size (unless given) and way of seating."""
+        self.seats = self.seats or plugin.spec.max_seats
+        self.rotations = plugin.seatings == "rotations"
+
+    def pairings(self, rounds: int | None = None, first_round: int = 0) -> list[Pairing]:
+        return schedule(len(self.bots), self.seats, self.rounds if rounds is None else rounds, self.seed,
+                        duplicate=self.duplicate, gauntlet=self.gauntlet, first_round=first_round,
+                        rotations=self.rotations)
 
 
 @dataclass(slots=True)
@@ -173,7 +188,7 @@ async def run_tournament(
     plugin: GamePlugin, config: TournamentConfig, store: Store, tid: int, progress: Progress,
 ) -> Outcome:
     """Play every match of tournament ``tid`` not yet stored; store each as it ends."""
-    seats = plugin.spec.max_seats
+    config.seat_for(plugin)
     data = store.data_dir / f"t{tid}"
     faults = _Faults(len(config.bots), config.max_faults, store.matches(tid))
     ids: dict[tuple[int, int], int] = {}
@@ -198,14 +213,14 @@ async def run_tournament(
             await _run_on_workers(plugin, config, todo, data, store_result, progress, faults, store, tid, ids)
 
     if config.until_ci is None:
-        await play(config.pairings(seats))
-        finished = store.done_positions(tid) >= {(p.round, p.idx) for p in config.pairings(seats)}
+        await play(config.pairings())
+        finished = store.done_positions(tid) >= {(p.round, p.idx) for p in config.pairings()}
         if finished:
             store.finish_tournament(tid)
         return Outcome(config.rounds, finished)
     # One round at a time, until every interval is narrow enough (or the cap).
     for r in range(config.rounds):
-        round_pairings = config.pairings(seats, rounds=1, first_round=r)
+        round_pairings = config.pairings(rounds=1, first_round=r)
         await play(round_pairings)
         if not store.done_positions(tid) >= {(p.round, p.idx) for p in round_pairings}:
             return Outcome(r + 1, False)

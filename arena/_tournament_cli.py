@@ -17,7 +17,7 @@ from ._games import PluginLoadError, available_games, load_game
 
 from ._bot import BadBotCommand, BotSpec
 from ._checks import UsageError, check_range, game_params, parse_param
-from ._plan import SEED_MAX, check_lifetime, check_seats, check_limits, entrant, load_plugin
+from ._plan import SEED_MAX, check_lifetime, check_limits, entrant, load_plugin
 from ._results_cli import print_standings, standings_format, standings_of
 from ._sandbox import SandboxPolicy, resolve_level
 from ._store import file_digest, open_store
@@ -88,7 +88,7 @@ def _rounds_help() -> str:
 
 
 #: Options a resume restores from the database (and refuses to change).
-RESTORED = ("rounds", "lifetime", "seed", "timeout", "startup_timeout", "budget", "sandbox", "param",
+RESTORED = ("rounds", "seats", "lifetime", "seed", "timeout", "startup_timeout", "budget", "sandbox", "param",
             "memory_mb", "cpu_seconds", "pids", "on_fault", "max_faults", "duplicate", "gauntlet", "until_ci")
 
 
@@ -97,6 +97,8 @@ def tournament_cmd(
     bots: Annotated[Optional[list[str]], typer.Argument(
         metavar="[NAME=]BOT...", help="The entrants: a command, or NAME=COMMAND to name it.")] = None,
     rounds: Annotated[Optional[int], typer.Option(help=_rounds_help())] = None,
+    seats: Annotated[Optional[int], typer.Option(
+        help="Bots per match, for games played by 2 or more (default: the game's; holdem: every entrant, at most 10).")] = None,
     jobs: Annotated[int, typer.Option(help="Matches at once (one pinned worker process each).")] = 1,
     seed: Annotated[Optional[int], typer.Option(help="Tournament seed; every match's seed derives from it.")] = None,
     db: Annotated[Path, typer.Option(help="SQLite file for the results.")] = Path("arena.db"),
@@ -152,8 +154,13 @@ def _start(game, bots, given: dict[str, Any], jobs: int, db: Path):
     specs = entrant_specs(bots)
     lifetime = given.get("lifetime", plugin.default_lifetime)
     check_lifetime(plugin, lifetime, matches=2)  # a tournament is many matches
-    seats = plugin.spec.max_seats
-    check_seats(plugin, params, seats)
+    table = given.get("seats")
+    check_range("--seats", table, 1, 1000, optional=True)
+    seats = plugin.table_seats(len(specs)) if table is None else table
+    try:
+        plugin.check_seats(params, seats)
+    except ValueError as exc:
+        raise UsageError(str(exc) if table is None else f"--seats {table}: {exc}") from None
     if len(specs) < seats:
         raise UsageError(f"a {game} tournament needs at least {seats} entrants, got {len(specs)}")
     rounds = given.get("rounds", 1)
@@ -166,6 +173,7 @@ def _start(game, bots, given: dict[str, Any], jobs: int, db: Path):
     if gauntlet is not None and gauntlet not in names:
         raise UsageError(f"--gauntlet {gauntlet!r} is not an entrant (entrants: {', '.join(names)})")
     settings = _settings(given, plugin)
+    settings["seats"] = seats
     settings["unplayed"] = unplayed_score(plugin, params)
     config = TournamentConfig(
         game=game, params=params.model_dump(mode="json"), bots=specs, seed=seed, rounds=rounds, jobs=jobs,
@@ -207,7 +215,7 @@ def _config_settings(settings: dict[str, Any], names: list[str]) -> dict[str, An
     gauntlet = settings.get("gauntlet")
     return {
         "timeout": settings.get("timeout", 1.0), "startup_timeout": settings.get("startup_timeout", 10.0),
-        "budget": settings.get("budget"), "sandbox": settings.get("sandbox"),
+        "budget": settings.get("budget"), "sandbox": settings.get("sandbox"), "seats": settings.get("seats", 0),
         "policy": SandboxPolicy.from_json(settings.get("policy")),
         "on_fault": settings.get("on_fault", "forfeit"), "max_faults": settings.get("max_faults"),
         "duplicate": bool(settings.get("duplicate")),
@@ -262,8 +270,8 @@ def _resume(tid: int, db: Path, game, bots, given: dict[str, Any], accept_change
 
 def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) -> int:
     specs = config.bots
-    seats = plugin.spec.max_seats
-    per_round = len(config.pairings(seats, rounds=1))
+    config.seat_for(plugin)
+    per_round = len(config.pairings(rounds=1))
     total = per_round * config.rounds
     extras = []
     if config.duplicate:

@@ -145,6 +145,14 @@ class GamePlugin:
     default_max_faults: ClassVar[int | None] = None
     #: what one round of a tournament is, in words (None: every seating)
     round_note: ClassVar[str | None] = None
+    #: how a tournament seats each set of entrants at a table: "permutations"
+    #: (every ordering) or "rotations" (each rotation once, so every entrant
+    #: plays every seat; for tables where every ordering would be too many)
+    seatings: ClassVar[str] = "permutations"
+
+    def table_seats(self, entrants: int) -> int:
+        """Bots per match in a tournament of ``entrants`` when ``--seats`` is not given."""
+        return self.spec.max_seats
 
     # --- what ships with the game -----------------------------------------
     #: the rules page, in words a bot author reads (``arena check-game`` wants one)

@@ -196,8 +196,8 @@ class HoldemDealer:
         return where
 
     def standings(self) -> tuple[int, list[float]]:
-        done = self.hands if self.params.format == "cash" else self.tournaments
-        return done, list(self.totals)
+        """Hands played and the totals (freezeout: points of finished tournaments)."""
+        return self.hands, list(self.totals)
 
     def scores(self) -> list[float]:
         return [float(t) for t in self.totals]
@@ -323,11 +323,16 @@ class HoldemPlugin(BuiltinGame):
     max_reply_bytes = 1024
     message_models = (*FRAMING_MODELS, *MODELS)
     default_lifetime = "tournament"
-    round_note = "every seating of the entrants at each table"
+    round_note = ("every rotation of every table of --seats entrants (default: all of them, "
+                  "at most 10); a match is -p hands=N hands or -p tournaments=N freezeouts")
+    seatings = "rotations"
     playthrough_matches = (
         ({"hands": 3}, 7),
         ({"format": "freezeout", "tournaments": 1, "stack": 8, "level_hands": 2}, 8),
     )
+
+    def table_seats(self, entrants: int) -> int:
+        return max(self.spec.min_seats, min(entrants, self.spec.max_seats))
 
     def open_dialogue(self, params: HoldemParams, rng: random.Random, names: list[str] | None = None,
                       match_index: int = 0) -> HoldemDealer:

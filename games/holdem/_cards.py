@@ -7,9 +7,13 @@ and puts eval7's value into words.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 
-import eval7
+with warnings.catch_warnings():
+    # eval7's hand-range parser calls pyparsing names deprecated since 3.1
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import eval7
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"

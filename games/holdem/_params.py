@@ -27,7 +27,7 @@ class HoldemParams(BaseModel):
     @model_validator(mode="after")
     def _check(self) -> "HoldemParams":
         if self.small_blind > self.big_blind:
-            raise ValueError(f"the small blind ({self.small_blind}) is more than the big blind ({self.big_blind})")
+            raise ValueError(f"small_blind ({self.small_blind}) is more than big_blind ({self.big_blind})")
         return self
 
     def blinds(self, hand_in_tournament: int) -> tuple[int, int, int]:

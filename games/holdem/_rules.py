@@ -12,7 +12,7 @@ PokerKit's no-limit hold'em, which the test suite replays hands against.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .._base import IllegalAction
 from ._cards import evaluate
@@ -23,8 +23,7 @@ FOLD, CALL, RAISE, ALLIN = "fold", "call", "raise", "allin"
 ACTIONS = (FOLD, CALL, RAISE, ALLIN)
 
 
-@dataclass(frozen=True, slots=True)
-class Legal:
+class Legal(NamedTuple):
     """What the seat to act may do now."""
 
     actions: tuple[str, ...]
@@ -35,8 +34,7 @@ class Legal:
     max_to: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class Pot:
+class Pot(NamedTuple):
     amount: int
     #: the seats that could win it, in order from the button's left
     seats: tuple[int, ...]
@@ -146,11 +144,11 @@ class HoldemHand:
     def verify(self, action: str, to: int | None = None) -> None:
         """Raise IllegalAction, with the reason in words, unless the seat to
         act may take ``action`` (``to``: the bet after a raise)."""
+        if action == CALL and self.street != OVER:
+            return
         if self.street == OVER:
             raise IllegalAction("the hand is over")
         s = self.actors[0]
-        if action == CALL:
-            return
         if action == FOLD:
             if self.bet[s] >= self.max_bet:
                 raise IllegalAction("fold with nothing to call is not allowed: check (call 0) instead")
@@ -243,9 +241,10 @@ class HoldemHand:
             opener = 0
         contenders = sorted(stack[i] + bet[i] for i in order if not folded[i])
         second = contenders[-2]
+        # a seat acts if it has chips and someone still in could match more of them
         self.actors = [
             s for s in (order[(opener + j) % k] for j in range(k))
-            if not folded[s] and stack[s] and min(stack[s], second - bet[s]) > 0
+            if not folded[s] and stack[s] and second > bet[s]
         ]
         self.raise_size = 0
         self.acted: set[int] = set()
@@ -278,9 +277,26 @@ class HoldemHand:
             board = self.board
             self.values = {s: evaluate((*self.hole[s], *board)) for s in contenders}  # type: ignore[misc]
         values = self.values
+        if len(contenders) == 1:  # everyone else folded: no showdown, nothing to split
+            (s,) = contenders
+            self.stack[s] += self.pot
+            self.pots = [Pot(self.pot, (s,), (s,), None)]
+            self.street = OVER
+            return
+        levels = sorted({committed[s] for s in contenders})
+        if len(levels) == 1:  # one pot: nobody still in is all-in for less
+            best = max(values.values())
+            winners = tuple(s for s in contenders if values[s] == best)
+            share, odd = divmod(self.pot, len(winners))
+            for s in winners:
+                self.stack[s] += share
+            self.stack[winners[0]] += odd
+            self.pots = [Pot(self.pot, tuple(contenders), winners, best)]
+            self.street = OVER
+            return
         pots: list[Pot] = []
         below = 0
-        for level in sorted({committed[s] for s in contenders}):
+        for level in levels:
             amount = sum(min(c, level) - min(c, below) for c in committed)
             seats = tuple(s for s in contenders if committed[s] >= level)
             below = level
