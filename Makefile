@@ -8,7 +8,7 @@ BUILD  := $(BOTS)/build
 # rustup installs under ~/.cargo/bin, which a non-login shell may not have on PATH.
 RUSTC  := $(shell command -v rustc 2>/dev/null || ls $(HOME)/.cargo/bin/rustc 2>/dev/null)
 
-.PHONY: all demo test test-fast bench bots install bytecode system-deps supervisor clean
+.PHONY: all demo test test-fast bench bots install bytecode system-deps supervisor clean csharp-bot
 
 all: install bots
 
@@ -19,6 +19,8 @@ system-deps:
 	command -v gcc  >/dev/null 2>&1 || missing="$$missing gcc"; \
 	[ -f /usr/lib/x86_64-linux-gnu/libc.a ] || [ -f /usr/lib/libc.a ] || missing="$$missing libc6-dev"; \
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	command -v mcs  >/dev/null 2>&1 || missing="$$missing mono-mcs"; \
+	command -v mono >/dev/null 2>&1 || missing="$$missing mono-runtime"; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	[ -n "$(RUSTC)" ] || missing="$$missing rustc"; \
 	if [ -n "$$missing" ]; then \
@@ -48,7 +50,26 @@ bytecode: install
 VN := sample_bots/vonneumann
 VN_BOTS := $(VN)/build/naive $(VN)/build/kuhn3 $(VN)/build/likeme
 
-bots: system-deps supervisor $(BUILD)/rule_bot $(BUILD)/rule_bot_rs $(VN_BOTS)
+HE := sample_bots/holdem
+HE_BOTS := $(patsubst $(HE)/%.c,$(HE)/build/%,$(wildcard $(HE)/*.c)) \
+           $(patsubst $(HE)/%.cs,$(HE)/build/%.exe,$(wildcard $(HE)/*.cs))
+CS_SHIM := $(wildcard shims/csharp/*.cs)
+
+bots: system-deps supervisor $(BUILD)/rule_bot $(BUILD)/rule_bot_rs $(VN_BOTS) $(HE_BOTS)
+
+# Hold'em sample bots: C programs, and seed-style C# entries built with the
+# C# shim (run the latter as "mono sample_bots/holdem/build/NAME.exe").
+$(HE)/build/%: $(HE)/%.c
+	@mkdir -p $(HE)/build
+	gcc -O2 -Wall -Wextra -std=c99 -o $@ $< -lm
+
+$(HE)/build/%.exe: $(HE)/%.cs $(CS_SHIM) shims/csharp/build.sh
+	sh shims/csharp/build.sh $< $@
+
+# Any seed entry: make csharp-bot ENTRY=MyBot.cs OUT=build/MyBot.exe
+csharp-bot: system-deps
+	@[ -n "$(ENTRY)" ] && [ -n "$(OUT)" ] || { echo "usage: make csharp-bot ENTRY=MyBot.cs OUT=build/MyBot.exe"; exit 2; }
+	sh shims/csharp/build.sh $(ENTRY) $(OUT)
 
 # Seed-style von Neumann entries (a()/b() in C) built with the C shim.
 $(VN)/build/%: $(VN)/%.c shims/c/vonneumann_main.c shims/c/vonneumann.h
