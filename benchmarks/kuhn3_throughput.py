@@ -49,14 +49,16 @@ def floor_run(exe: Path) -> float:
     return float(out.stdout.strip())
 
 
-def arena_run(seed: int) -> tuple[float, float]:
-    """(hands per second, exchanges per hand) of one kuhn3 round of C bots."""
-    bot = str(C_BOT)
+def arena_run(seed: int, game: str = "kuhn3", bots: list[str] | None = None,
+              hands: int = HANDS) -> tuple[float, float]:
+    """(hands per second, exchanges per hand) of one match of C bots
+    (default: a kuhn3 round of the C rule bot)."""
+    bots = bots or [str(C_BOT)] * 3
     env = dict(os.environ)
     env.pop("PYTHONUNBUFFERED", None)
     out = subprocess.run(
-        pinned([sys.executable, "-m", "arena", "kuhn3", bot, bot, bot,
-                "--hands", str(HANDS), "--seed", str(seed), "--sandbox", "none", "--json"]),
+        pinned([sys.executable, "-m", "arena", game, *bots,
+                "--hands", str(hands), "--seed", str(seed), "--sandbox", "none", "--json"]),
         capture_output=True, text=True, env=env, cwd=ROOT,
     )
     if out.returncode != 0:
