@@ -76,7 +76,7 @@ def test_kuhn3_manifest_lists_its_six_sample_bots():
 
 #: Shorter matches than the manifests' (-p overrides them): what is checked is
 #: the bot's conduct, which a few dozen hands show.
-QUICK = {"kuhn3": ("hands", 60), "twocarddraw": ("hands", 60)}
+QUICK = {"kuhn3": ("hands", 60), "twocarddraw": ("hands", 60), "holdem": ("hands", 20)}
 
 
 @pytest.mark.parametrize(("game", "command", "matches"), _sample_bots())

@@ -33,6 +33,11 @@ ENTRANTS = {
         f"{TD} {S / 'twocarddraw/pair_of_fours.py'}", f"node {S / 'twocarddraw/pair_of_fours.js'}",
         f"{S / 'twocarddraw/random_bot.py'} --seed 1", f"{S / 'twocarddraw/random_bot.py'} --seed 2",
     ]),
+    # four entrants at one table of four: its four rotations
+    "holdem": (["-p", "hands=30"], [
+        str(S / "holdem/build/rule_bot"), str(S / "holdem/build/call_bot"),
+        f"node {S / 'holdem/rule_bot.js'}", f"python3 {S / 'holdem/random_bot.py'} --seed 1",
+    ]),
     "rpsdraft": (["--rounds", "2"], [
         f"node {ROOT / 'shims/js/rpsdraft_runner.js'} {S / 'rpsdraft/odds.js'}",
         f"node {ROOT / 'shims/js/rpsdraft_runner.js'} {S / 'rpsdraft/simple.js'}",
