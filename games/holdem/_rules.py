@@ -128,11 +128,11 @@ class HoldemHand:
 
     def _raise_refusal(self, s: int) -> str | None:
         """Why ``s`` may not raise now, or None if it may."""
-        short = self.short_allins
-        if short and sum(short) < self.raise_size and s in self.acted:
-            return ("you have acted since the last full raise, and the all-in after it "
-                    "was short of a full raise, so the betting is not reopened: call or fold")
         max_bet = self.max_bet
+        short = self.short_allins
+        if max_bet - self.bet[s] < self.raise_size or (short and sum(short) < self.raise_size and s in self.acted):
+            return ("you have acted since the last full raise, and what was added after it "
+                    "is short of a full raise, so the betting is not reopened: call or fold")
         if self.stack[s] <= max_bet - self.bet[s]:
             return "your stack does not cover more than a call"
         bet, stack, folded = self.bet, self.stack, self.folded
