@@ -20,8 +20,9 @@ Rules
   blind; a raise must raise by at least the last full bet or raise of the
   street (and by at least the big blind), and at most by everything the seat
   has. An all-in that is short of a full raise does not reopen the betting:
-  a seat that has acted since the last full raise may then only call or
-  fold, unless short all-ins in a row add up to a full raise. Nobody may
+  a seat that has acted since the last full raise may raise again only if
+  short all-ins in a row have added up to a full raise and what it must
+  call is at least a full raise; otherwise it calls or folds. Nobody may
   raise when every other seat still in is all-in or covered. A betting round
   ends when every seat still in has acted and matched the largest bet or is
   all-in.
