@@ -109,6 +109,7 @@ bench: install bots
 	$(PY) -m benchmarks.tournament_jobs
 	$(PY) -m benchmarks.sandbox_spawn
 	$(PY) -m benchmarks.duplicate_ci
+	$(PY) -m benchmarks.holdem_engine
 
 clean:
 	rm -rf $(VENV) $(BUILD) *.egg-info .pytest_cache .hypothesis
