@@ -70,7 +70,8 @@ class HandStart(Message):
 
 class LastAction(Message):
     seat: int
-    action: Literal["fold", "call", "raise", "allin", "small_blind", "big_blind"]
+    action: Literal["fold", "call", "raise", "allin", "big_blind"] = Field(
+        description="the reply's word; big_blind: the post of the big blind, before anyone acted")
     amount: int = Field(description="the chips this action put in")
 
 

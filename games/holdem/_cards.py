@@ -52,6 +52,12 @@ def evaluate(cards: Iterable[int]) -> int:
     return eval7.evaluate([_EVAL7[c] for c in cards])
 
 
+def evaluate_holes(holes: Iterable[Sequence[int]], board: Sequence[int]) -> list[int]:
+    """The value of each hole pair with the board (a showdown's values)."""
+    shared = [_EVAL7[c] for c in board]
+    return [eval7.evaluate([_EVAL7[a], _EVAL7[b], *shared]) for a, b in holes]
+
+
 def category(value: int) -> int:
     return value >> 24
 

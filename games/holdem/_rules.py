@@ -15,12 +15,17 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from .._base import IllegalAction
-from ._cards import evaluate
+from ._cards import evaluate_holes
 
 PREFLOP, FLOP, TURN, RIVER, OVER = range(5)
 STREETS = ("preflop", "flop", "turn", "river")
 FOLD, CALL, RAISE, ALLIN = "fold", "call", "raise", "allin"
 ACTIONS = (FOLD, CALL, RAISE, ALLIN)
+_ALL = ACTIONS
+_NO_FOLD = (CALL, RAISE, ALLIN)
+_NO_RAISE_ALLIN_CALLS = (FOLD, CALL, ALLIN)
+_NO_RAISE = (FOLD, CALL)
+_CHECK_ONLY = (CALL,)
 
 
 class Legal(NamedTuple):
@@ -62,8 +67,9 @@ class HoldemHand:
         n = len(stacks)
         if not 0 <= button < n or stacks[button] <= 0:
             raise ValueError(f"the button must be a seat with chips, not seat {button}")
-        order = [s for s in ((button + 1 + i) % n for i in range(n)) if stacks[s] > 0]
-        if len(order) < 2:
+        order = [s for s in range(button + 1, n) if stacks[s] > 0] + [s for s in range(button + 1) if stacks[s] > 0]
+        k = len(order)
+        if k < 2:
             raise ValueError("a hand needs at least two seats with chips")
         self.order = order
         self.start = list(stacks)
@@ -71,35 +77,40 @@ class HoldemHand:
         self.bet = bet = [0] * n
         self.committed = committed = [0] * n
         self.folded = folded = [True] * n
-        self.hole: list[tuple[int, int] | None] = [None] * n
-        for i, s in enumerate(order):
+        self.hole = hole = [None] * n
+        for s, a, b in zip(order, deck[0:2 * k:2], deck[1:2 * k:2]):
             folded[s] = False
-            self.hole[s] = (deck[2 * i], deck[2 * i + 1])
-        self._deck_board = tuple(deck[2 * len(order): 2 * len(order) + 5])
+            hole[s] = (a, b)
+        self._deck_board = tuple(deck[2 * k: 2 * k + 5])
         self.board: list[int] = []
         self.button = button
         self.small_blind, self.big_blind, self.ante = small_blind, big_blind, ante
-        if len(order) == 2:  # heads-up: the button is the small blind
-            self.small_blind_seat, self.big_blind_seat = order[1], order[0]
+        if k == 2:  # heads-up: the button is the small blind
+            sb, bb = order[1], order[0]
         else:
-            self.small_blind_seat, self.big_blind_seat = order[0], order[1]
-        for s in order:  # antes are dead money: straight to the pot, not a bet
-            paid = min(ante, stack[s])
-            stack[s] -= paid
-            committed[s] += paid
-        self.last_action: tuple[int, str, int] | None = None
+            sb, bb = order[0], order[1]
+        self.small_blind_seat, self.big_blind_seat = sb, bb
+        pot = 0
+        if ante:
+            for s in order:  # antes are dead money: straight to the pot, not a bet
+                paid = ante if ante < stack[s] else stack[s]
+                stack[s] -= paid
+                committed[s] = paid
+                pot += paid
         #: (bet, stack) of the last seat to act, just after its action
         self.after_action = (0, 0)
-        for seat, blind, name in ((self.small_blind_seat, small_blind, "small_blind"),
-                                  (self.big_blind_seat, big_blind, "big_blind")):
-            paid = min(blind, stack[seat])
-            stack[seat] -= paid
-            bet[seat] += paid
-            committed[seat] += paid
-            if blind:
-                self.last_action = (seat, name, paid)
-        self.pot = sum(committed)
-        self.max_bet = max(bet)
+        paid = small_blind if small_blind < stack[sb] else stack[sb]
+        stack[sb] -= paid
+        bet[sb] = paid
+        committed[sb] += paid
+        paid_big = big_blind if big_blind < stack[bb] else stack[bb]
+        stack[bb] -= paid_big
+        bet[bb] = paid_big
+        committed[bb] += paid_big
+        #: (seat, action, chips put in) of the last action, the big blind's at first
+        self.last_action: tuple[int, str, int] = (bb, "big_blind", paid_big)
+        self.pot = pot + paid + paid_big
+        self.max_bet = paid if paid > paid_big else paid_big
         self.live = len(order)
         self.street = PREFLOP
         self.pots: list[Pot] = []
@@ -115,103 +126,107 @@ class HoldemHand:
 
     def legal(self) -> Legal:
         s = self.actors[0]
-        to_call = self.max_bet - self.bet[s]
-        call = min(to_call, self.stack[s])
-        if self._raise_refusal(s) is None:
-            top = self.stack[s] + self.bet[s]
-            low = min(top, max(self.raise_size, self.big_blind) + self.max_bet)
-            actions = (FOLD, CALL, RAISE, ALLIN) if to_call else (CALL, RAISE, ALLIN)
-            return Legal(actions, call, low, top)
-        if self.stack[s] <= to_call:  # all-in is a call
-            return Legal((FOLD, CALL, ALLIN), call, None, None)
-        return Legal((FOLD, CALL) if to_call else (CALL,), call, None, None)
+        stack, bet_s, max_bet = self.stack[s], self.bet[s], self.max_bet
+        to_call = max_bet - bet_s
+        call = to_call if to_call < stack else stack
+        if self._raise_refusal(s, to_call) is None:
+            top = stack + bet_s
+            low = (self.raise_size if self.raise_size > self.big_blind else self.big_blind) + max_bet
+            return Legal(_ALL if to_call else _NO_FOLD, call, low if low < top else top, top)
+        if stack <= to_call:  # all-in is a call
+            return Legal(_NO_RAISE_ALLIN_CALLS, call, None, None)
+        return Legal(_NO_RAISE if to_call else _CHECK_ONLY, call, None, None)
 
-    def _raise_refusal(self, s: int) -> str | None:
-        """Why ``s`` may not raise now, or None if it may."""
-        max_bet = self.max_bet
+    def _raise_refusal(self, s: int, to_call: int) -> str | None:
+        """Why ``s`` (who must put in ``to_call`` to call) may not raise now, or None if it may."""
+        raise_size = self.raise_size
         short = self.short_allins
-        if max_bet - self.bet[s] < self.raise_size or (short and sum(short) < self.raise_size and s in self.acted):
+        if to_call < raise_size or (short and s in self.acted and sum(short) < raise_size):
             return ("you have acted since the last full raise, and what was added after it "
                     "is short of a full raise, so the betting is not reopened: call or fold")
-        if self.stack[s] <= max_bet - self.bet[s]:
+        stack, bet, max_bet = self.stack, self.bet, self.max_bet
+        if stack[s] <= to_call:
             return "your stack does not cover more than a call"
-        bet, stack, folded = self.bet, self.stack, self.folded
+        folded = self.folded
         for i in self.order:
             if i != s and not folded[i] and stack[i] + bet[i] > max_bet:
                 return None
         return "every other player still in is all-in or covered: there is nobody to raise"
 
-    def verify(self, action: str, to: int | None = None) -> None:
-        """Raise IllegalAction, with the reason in words, unless the seat to
-        act may take ``action`` (``to``: the bet after a raise)."""
-        if action == CALL and self.street != OVER:
-            return
-        if self.street == OVER:
-            raise IllegalAction("the hand is over")
-        s = self.actors[0]
+    def _check(self, s: int, action: str, to: int | None) -> int:
+        """The chips ``action`` puts in for ``s``, the seat to act (for a
+        raise: its bet after it); IllegalAction with the reason if it may not."""
+        stack, bet_s = self.stack[s], self.bet[s]
+        to_call = self.max_bet - bet_s
+        if action == CALL:
+            return to_call if to_call < stack else stack
         if action == FOLD:
-            if self.bet[s] >= self.max_bet:
+            if to_call <= 0:
                 raise IllegalAction("fold with nothing to call is not allowed: check (call 0) instead")
-            return
+            return 0
         if action == ALLIN:
-            if self.stack[s] > self.max_bet - self.bet[s]:
-                refusal = self._raise_refusal(s)
+            if stack > to_call:
+                refusal = self._raise_refusal(s, to_call)
                 if refusal is not None:
                     raise IllegalAction(f"all-in would be a raise, and {refusal}")
-            return
+            return stack
         if action != RAISE:
             raise IllegalAction(f"{action!r} is not an action: fold, call, raise or allin")
-        refusal = self._raise_refusal(s)
+        refusal = self._raise_refusal(s, to_call)
         if refusal is not None:
             raise IllegalAction(f"you may not raise: {refusal}")
         if to is None:
             raise IllegalAction("a raise needs the amount to raise to")
-        top = self.stack[s] + self.bet[s]
+        top = stack + bet_s
         low = min(top, max(self.raise_size, self.big_blind) + self.max_bet)
         if to < low:
             raise IllegalAction(f"raise to {to} is below the minimum raise to {low}")
         if to > top:
             raise IllegalAction(f"raise to {to} is more than you have: all-in is a raise to {top}")
+        return to - bet_s
+
+    def verify(self, action: str, to: int | None = None) -> None:
+        """Raise IllegalAction, with the reason in words, unless the seat to
+        act may take ``action`` (``to``: the bet after a raise)."""
+        if self.street == OVER:
+            raise IllegalAction("the hand is over")
+        self._check(self.actors[0], action, to)
 
     # -- playing -------------------------------------------------------------
 
     def act(self, action: str, to: int | None = None) -> int:
         """The seat to act takes ``action``; returns the chips it put in.
         Streets are dealt and the pots paid as the betting ends."""
-        self.verify(action, to)
-        s = self.actors.pop(0)
+        if self.street == OVER:
+            raise IllegalAction("the hand is over")
+        actors = self.actors
+        s = actors[0]
+        put = self._check(s, action, to)
+        del actors[0]
         self.acted.add(s)
-        before = self.stack[s]
-        said = action
-        if action == ALLIN:
-            if before <= self.max_bet - self.bet[s]:
-                action = CALL
-            else:
-                action, to = RAISE, before + self.bet[s]
         if action == FOLD:
             self.folded[s] = True
             self.live -= 1
-        elif action == CALL:
-            self._put(s, min(self.max_bet - self.bet[s], before))
-        else:
-            assert to is not None
-            self._raise_to(s, to)
-        put = before - self.stack[s]
-        self.last_action = (s, said, put)
+        elif put and self.bet[s] + put > self.max_bet:  # a raise (an all-in may be one)
+            self._raise_to(s, self.bet[s] + put)
+        elif put:  # a call
+            self.stack[s] -= put
+            self.bet[s] += put
+            self.committed[s] += put
+            self.pot += put
+        self.last_action = (s, action, put)
         self.after_action = (self.bet[s], self.stack[s])  # before the street ends
         if not self.actors or self.live <= 1:
             self._end_betting()
         return put
 
-    def _put(self, s: int, amount: int) -> None:
-        self.stack[s] -= amount
-        self.bet[s] += amount
-        self.committed[s] += amount
-        self.pot += amount
-
     def _raise_to(self, s: int, to: int) -> None:
         increment = to - self.max_bet
-        self._put(s, to - self.bet[s])
+        put = to - self.bet[s]
+        self.stack[s] -= put
+        self.bet[s] = to
+        self.committed[s] += put
+        self.pot += put
         self.max_bet = to
         order, folded, stack = self.order, self.folded, self.stack
         k = len(order)
@@ -234,8 +249,13 @@ class HoldemHand:
         if self.street == PREFLOP:
             # the first to act sits after the largest blind posted (ties: the
             # later position), so after a big blind that is short, the small blind's
-            blind = (self.big_blind, self.small_blind) if k == 2 else (self.small_blind, self.big_blind)
-            top = max(range(k), key=lambda i: (bet[order[i]] if i < 2 and blind[i] else 0, i))
+            blind0, blind1 = (self.big_blind, self.small_blind) if k == 2 else (self.small_blind, self.big_blind)
+            posted0 = bet[order[0]] if blind0 else 0
+            posted1 = bet[order[1]] if blind1 else 0
+            if posted1 >= posted0:
+                top = k - 1 if (k > 2 and not posted1) else 1
+            else:
+                top = 0
             opener = (top + 1) % k
         else:
             opener = 0
@@ -274,8 +294,7 @@ class HoldemHand:
         order, folded, committed = self.order, self.folded, self.committed
         contenders = [s for s in order if not folded[s]]
         if len(contenders) > 1:
-            board = self.board
-            self.values = {s: evaluate((*self.hole[s], *board)) for s in contenders}  # type: ignore[misc]
+            self.values = dict(zip(contenders, evaluate_holes([self.hole[s] for s in contenders], self.board)))
         values = self.values
         if len(contenders) == 1:  # everyone else folded: no showdown, nothing to split
             (s,) = contenders
