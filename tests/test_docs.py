@@ -1,4 +1,4 @@
-"""The docs run. Every command block of README.md and docs/*.md is a
+"""The docs run. Every command block of README.md and docs/**/*.md is a
 ``console`` block, and each is executed here, in order, page by page, in a
 scratch folder that links the checkout's ``sample_bots``, ``shims`` and
 ``examples``; a ``python file=NAME`` block is written there first as an
@@ -23,7 +23,7 @@ from .conftest import PY, ROOT, clean_env
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
 
-PAGES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
+PAGES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*.md"))]
 _FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.S | re.M)
 _LEVEL = re.compile(r"sandbox (none|basic|strict)\b")
 #: what a command block must be tagged; other tags are code, data, syntax or output

@@ -10,11 +10,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Sequence
 
-with warnings.catch_warnings():
-    # eval7's hand-range parser calls pyparsing names deprecated since 3.1
-    warnings.simplefilter("ignore", DeprecationWarning)
-    import eval7
-
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 DECK_SIZE = 52
@@ -22,7 +17,22 @@ DECK_SIZE = 52
 #: card number -> name ("Ah"), and back
 NAMES = [RANKS[c >> 2] + SUITS[c & 3] for c in range(DECK_SIZE)]
 NUMBERS = {name: c for c, name in enumerate(NAMES)}
-_EVAL7 = [eval7.Card(name) for name in NAMES]
+#: eval7's cards by our number, and eval7.evaluate: loaded at the first
+#: showdown, since importing eval7 (and the pyparsing its range parser uses)
+#: costs every ``arena`` command ~50 ms
+_EVAL7: list = []
+_evaluate = None
+
+
+def _load_eval7():
+    global _evaluate
+    with warnings.catch_warnings():
+        # eval7's hand-range parser calls pyparsing names deprecated since 3.1
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import eval7
+    _EVAL7[:] = [eval7.Card(name) for name in NAMES]
+    _evaluate = eval7.evaluate
+    return _evaluate
 
 # eval7's value: the category in bits 24+, then the ranks that decide within
 # it, one per 4 bits from bit 16 down (most significant first).
@@ -49,13 +59,15 @@ def parse_cards(text: str | Sequence[str]) -> list[int]:
 
 def evaluate(cards: Iterable[int]) -> int:
     """The value of the best five of these cards (5 to 7): higher is better."""
-    return eval7.evaluate([_EVAL7[c] for c in cards])
+    return (_evaluate or _load_eval7())([_EVAL7[c] for c in cards])
 
 
 def evaluate_holes(holes: Iterable[Sequence[int]], board: Sequence[int]) -> list[int]:
     """The value of each hole pair with the board (a showdown's values)."""
-    shared = [_EVAL7[c] for c in board]
-    return [eval7.evaluate([_EVAL7[a], _EVAL7[b], *shared]) for a, b in holes]
+    evaluate = _evaluate or _load_eval7()
+    cards = _EVAL7
+    shared = [cards[c] for c in board]
+    return [evaluate([cards[a], cards[b], *shared]) for a, b in holes]
 
 
 def category(value: int) -> int:
