@@ -179,3 +179,31 @@ def test_tournaments_seat_holdem_tables_by_rotation():
     assert {p.seats for p in pairings[:3]} == {(0, 1, 2), (1, 2, 0), (2, 0, 1)}
     dup = schedule(6, 6, 1, 9, rotations=True, duplicate=True)
     assert len(dup) == 6 and len({p.seed for p in dup}) == 1
+
+
+def _drive(run, plugin, exchanges: int, rng: random.Random) -> None:
+    dialogue = run.run()
+    exchange = next(dialogue)
+    for _ in range(exchanges):
+        replies = [plugin.random_reply(run, seat, payload, rng) for seat, payload in exchange.sends] \
+            if exchange.reply else []
+        exchange = dialogue.send(replies)
+
+
+@pytest.mark.parametrize("fmt", ["cash", "freezeout"])
+def test_a_fault_never_pays(fmt):
+    """The fault rule: the faulting seat keeps no more than what it had won
+    before the unfinished hand (tournament), and cash charges it a whole stack
+    for every hand not finished; the other seats keep theirs."""
+    plugin = load_game("holdem")
+    params = plugin.Params(format=fmt, hands=50, tournaments=50, stack=40)
+    run = plugin.open_dialogue(params, random.Random(3), ["a", "b", "c"])
+    _drive(run, plugin, 400, random.Random(4))
+    done, totals = run.standings()
+    assert 0 < done and run.hand is not None  # in the middle of a hand
+    scores = run.forfeit(1)
+    assert scores[0] == totals[0] and scores[2] == totals[2]
+    if fmt == "cash":
+        assert scores[1] == min(totals[1], 0) - (50 - run.hands) * 40 < -40
+    else:
+        assert scores[1] == totals[1]  # no points for the tournament in play or any later one
