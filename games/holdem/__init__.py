@@ -22,7 +22,9 @@ Rules
   has. An all-in that is short of a full raise does not reopen the betting:
   a seat that has acted since the last full raise may raise again only if
   short all-ins in a row have added up to a full raise and what it must
-  call is at least a full raise; otherwise it calls or folds. Nobody may
+  call is at least a full raise; otherwise it calls or folds. The first
+  bet or raise of a street counts as full whatever its size (an all-in for
+  less than the big blind included), as in PokerKit. Nobody may
   raise when every other seat still in is all-in or covered. A betting round
   ends when every seat still in has acted and matched the largest bet or is
   all-in.
@@ -33,7 +35,8 @@ Rules
   in enough to contest it. Chips nobody called go back to their owner.
 * **Showdown.** Every seat still in shows; the best five of its seven cards
   count (evaluated by eval7). Equal hands split a pot; odd chips go to the
-  first winner to the left of the button.
+  first winner to the left of the button, pot by pot (PokerKit pays pots
+  with the same winners as one, so its odd chips can land elsewhere).
 * **Legal actions** are sent with every request, with the smallest and
   largest raise; anything else is a fault, reported in words ("raise to 150
   is below the minimum raise to 200").
