@@ -17,7 +17,10 @@ import sys
 from collections.abc import Callable
 from typing import Annotated, Any, Optional
 
+import click
 import typer
+import typer.main
+from typer.core import TyperGroup
 
 from protocols import GamePlugin
 
@@ -106,29 +109,69 @@ def _matches_of(given: dict[str, list[str] | None]) -> list[dict[str, Any]]:
     return [{**fixed, key: parse_value(value)} for value in values]
 
 
-def register_games(app: typer.Typer, play: Callable[..., Any], run: Callable[..., int]) -> None:
-    """Add ``arena <id>`` for every installed game, and each game's extra commands."""
-    reserved = {info.name or info.callback.__name__ for info in app.registered_commands}
-    reserved |= {info.name for info in app.registered_groups}
-    for game_id in sorted(available_games()):
-        try:
-            plugin = load_game(game_id)
-        except PluginLoadError:
-            continue  # `arena games` lists it as broken; the rest of the CLI works
-        if game_id in reserved:
-            print(f"arena: warning: game {game_id!r} has the name of a command; play it with "
-                  f"`arena play {game_id}`", file=sys.stderr)
-        else:
-            app.command(game_id)(game_command(plugin, play, run))
-        for name, target in plugin.commands.items():
-            if name in reserved:
+class LazyGames(TyperGroup):
+    """The ``arena`` group: ``arena <id>`` and the games' extra commands are
+    built when asked for, so a command that needs one game (or none) does not
+    import every installed plugin (some 0.1 s of every ``arena`` process)."""
+
+    #: (play, run) of ``arena play``: bound by ``register_games`` in a subclass
+    game_runner: tuple[Callable[..., Any], Callable[..., int]] | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._loaded: set[str] = set()
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is None and self.game_runner is not None:
+            self._load(ctx, [cmd_name] if cmd_name in available_games() else sorted(available_games()))
+            found = super().get_command(ctx, cmd_name)
+        return found
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        if self.game_runner is not None:
+            self._load(ctx, sorted(available_games()))
+        return super().list_commands(ctx)
+
+    def _load(self, ctx: click.Context, game_ids: list[str]) -> None:
+        loaded = self._loaded
+        reserved = set(super().list_commands(ctx)) - loaded
+        play, run = self.game_runner  # type: ignore[misc]
+        for game_id in game_ids:
+            if game_id in loaded:
                 continue
-            module, _, attr = target.partition(":")
+            loaded.add(game_id)
             try:
-                group = getattr(importlib.import_module(module), attr)
-            except (ImportError, AttributeError) as exc:
-                print(f"arena: warning: {game_id}'s command {name!r} ({target}) failed to load: {exc}",
-                      file=sys.stderr)
-                continue
-            app.add_typer(group, name=name)
-            reserved.add(name)
+                plugin = load_game(game_id)
+            except PluginLoadError:
+                continue  # `arena games` lists it as broken; the rest of the CLI works
+            if game_id in reserved:
+                print(f"arena: warning: game {game_id!r} has the name of a command; play it with "
+                      f"`arena play {game_id}`", file=sys.stderr)
+            else:
+                self.add_command(_single(game_id, game_command(plugin, play, run)), game_id)
+            for name, target in plugin.commands.items():
+                if name in reserved or name in self.commands:
+                    continue
+                module, _, attr = target.partition(":")
+                try:
+                    group = getattr(importlib.import_module(module), attr)
+                except (ImportError, AttributeError) as exc:
+                    print(f"arena: warning: {game_id}'s command {name!r} ({target}) failed to load: {exc}",
+                          file=sys.stderr)
+                    continue
+                command = typer.main.get_command(group)
+                command.name = name  # a typer app converted on its own has none
+                self.add_command(command, name)
+
+
+def _single(name: str, function: Callable[..., None]) -> click.Command:
+    holder = typer.Typer(add_completion=False, context_settings={"help_option_names": ["-h", "--help"]})
+    holder.command(name)(function)
+    return typer.main.get_command(holder)
+
+
+def register_games(app: typer.Typer, play: Callable[..., Any], run: Callable[..., int]) -> None:
+    """``arena <id>`` for every installed game, and each game's extra commands,
+    built on demand: ``app`` becomes a ``LazyGames`` group bound to ``play``/``run``."""
+    app.info.cls = type("ArenaCommands", (LazyGames,), {"game_runner": (play, run)})

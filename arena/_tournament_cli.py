@@ -13,7 +13,7 @@ from typing import Annotated, Any, Optional
 import trio
 import typer
 
-from ._games import PluginLoadError, available_games, load_game
+from ._games import load_game
 
 from ._bot import BadBotCommand, BotSpec
 from ._checks import UsageError, check_range, game_params, parse_param
@@ -76,15 +76,8 @@ def entrant_specs(texts: list[str]) -> list[BotSpec]:
 
 
 def _rounds_help() -> str:
-    notes = []
-    for game_id in sorted(available_games()):
-        try:
-            plugin = load_game(game_id)
-        except PluginLoadError:
-            continue
-        note = plugin.round_note or f"every seating of {plugin.spec.max_seats} entrants"
-        notes.append(f"{game_id}: {note}")
-    return "How many rounds; one round is " + "; ".join(notes) + ". With --until-ci, the most. (default: 1)"
+    return ("How many rounds; one round is every seating of the entrants, or what the game says "
+            "(`arena games GAME`). With --until-ci, the most. (default: 1)")
 
 
 #: Options a resume restores from the database (and refuses to change).

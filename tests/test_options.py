@@ -15,6 +15,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import click
 import pytest
 import typer.main
 from hypothesis import HealthCheck, given, settings
@@ -79,7 +80,9 @@ def numeric_options() -> list[tuple[str, str, type]]:
     found = []
 
     def walk(group, prefix: str) -> None:
-        for name, command in group.commands.items():
+        ctx = click.Context(group)  # the games' commands are built when listed
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
             full = f"{prefix}{name}"
             if hasattr(command, "commands"):
                 walk(command, full + " ")
