@@ -263,5 +263,7 @@ def test_seed_faithful_defaults(tmp_path):
     with sqlite3.connect(db) as conn:
         (lifetime,) = conn.execute("SELECT lifetime FROM tournaments").fetchone()
     assert lifetime == "tournament"
-    helptext = run_arena("tournament", "--help").stdout
-    assert "two of the seed's rounds" in " ".join(re.sub(r"[│╭╮╰╯─]", " ", helptext).split())
+    # what a round is: `arena games GAME`, which --rounds' help points to
+    assert "(`arena games GAME`)" in " ".join(re.sub(r"[│╭╮╰╯─]", " ", run_arena("tournament", "--help").stdout).split())
+    assert "a round is both seatings of every pair of entrants: two of the seed's rounds" in \
+        run_arena("games", "rpsdraft").stdout
