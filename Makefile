@@ -110,6 +110,7 @@ bench: install bots
 	$(PY) -m benchmarks.sandbox_spawn
 	$(PY) -m benchmarks.duplicate_ci
 	$(PY) -m benchmarks.holdem_engine
+	$(PY) -m benchmarks.holdem_arena
 
 clean:
 	rm -rf $(VENV) $(BUILD) *.egg-info .pytest_cache .hypothesis
