@@ -186,7 +186,6 @@ class HoldemDealer:
         self.hands = 0
         self.tournaments = 0
         self.hand: HoldemHand | None = None
-        self.freezeout: Freezeout | None = None
 
     # -- reports --------------------------------------------------------------
 
@@ -230,7 +229,7 @@ class HoldemDealer:
                 self.hands += 1
         else:
             for t in range(p.tournaments):
-                tour = self.freezeout = Freezeout(n, p, t)
+                tour = Freezeout(n, p, t)
                 while not tour.over:
                     hand = yield from self._play_hand(tour.stacks, tour.next_button(), tour.blinds(), t)
                     tour.record(hand)
@@ -241,7 +240,6 @@ class HoldemDealer:
                 self.tournaments += 1
                 end = encode(TournamentEnd(tournament=t, places=[float(x) for x in tour.places], points=points))
                 yield Exchange([(s, end) for s in range(n)], reply=False)
-            self.freezeout = None
         yield from end_match(self.match_index, self.scores(), n)
         return MatchOutcome(payoffs=self.scores(), hands=self.hands,
                             extra={"tournaments": self.tournaments} if p.format == "freezeout" else {})

@@ -71,7 +71,7 @@ the wire protocol is ``protocols.holdem`` and docs/protocols/holdem.md.
 
 from __future__ import annotations
 
-from ._cards import NAMES, RANKS, SUITS, card_names, category, describe, evaluate, parse_cards
+from ._cards import NAMES, RANKS, SUITS, card_names, describe, evaluate, parse_cards
 from ._params import HoldemParams
 from ._rules import ACTIONS, ALLIN, CALL, FOLD, OVER, PREFLOP, RAISE, STREETS, HoldemHand, Legal, Pot
 from ._tournament import Freezeout
@@ -94,7 +94,6 @@ __all__ = [
     "Legal",
     "Pot",
     "card_names",
-    "category",
     "describe",
     "evaluate",
     "parse_cards",

@@ -34,10 +34,9 @@ def _load_eval7():
     _evaluate = eval7.evaluate
     return _evaluate
 
+
 # eval7's value: the category in bits 24+, then the ranks that decide within
 # it, one per 4 bits from bit 16 down (most significant first).
-CATEGORY = ("high card", "pair", "two pair", "three of a kind", "straight", "flush",
-            "full house", "four of a kind", "straight flush")
 _WORD = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
          "jack", "queen", "king", "ace")
 _PLURAL = ("twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines", "tens",
@@ -68,10 +67,6 @@ def evaluate_holes(holes: Iterable[Sequence[int]], board: Sequence[int]) -> list
     cards = _EVAL7
     shared = [cards[c] for c in board]
     return [evaluate([cards[a], cards[b], *shared]) for a, b in holes]
-
-
-def category(value: int) -> int:
-    return value >> 24
 
 
 def describe(value: int) -> str:
