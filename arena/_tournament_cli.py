@@ -20,7 +20,7 @@ from ._checks import UsageError, check_range, game_params, parse_param
 from ._plan import SEED_MAX, check_lifetime, check_limits, entrant, load_plugin
 from ._results_cli import print_standings, standings_format, standings_of
 from ._sandbox import SandboxPolicy, resolve_level
-from ._store import file_digest, open_store
+from ._store import Store, file_digest, open_store
 from ._text import inert
 from ._tournament import FAULT_RULES, Outcome, Pairing, Progress, TournamentConfig, run_tournament, unplayed_score
 
@@ -142,9 +142,33 @@ def _start(game, bots, given: dict[str, Any], jobs: int, db: Path):
     """A new tournament: every option checked before the database is touched."""
     if game is None or not bots:
         raise UsageError("give a GAME and its entrants, or --resume ID")
+    config, plugin, settings = plan_tournament(game, entrant_specs(bots), given, jobs)
+    store = open_store(db)
+    try:
+        tid = create_tournament(store, config, plugin, settings)
+    except BaseException:
+        store.close()
+        raise
+    return config, plugin, store, tid
+
+
+def create_tournament(store: Store, config: TournamentConfig, plugin: Any, settings: dict[str, Any]) -> int:
+    """Write a planned tournament to ``store`` and lock it; its id."""
+    entrants = [(s.name, store.bot_id(s.name, s.command, list(s.argv))) for s in config.bots]
+    tid = store.new_tournament(config.game, plugin.spec.version, config.params, config.seed, config.rounds,
+                               config.lifetime, entrants, settings)
+    store.lock_tournament(tid)
+    return tid
+
+
+def plan_tournament(game: str, specs: list[BotSpec], given: dict[str, Any], jobs: int):
+    """Every option of a new tournament checked (raises UsageError); nothing stored.
+
+    ``given``: the options of ``RESTORED`` that were set. The one place both
+    ``arena tournament`` and the league server turn options into a config.
+    """
     plugin = load_plugin(game)
     params = game_params(plugin, dict(parse_param(p) for p in given.get("param", [])), keys=True)
-    specs = entrant_specs(bots)
     lifetime = given.get("lifetime", plugin.default_lifetime)
     check_lifetime(plugin, lifetime, matches=2)  # a tournament is many matches
     table = given.get("seats")
@@ -172,16 +196,7 @@ def _start(game, bots, given: dict[str, Any], jobs: int, db: Path):
         game=game, params=params.model_dump(mode="json"), bots=specs, seed=seed, rounds=rounds, jobs=jobs,
         lifetime=lifetime, **_config_settings(settings, names),
     )
-    store = open_store(db)
-    try:
-        entrants = [(s.name, store.bot_id(s.name, s.command, list(s.argv))) for s in specs]
-        tid = store.new_tournament(game, plugin.spec.version, config.params, seed, rounds, lifetime, entrants,
-                                   settings)
-        store.lock_tournament(tid)
-    except BaseException:
-        store.close()
-        raise
-    return config, plugin, store, tid
+    return config, plugin, settings
 
 
 def _settings(given: dict[str, Any], plugin: Any) -> dict[str, Any]:
@@ -227,38 +242,46 @@ def _resume(tid: int, db: Path, game, bots, given: dict[str, Any], accept_change
         )
     store = open_store(db, create=False)
     try:
-        saved = store.tournament(tid)
-        if saved is None:
-            raise UsageError(f"no tournament {tid} in {db}")
-        if game is not None and game != saved["game"]:
-            raise UsageError(f"tournament {tid} is {saved['game']}, not {game}")
-        entrants = saved["entrants"]
-        records = [store.bot(e["bot"]) for e in entrants]
-        if bots and list(bots) != [r["command"] for r in records]:
-            raise UsageError(f"tournament {tid} was started with other bots: {[r['command'] for r in records]}")
-        specs = [BotSpec(command=r["command"], argv=BotSpec.parse(r["command"]).argv, name=e["name"])
-                 for r, e in zip(records, entrants)]
-        for record, spec in zip(records, specs):
-            now = file_digest(list(spec.argv))
-            if now != record["sha256"]:
-                what = (f"bot {spec.name!r} changed since tournament {tid} started "
-                        f"(SHA-256 of its files was {record['sha256'][:12]}, now {now[:12]})")
-                if not accept_changed:
-                    raise UsageError(what + "; pass --accept-changed-bots to play on with it anyway")
-                store.add_event(tid, "accepted: " + what)
-        plugin = load_game(saved["game"])
-        settings = saved["settings"]
-        # The level recorded must still work here; it is never silently replaced.
-        resolve_level(settings.get("sandbox"))
-        config = TournamentConfig(
-            game=saved["game"], params=saved["params"], bots=specs, seed=saved["seed"], rounds=saved["rounds"],
-            jobs=jobs, lifetime=saved["lifetime"], **_config_settings(settings, [s.name for s in specs]),
-        )
-        store.lock_tournament(tid)
+        config, plugin = load_tournament(store, tid, jobs, game=game, bots=bots, accept_changed=accept_changed)
     except BaseException:
         store.close()
         raise
     return config, plugin, store, tid
+
+
+def load_tournament(store: Store, tid: int, jobs: int, *, game: str | None = None, bots: Any = None,
+                    accept_changed: bool = False) -> tuple[TournamentConfig, Any]:
+    """Tournament ``tid`` as it was started, locked for playing on (raises UsageError)."""
+    db = store.path
+    saved = store.tournament(tid)
+    if saved is None:
+        raise UsageError(f"no tournament {tid} in {db}")
+    if game is not None and game != saved["game"]:
+        raise UsageError(f"tournament {tid} is {saved['game']}, not {game}")
+    entrants = saved["entrants"]
+    records = [store.bot(e["bot"]) for e in entrants]
+    if bots and list(bots) != [r["command"] for r in records]:
+        raise UsageError(f"tournament {tid} was started with other bots: {[r['command'] for r in records]}")
+    specs = [BotSpec(command=r["command"], argv=BotSpec.parse(r["command"]).argv, name=e["name"])
+             for r, e in zip(records, entrants)]
+    for record, spec in zip(records, specs):
+        now = file_digest(list(spec.argv))
+        if now != record["sha256"]:
+            what = (f"bot {spec.name!r} changed since tournament {tid} started "
+                    f"(SHA-256 of its files was {record['sha256'][:12]}, now {now[:12]})")
+            if not accept_changed:
+                raise UsageError(what + "; pass --accept-changed-bots to play on with it anyway")
+            store.add_event(tid, "accepted: " + what)
+    plugin = load_game(saved["game"])
+    settings = saved["settings"]
+    # The level recorded must still work here; it is never silently replaced.
+    resolve_level(settings.get("sandbox"))
+    config = TournamentConfig(
+        game=saved["game"], params=saved["params"], bots=specs, seed=saved["seed"], rounds=saved["rounds"],
+        jobs=jobs, lifetime=saved["lifetime"], **_config_settings(settings, [s.name for s in specs]),
+    )
+    store.lock_tournament(tid)
+    return config, plugin
 
 
 def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) -> int:

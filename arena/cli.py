@@ -376,6 +376,10 @@ from ._quarantine_cli import register as _register_quarantine  # noqa: E402
 
 _register_quarantine(app)
 
+from ._league._cli import register as _register_league  # noqa: E402
+
+_register_league(app)
+
 
 def main() -> None:
     try:

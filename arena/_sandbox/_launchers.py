@@ -123,7 +123,7 @@ class SandboxLauncher(Launcher):
         # Private to the arena's user: staged copies and skeletons live here.
         base = "/run" if root and os.access("/run", os.W_OK) else None
         self._state = Path(tempfile.mkdtemp(prefix=f"arena-sandbox-{self.token}-", dir=base))
-        self._staged: dict[tuple[str, bool], str] = {}
+        self._staged: dict[tuple[str, bool, int, int], str] = {}
 
     @property
     def layers(self) -> list[str]:
@@ -148,7 +148,10 @@ class SandboxLauncher(Launcher):
         """``path`` itself, or a copy the bot's uid can read (root only)."""
         if not self.root:
             return path  # the bot runs as the arena's own user: it reads what we read
-        key = (path, is_dir)
+        # A long-lived launcher (the league server) sees folders replaced
+        # (a build's output): a copy is only reused for the same inode and mtime.
+        st = os.stat(path)
+        key = (path, is_dir, st.st_ino, st.st_mtime_ns)
         if key in self._staged:
             return self._staged[key]
         source = path
@@ -277,7 +280,9 @@ class BasicLauncher(SandboxLauncher):
         commands that fill it: the system mounts, the private tmpfs places,
         then the view's binds (mount points inside a private tmpfs, for a bot
         that lives under /tmp, are made once that tmpfs is there)."""
-        key = view.key()
+        # The lines name the bind sources: a staged copy made afresh (a folder
+        # a build replaced, in the long-lived league server) needs new lines.
+        key = (view.key(), tuple(b.source for b in view.binds))
         if key in self._fstabs:
             return self._fstabs[key]
         n = len(self._fstabs)
