@@ -86,7 +86,7 @@ CREATE TABLE IF NOT EXISTS matches (
 """
 
 _MATCH_COLUMNS = ("id, round, idx, seats, seed, status, completed, hands, scores, payoffs, faults, timings,"
-                  " transcript, log_dir, tournament")
+                  " transcript, log_dir, tournament, finished")
 
 
 def file_digest(command_argv: list[str]) -> str:
@@ -287,7 +287,7 @@ def _match_row(r: tuple) -> dict[str, Any]:
         "id": r[0], "round": r[1], "idx": r[2], "seats": json.loads(r[3]), "seed": r[4], "status": r[5],
         "completed": bool(r[6]), "hands": r[7] or 0, "scores": _load(r[8], []), "payoffs": _load(r[9], []),
         "faults": _load(r[10], []), "timings": _load(r[11], {}), "transcript": r[12], "log_dir": r[13],
-        "tournament": r[14],
+        "tournament": r[14], "finished": r[15],
     }
 
 

@@ -238,7 +238,7 @@ class LeagueRunner:
         self.log(f"Quarantine of {v['label']} ({v['game']})")
         try:
             plan = make_plan(v["game"], v["command"], matches=self.settings.quarantine_matches,
-                             timeout=self.settings.timeout)
+                             timeout=self.settings.timeout, params=self.settings.params.get(v["game"]))
         except ValueError as exc:
             self._step(v, "quarantine", "FAIL", str(exc))
             self.league.set_state(v["id"], "rejected", str(exc))

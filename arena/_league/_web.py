@@ -20,6 +20,7 @@ login form); bearer requests carry no ambient credential and need none.
 from __future__ import annotations
 
 import gzip
+from dataclasses import asdict
 import hmac
 import re
 import secrets
@@ -155,7 +156,7 @@ async def home(request: Request) -> Response:
     site: Site = request.app.state.site
     auth = _auth(site, request)
     data = {"games": _games(site), "next_tournament": site.runner.next_run,
-            "live": [vars(lv) for lv in site.runner.live.values()]}
+            "live": [asdict(lv) for lv in site.runner.live.values()]}
     return _render(site, request, "home.html", data, auth)
 
 
@@ -402,6 +403,9 @@ def submit_bot(site: Site, user: dict[str, Any], game: str, name: str, filename:
     """
     limits = site.runner.settings.limits
     games = site.runner.settings.games
+    # Every attempt counts, refused ones too: unpacking costs the server, not the sender.
+    if not site.submits.allow(f"user{user['id']}"):
+        raise HTTPException(429, f"at most {site.submits.count} submissions an hour; try again later")
     try:
         inspect_upload(data, filename, limits)
     except UploadError as exc:
@@ -422,8 +426,6 @@ def submit_bot(site: Site, user: dict[str, Any], game: str, name: str, filename:
         if not NAME_RE.match(name):
             raise HTTPException(400, f"bot name {name!r} is not usable: 1 to 40 letters, digits, '_', '.' "
                                      "or '-', starting with a letter or digit")
-        if not site.submits.allow(f"user{user['id']}"):
-            raise HTTPException(429, f"at most {site.submits.count} submissions an hour; try again later")
         try:
             bot = site.league.bot_for(user["id"], game, name)
         except PermissionError as exc:
