@@ -8,7 +8,7 @@ BUILD  := $(BOTS)/build
 # rustup installs under ~/.cargo/bin, which a non-login shell may not have on PATH.
 RUSTC  := $(shell command -v rustc 2>/dev/null || ls $(HOME)/.cargo/bin/rustc 2>/dev/null)
 
-.PHONY: all demo test test-fast bench bots install bytecode system-deps supervisor clean csharp-bot
+.PHONY: all demo serve test test-fast bench bots install bytecode system-deps supervisor clean csharp-bot
 
 all: install bots
 
@@ -22,6 +22,7 @@ system-deps:
 	command -v mcs  >/dev/null 2>&1 || missing="$$missing mono-mcs"; \
 	command -v mono >/dev/null 2>&1 || missing="$$missing mono-runtime"; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	[ -n "$(RUSTC)" ] || missing="$$missing rustc"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
@@ -88,6 +89,15 @@ $(BUILD)/rule_bot_rs: $(BOTS)/rule_bot.rs
 demo: install bots
 	$(ARENA) kuhn3 ./$(BUILD)/rule_bot "node $(BOTS)/rule_bot.js" "python3 $(BOTS)/equilibrium_bot.py --seed 1" \
 	  --seed 2026 --end-prob 1/2000
+
+# A demo league on 127.0.0.1:8000 (PORT=...): the sample bots already
+# submitted, a tournament every minute; it prints the URL and an admin token.
+LEAGUE_DB ?= .league/demo.db
+PORT ?= 8000
+serve: install bots
+	@mkdir -p $(dir $(LEAGUE_DB))
+	$(ARENA) serve --demo --db $(LEAGUE_DB) --port $(PORT) --every 1m \
+	  -p kuhn3.hands=100 -p holdem.hands=20 --game kuhn3 --game holdem
 
 # The whole suite and, beside it, the sandbox tests again as an unprivileged
 # user (when run as root; see tests/unprivileged.py; its report follows the

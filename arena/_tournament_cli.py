@@ -142,6 +142,8 @@ def _start(game, bots, given: dict[str, Any], jobs: int, db: Path):
     """A new tournament: every option checked before the database is touched."""
     if game is None or not bots:
         raise UsageError("give a GAME and its entrants, or --resume ID")
+    # The game's parameters are checked before the bots (the first error is the one named).
+    game_params(load_plugin(game), dict(parse_param(p) for p in given.get("param", [])), keys=True)
     config, plugin, settings = plan_tournament(game, entrant_specs(bots), given, jobs)
     store = open_store(db)
     try:

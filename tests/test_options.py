@@ -45,6 +45,7 @@ BASE = {
     "quarantine": ["rpsdraft", TRUE, "--sandbox", "none", "--matches", "2"],
     "strategy generate": ["--bet1", "1", "--bet2", "2", "--iterations", "0", "-o", "{out}"],
     "show": ["--db", "{db}"],
+    "serve": ["--check", "--db", "{db}", "--sandbox", "none"],
 }
 #: Options whose accepted values mean work in proportion: only small ones are tried.
 WORK = {"--rounds", "--matches", "--iterations", "--jobs"}
@@ -183,7 +184,7 @@ def test_a_numeric_option_is_accepted_or_a_usage_error(command, option, kind, da
     if code == 1:
         # a fault, not the option's: the bots stopped at once (or the show found nothing)
         assert "FAULT" in out or "quarantine FAILED" in out or "with a fault" in out or command == "show", out
-    if code == 2 and command == "tournament":
+    if code == 2 and command in ("tournament", "serve"):
         # a usage error leaves no database behind
         assert not (folder / "t.db").exists()
 

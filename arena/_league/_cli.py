@@ -47,6 +47,7 @@ def serve_cmd(
     sandbox: Annotated[Optional[str], typer.Option(help="none, basic or strict (default: the best that works).")] = None,
     secure_cookies: Annotated[bool, typer.Option("--secure-cookies", help="Mark cookies Secure (behind HTTPS).")] = False,
     demo: Annotated[bool, typer.Option("--demo", help="Add an admin 'demo' and submit the sample bots (once).")] = False,
+    check: Annotated[bool, typer.Option("--check", help="Check the options and stop (starts and creates nothing).")] = False,
 ) -> None:
     """Run a league: submissions, quarantine, scheduled tournaments and a web leaderboard."""
     from ._server import ServeOptions, serve
@@ -60,6 +61,7 @@ def serve_cmd(
                 raise UsageError(f"--param takes GAME.KEY=VALUE (e.g. kuhn3.hands=100), not {p!r}")
             settings_params.setdefault(head, []).append(rest)
         check_range("--port", port, 0, 65535)
+        check_range("--timeout", timeout, 0, 3600, low_open=True)
         check_range("--jobs", jobs, 1, 256)
         check_range("--rounds", rounds, 1, 10_000)
         check_range("--quarantine-matches", quarantine_matches, 1, 10_000)
@@ -70,7 +72,7 @@ def serve_cmd(
             db=db, host=host, port=port, every=parse_every(every), jobs=jobs, games=games, params=settings_params,
             rounds=rounds, timeout=timeout, quarantine_matches=quarantine_matches, build_seconds=build_seconds,
             submit_limit=submit_limit, max_upload_bytes=int(max_upload_mb * 2**20), sandbox=sandbox,
-            secure_cookies=secure_cookies, demo=demo)
+            secure_cookies=secure_cookies, demo=demo, check=check)
         code = serve(options)
     except UsageError as exc:
         raise _usage(str(exc)) from None

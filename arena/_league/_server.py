@@ -11,10 +11,11 @@ from pathlib import Path
 
 import trio
 
-from .._checks import UsageError
+from .._checks import UsageError, game_params, parse_param
+from .._plan import check_limits, load_plugin
 from .._host import open_host
 from .._manifest import games_with_manifests
-from .._sandbox import SandboxUnavailable
+from .._sandbox import SandboxUnavailable, resolve_level
 from .._store import open_store
 from ._db import League
 from ._runner import LeagueRunner, LeagueSettings
@@ -42,6 +43,15 @@ class ServeOptions:
     sandbox: str | None = None
     secure_cookies: bool = False
     demo: bool = False
+    check: bool = False  # validate the options and stop
+
+
+def _manifest_raw(game: str) -> dict:
+    from .._manifest import ManifestError, manifest_of
+    try:
+        return dict(manifest_of(load_plugin(game)).params)
+    except (ManifestError, UsageError):
+        return {}
 
 
 def log(text: str) -> None:
@@ -54,9 +64,19 @@ def serve(options: ServeOptions) -> int:
     for g in games:
         if g not in known:
             raise UsageError(f"--game {g!r}: not an installed game with sample bots (installed: {', '.join(known)})")
-    for g in options.params:
+    for g, given in options.params.items():
         if g not in games:
             raise UsageError(f"--param {g}.…: {g!r} is not a game of this league ({', '.join(games)})")
+        try:
+            game_params(load_plugin(g), {**_manifest_raw(g), **dict(parse_param(p) for p in given)}, keys=True)
+        except UsageError as exc:
+            raise UsageError(f"--param {g}.…: {exc}") from None
+    check_limits(timeout=options.timeout, startup_timeout=10.0, budget=None, seed=None)
+    if options.check:
+        level = resolve_level(options.sandbox, untrusted=True, warn=log)
+        print(f"League options are valid: games {', '.join(games)}, every {options.every:g} s, "
+              f"sandbox {level}, db {options.db} (nothing was started)")
+        return 0
     try:
         # Submissions are untrusted: no sandbox is a refusal unless asked for by name.
         host = open_host(options.sandbox, untrusted=True, warn=log)
