@@ -7,7 +7,6 @@ from __future__ import annotations
 import gzip
 import io
 import os
-import signal
 import sqlite3
 import subprocess
 import tarfile
@@ -20,6 +19,8 @@ import pytest
 from .conftest import PY, ROOT
 from .league_server import League, add_user, env, files_under, sample, tar_gz, zip_bytes
 
+# The tests share one league per worker (module scope): its setup, three bots
+# through quarantine and a placement, is the cost of this module.
 pytestmark = pytest.mark.slow
 
 ARGS = ("--game", "kuhn3", "-p", "kuhn3.hands=20", "--quarantine-matches", "3", "--every", "1h")
@@ -275,66 +276,41 @@ def test_every_page_has_a_json_twin_and_safe_headers(league):
     assert h2h and all(r["matches"] == r["wins"] + r["losses"] + r["draws"] for r in h2h)
 
 
-def test_limits_on_logins_and_submissions_and_a_scheduled_tournament(tmp_path):
-    db = tmp_path / "limits.db"
-    token = add_user(db, "sam")
-    server = League(db, "--game", "kuhn3", "-p", "kuhn3.hands=10", "--quarantine-matches", "3",
-                    "--every", "2s", "--submit-limit", "3")
-    try:
-        bots = []
-        for script in ("random_bot.py", "check_fold_bot.py", "equilibrium_bot.py"):
-            r = server.submit(token, script, sample(script), name=script.split("_")[0])
-            assert r.status_code == 201
-            bots.append(r.json()["bot"])
-        r = server.submit(token, "rule_bot.js", sample("rule_bot.js"))
-        assert r.status_code == 429 and "3 submissions an hour" in r.json()["error"]
-        for _ in range(10):
-            server.http.post("/login", data={"token": "x"})
-        assert server.http.post("/login", data={"token": "x"}).status_code == 429
-        # The schedule plays on its own once the pool is big enough.
-        server.wait("a scheduled tournament", lambda: any(
-            t["kind"] == "scheduled" and t["status"] == "finished"
-            for t in server.http.get("/api/tournaments").json()["tournaments"]), timeout=180)
-    finally:
-        assert server.stop() == 0, server.stderr()
+def test_tokens_are_stored_hashed_and_can_be_replaced(league):
+    token = add_user(league.db, "tess")
+    assert token.encode() not in league.db.read_bytes()
+    wal = Path(str(league.db) + "-wal")
+    assert not wal.exists() or token.encode() not in wal.read_bytes()
+    out = subprocess.run([PY, "-m", "arena", "users", "token", "tess", "--db", str(league.db)],
+                         capture_output=True, text=True, env=env(), timeout=60)
+    assert out.returncode == 0, out.stderr
+    new = out.stdout.strip()
+    assert new != token
+    me = lambda t: league.http.post("/api/bots", headers={"Authorization": f"Bearer {t}"})  # noqa: E731
+    assert me(token).status_code == 401
+    assert me(new).status_code != 401
 
 
-def test_a_server_killed_mid_tournament_resumes_it_without_losing_or_repeating(tmp_path):
-    db = tmp_path / "resume.db"
-    token = add_user(db, "ada", admin=True)
-    args = ("--game", "kuhn3", "-p", "kuhn3.hands=80", "--quarantine-matches", "3", "--every", "1h")
-    server = League(db, *args)
-    try:
-        for script in ("random_bot.py", "check_fold_bot.py", "equilibrium_bot.py", "rule_bot.js"):
-            r = server.submit(token, script, sample(script), name=script.split("_")[0])
-            server.settled(r.json()["bot"])
-        server.wait("placements", lambda: not server.http.get("/api/games").json()["live"])
-        r = server.http.post("/api/tournaments/start", headers={"Authorization": f"Bearer {token}"},
-                             data={"game": "kuhn3"})
-        assert r.status_code == 202
-        live = server.wait("the tournament to be under way", lambda: [
-            t for t in server.http.get("/api/games").json()["live"] if t["kind"] == "manual" and t["done"] >= 2])
-        tid = live[0]["tid"]
-        # A crash: the whole process group dies at once, with matches in flight.
-        os.killpg(server.proc.pid, signal.SIGKILL)
-        server.proc.wait()
-    finally:
-        server.stop()
-    with sqlite3.connect(db) as conn:
-        before = dict(conn.execute("SELECT id, finished FROM matches WHERE tournament=? AND status='done'", (tid,)))
-        total = conn.execute("SELECT COUNT(*) FROM matches WHERE tournament=?", (tid,)).fetchone()[0]
-    assert 2 <= len(before) < total, "kill the server while the tournament runs"
-    again = League(db, *args)
-    try:
-        again.wait("the resumed tournament to finish", lambda: again.http.get(
-            f"/api/tournaments/{tid}").json()["tournament"]["status"] == "finished", timeout=240)
-        assert f"Resuming tournament {tid}" in again.stderr()
-    finally:
-        assert again.stop() == 0
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT id, round, idx, status, finished FROM matches WHERE tournament=?", (tid,)).fetchall()
-    assert len(rows) == total and all(r[3] == "done" for r in rows)
-    assert len({(r[1], r[2]) for r in rows}) == total
-    for mid, _, _, _, finished in rows:  # the matches stored before the kill were not played again
-        if mid in before:
-            assert finished == before[mid]
+def test_a_new_version_replaces_the_old_which_keeps_its_record(league):
+    bob = league.tokens["bob"]
+    bot = league.pool[1]
+    old = league.version(bot)
+    r = league.submit(bob, "check_fold_bot.py", sample("check_fold_bot.py"), name="checkfold")
+    assert r.status_code == 201 and r.json()["bot"] == bot and r.json()["number"] == old["number"] + 1
+    assert league.settled(bot)["state"] == "active"
+    versions = league.http.get(f"/api/bots/{bot}").json()["versions"]
+    assert [v["state"] for v in versions[:2]] == ["active", "retired"]
+    assert versions[1]["message"] == f"replaced by v{old['number'] + 1}"
+    # The retired version keeps its line (below the playing ones) and its matches.
+    rows = {r["version"]: r for r in league.http.get("/api/games/kuhn3").json()["rows"]}
+    assert rows[old["id"]]["state"] == "retired" and rows[old["id"]]["matches"] > 0
+
+
+def test_an_admin_may_pause_anyones_bot_and_rerun_its_quarantine(league):
+    ada = {"Authorization": f"Bearer {league.tokens['ada']}"}
+    bot = league.pool[2]
+    assert league.http.post(f"/api/bots/{bot}/pause", headers=ada).status_code == 200
+    assert league.http.post(f"/api/bots/{bot}/resume", headers=ada).status_code == 200
+    assert league.http.post(f"/api/bots/{bot}/requarantine", headers=ada).status_code == 200
+    v = league.settled(bot)
+    assert v["state"] == "active" and v["message"] == ""

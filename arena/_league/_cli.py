@@ -38,7 +38,7 @@ def serve_cmd(
         "--game", help="A game this league plays (repeatable; default: every installed game with sample bots).")] = None,
     param: Annotated[Optional[list[str]], typer.Option(
         "--param", "-p", metavar="GAME.KEY=VALUE", help="A game parameter for the league's matches (repeatable).")] = None,
-    rounds: Annotated[int, typer.Option(help="Rounds per scheduled tournament.")] = 1,
+    rounds: Annotated[int, typer.Option(help="Rounds per tournament (scheduled, placement or started by an admin).")] = 1,
     timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 1.0,
     quarantine_matches: Annotated[int, typer.Option("--quarantine-matches", help="Matches of a quarantine.")] = 6,
     build_seconds: Annotated[float, typer.Option("--build-seconds", help="Time limit of a build command.")] = 120.0,
@@ -105,6 +105,29 @@ def users_add(
     finally:
         store.close()
     typer.echo(f"Added {'admin' if admin else 'user'} {name}. Their token (shown once, keep it):", err=True)
+    typer.echo(token)
+
+
+@users_app.command("token")
+def users_token(
+    name: Annotated[str, typer.Argument(help="The user's name.")],
+    db: Annotated[Path, typer.Option(help="The league's SQLite file.")] = Path("league.db"),
+) -> None:
+    """Give a user a new token (a lost or leaked one): the old token and its web sessions stop working."""
+    from .._store import open_store
+    from ._db import League
+
+    try:
+        store = open_store(db, create=False)
+    except UsageError as exc:
+        raise _usage(str(exc)) from None
+    try:
+        token = League(store).new_token(name)
+    except ValueError as exc:
+        raise _usage(str(exc)) from None
+    finally:
+        store.close()
+    typer.echo(f"New token for {name} (shown once; the old one no longer works):", err=True)
     typer.echo(token)
 
 

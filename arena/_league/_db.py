@@ -96,6 +96,15 @@ class League:
             raise ValueError(f"there is already a user named {name!r}") from None
         return token
 
+    def new_token(self, name: str) -> str:
+        """A new token for ``name``; the old one stops working, and so do its sessions."""
+        token = "arena_" + secrets.token_urlsafe(32)
+        cur = self.db.execute("UPDATE league_users SET token_hash=? WHERE name=?", (digest(token), name))
+        if cur.rowcount == 0:
+            raise ValueError(f"there is no user named {name!r}")
+        self.db.execute("DELETE FROM league_sessions WHERE user=(SELECT id FROM league_users WHERE name=?)", (name,))
+        return token
+
     def user_by_token(self, token: str) -> dict[str, Any] | None:
         row = self.db.execute("SELECT id, name, admin FROM league_users WHERE token_hash=?",
                               (digest(token),)).fetchone()
@@ -207,11 +216,6 @@ class League:
     def pool(self, game: str) -> list[dict[str, Any]]:
         """The versions that play: active, of bots not paused."""
         return self.versions("b.game=? AND v.state='active' AND b.paused=0", (game,))
-
-    def submissions_since(self, owner: int, since: float) -> int:
-        return self.db.execute(
-            "SELECT COUNT(*) FROM league_versions v JOIN league_bots b ON b.id=v.bot WHERE b.owner=? AND v.created>=?",
-            (owner, since)).fetchone()[0]
 
     # -- tournaments -----------------------------------------------------------------
 

@@ -85,11 +85,15 @@ class LeagueRunner:
                  log: Callable[[str], None] = print) -> None:
         self.league, self.store, self.host, self.settings, self.log = league, store, host, settings, log
         self.files = store.data_dir / "league"
+        self.files.mkdir(mode=0o700, exist_ok=True)
         for sub in ("blobs", "bots", "work"):
-            (self.files / sub).mkdir(mode=0o700, parents=True, exist_ok=True)
+            (self.files / sub).mkdir(mode=0o700, exist_ok=True)
         self.live: dict[int, Live] = {}
         self.next_run: float = time.time() + settings.every
         self._pipeline_send, self._pipeline_receive = trio.open_memory_channel[int](math.inf)
+        # Placements wait for the tournament lock on their own queue, so that a
+        # long tournament does not hold up the builds and quarantines behind it.
+        self._placement_send, self._placement_receive = trio.open_memory_channel[int](math.inf)
         self._run_now = trio.Event()
         self._now_games: set[str] = set()
         self.tournament_lock = trio.Lock()  # one tournament at a time: they share the workers
@@ -112,6 +116,7 @@ class LeagueRunner:
         """The pipeline and the scheduler, until cancelled."""
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._pipeline)
+            nursery.start_soon(self._placements)
             nursery.start_soon(self._scheduler)
             task_status.started()
 
@@ -125,6 +130,19 @@ class LeagueRunner:
             except Exception as exc:  # an arena bug must not stop the league
                 self.league.set_state(vid, "rejected", f"internal error in the arena (not the bot's fault): {exc!r}")
                 self.log(f"arena: internal error while processing version {vid}: {exc!r}")
+
+    async def _placements(self) -> None:
+        # An active version whose placement never ran (the server stopped in
+        # between) gets it now.
+        placed = {v for kind, v in self.league.tournament_kinds().values() if kind == "placement"}
+        for v in self.league.versions("v.state='active'"):
+            if v["id"] not in placed:
+                self._placement_send.send_nowait(v["id"])
+        async for vid in self._placement_receive:
+            try:
+                await self.placement(vid)
+            except Exception as exc:  # an arena bug must not stop the league
+                self.log(f"arena: internal error in the placement of version {vid}: {exc!r}")
 
     async def _scheduler(self) -> None:
         await self._resume_unfinished()
@@ -168,7 +186,7 @@ class LeagueRunner:
             v = self.league.version(vid)
         if v["state"] == "quarantined":
             self._activate(v)
-            await self.placement(vid)
+            self._placement_send.send_nowait(vid)
 
     def _step(self, v: dict[str, Any], name: str, status: str, summary: str, details: list[str] | None = None,
               log: str | None = None) -> None:
@@ -300,6 +318,8 @@ class LeagueRunner:
         """A gauntlet of the new version against the pool, so that it gets a rating at once."""
         v = self.league.version(vid)
         pool = self.league.pool(v["game"])
+        if vid not in {p["id"] for p in pool}:
+            return None  # replaced, paused or retired since
         return await self.tournament(v["game"], "placement", version=vid, pool=pool)
 
     async def tournament(self, game: str, kind: str, *, version: int | None = None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import signal
 import sys
 import tarfile
@@ -140,7 +141,10 @@ def _demo(site: Site) -> None:
     if any(u["name"] == "demo" for u in league.users()):
         return
     token = league.add_user("demo", admin=True)
-    (site.store.data_dir / "demo-token").write_text(token + "\n")
+    path = site.store.data_dir / "demo-token"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(token + "\n")
     log(f"Demo admin 'demo', token: {token} (also in {site.store.data_dir / 'demo-token'})")
     user = league.user_by_token(token)
     for game, name, filename, data in demo_submissions():

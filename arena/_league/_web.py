@@ -254,7 +254,9 @@ async def match_page(request: Request) -> Response:
     step_i = int(step) if step.isdigit() and lines else 0
     step_i = min(step_i, max(len(lines) - 1, 0))
     defaults = load_game(t["game"]).Params().model_dump(mode="json")
-    local = [(n, "./" + re.sub(r"[^A-Za-z0-9_.-]", "_", n)) for n in names]
+    # Names as `arena play` takes them (no spaces), each bot a file the reader has.
+    safe = [re.sub(r"[^A-Za-z0-9_.-]", "_", n) for n in names]
+    local = [(n, "./" + n) for n in safe]
     seats = []
     for s, (name, v) in enumerate(zip(names, seated)):
         seats.append({"seat": s, "name": name, "bot": v["bot"] if v else None, "version": v["id"] if v else None,

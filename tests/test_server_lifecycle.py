@@ -1,0 +1,98 @@
+"""The league server's life: the demo `make serve` starts, rate limits and
+the schedule, and a crash in the middle of a tournament. Each test has a
+server of its own (they run in parallel with the rest)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+
+import pytest
+
+from .league_server import League, add_user, sample
+
+pytestmark = pytest.mark.slow
+
+
+def test_limits_on_logins_and_submissions_and_a_scheduled_tournament(tmp_path):
+    db = tmp_path / "limits.db"
+    token = add_user(db, "sam")
+    server = League(db, "--game", "kuhn3", "-p", "kuhn3.hands=10", "--quarantine-matches", "3",
+                    "--every", "2s", "--submit-limit", "3")
+    try:
+        bots = []
+        for script in ("random_bot.py", "check_fold_bot.py", "equilibrium_bot.py"):
+            r = server.submit(token, script, sample(script), name=script.split("_")[0])
+            assert r.status_code == 201
+            bots.append(r.json()["bot"])
+        r = server.submit(token, "rule_bot.js", sample("rule_bot.js"))
+        assert r.status_code == 429 and "3 submissions an hour" in r.json()["error"]
+        for _ in range(10):
+            server.http.post("/login", data={"token": "x"})
+        assert server.http.post("/login", data={"token": "x"}).status_code == 429
+        # The schedule plays on its own once the pool is big enough.
+        server.wait("a scheduled tournament", lambda: any(
+            t["kind"] == "scheduled" and t["status"] == "finished"
+            for t in server.http.get("/api/tournaments").json()["tournaments"]), timeout=180)
+    finally:
+        assert server.stop() == 0, server.stderr()
+
+
+def test_a_server_killed_mid_tournament_resumes_it_without_losing_or_repeating(tmp_path):
+    db = tmp_path / "resume.db"
+    token = add_user(db, "ada", admin=True)
+    args = ("--game", "kuhn3", "-p", "kuhn3.hands=100", "--rounds", "2", "--quarantine-matches", "3",
+            "--every", "1h")
+    server = League(db, *args)
+    try:
+        for script in ("random_bot.py", "check_fold_bot.py", "equilibrium_bot.py"):
+            r = server.submit(token, script, sample(script), name=script.split("_")[0])
+            server.settled(r.json()["bot"])
+        server.wait("placements", lambda: not server.http.get("/api/games").json()["live"])
+        r = server.http.post("/api/tournaments/start", headers={"Authorization": f"Bearer {token}"},
+                             data={"game": "kuhn3"})
+        assert r.status_code == 202
+        live = server.wait("the tournament to be under way", lambda: [
+            t for t in server.http.get("/api/games").json()["live"] if t["kind"] == "manual" and t["done"] >= 2])
+        tid = live[0]["tid"]
+        # A crash: the whole process group dies at once, with matches in flight.
+        os.killpg(server.proc.pid, signal.SIGKILL)
+        server.proc.wait()
+    finally:
+        server.stop()
+    with sqlite3.connect(db) as conn:
+        before = dict(conn.execute("SELECT id, finished FROM matches WHERE tournament=? AND status='done'", (tid,)))
+        total = conn.execute("SELECT COUNT(*) FROM matches WHERE tournament=?", (tid,)).fetchone()[0]
+    assert 2 <= len(before) < total, "kill the server while the tournament runs"
+    again = League(db, *args)
+    try:
+        again.wait("the resumed tournament to finish", lambda: again.http.get(
+            f"/api/tournaments/{tid}").json()["tournament"]["status"] == "finished", timeout=240)
+        assert f"Resuming tournament {tid}" in again.stderr()
+    finally:
+        assert again.stop() == 0
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT id, round, idx, status, finished FROM matches WHERE tournament=?", (tid,)).fetchall()
+    assert len(rows) == total and all(r[3] == "done" for r in rows)
+    assert len({(r[1], r[2]) for r in rows}) == total
+    for mid, _, _, _, finished in rows:  # the matches stored before the kill were not played again
+        if mid in before:
+            assert finished == before[mid]
+
+
+def test_the_demo_league_admits_every_sample_bot(tmp_path):
+    """What `make serve` starts: the sample bots submitted, built and admitted."""
+    server = League(tmp_path / "demo.db", "--demo", "--game", "kuhn3", "-p", "kuhn3.hands=10",
+                    "--quarantine-matches", "3", "--every", "1h")
+    try:
+        token = (tmp_path / "demo-data" / "demo-token").read_text().strip()
+        assert (tmp_path / "demo-data" / "demo-token").stat().st_mode & 0o077 == 0
+        bots = server.http.get("/api/bots/1", headers={"Authorization": f"Bearer {token}"}).json()
+        assert bots["mine"] is True
+        for bot in range(1, 6):
+            v = server.settled(bot)
+            assert v["state"] == "active", v
+    finally:
+        assert server.stop() == 0, server.stderr()
+
