@@ -121,6 +121,7 @@ bench: install bots
 	$(PY) -m benchmarks.duplicate_ci
 	$(PY) -m benchmarks.holdem_engine
 	$(PY) -m benchmarks.holdem_arena
+	$(PY) -m benchmarks.server_load
 
 clean:
 	rm -rf $(VENV) $(BUILD) *.egg-info .pytest_cache .hypothesis
