@@ -272,6 +272,12 @@ def test_every_page_has_a_json_twin_and_safe_headers(league):
     assert league.http.get("/api/games").json()["games"][0]["game"] == "kuhn3"
     m = league.http.get(f"/api/matches/{match}").json()
     assert m["transcript"] and str(m["match"]["seed"]) in m["replay"] and m["replay"].startswith("arena play kuhn3")
+    # The page carries a window of the transcript around the current step.
+    total = m["transcript_lines"]
+    assert total > 101 and len(m["transcript"]) == 101 and m["current"]["n"] == 0
+    mid = league.http.get(f"/api/matches/{match}", params={"step": total // 2}).json()
+    assert mid["current"]["n"] == total // 2
+    assert [ln["n"] for ln in mid["transcript"]] == list(range(total // 2 - 100, total // 2 + 101))
     h2h = league.http.get(f"/api/versions/{version}/h2h").json()["rows"]
     assert h2h and all(r["matches"] == r["wins"] + r["losses"] + r["draws"] for r in h2h)
 

@@ -19,6 +19,7 @@ login form); bearer requests carry no ambient credential and need none.
 
 from __future__ import annotations
 
+import functools
 import gzip
 from dataclasses import asdict
 import hmac
@@ -30,6 +31,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+import trio
 from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
@@ -47,7 +49,8 @@ from ._uploads import BlobStore, UploadError, inspect_upload, unpack
 
 HERE = Path(__file__).parent
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
-TRANSCRIPT_LINES = 4000
+TRANSCRIPT_LINES = 50_000  # read at most this much of one transcript
+WINDOW = 100  # lines shown on each side of the current step
 SESSION_COOKIE, LOGIN_COOKIE = "arena_session", "arena_login_csrf"
 
 
@@ -249,10 +252,13 @@ async def match_page(request: Request) -> Response:
     seated = [versions[i] for i in m["seats"]]
     names = [v["label"] if v else t["entrants"][i]["name"] for v, i in zip(seated, m["seats"])]
     private = [bool(v and auth.owns(v["owner"])) for v in seated]
-    lines = _transcript(m.get("transcript"))
+    # Read (and cached) off the event loop: a long transcript must not stall
+    # the tournament the same loop is running.
+    lines = await trio.to_thread.run_sync(_transcript, m.get("transcript"))
     step = request.query_params.get("step", "")
     step_i = int(step) if step.isdigit() and lines else 0
     step_i = min(step_i, max(len(lines) - 1, 0))
+    first = max(0, step_i - WINDOW)
     defaults = load_game(t["game"]).Params().model_dump(mode="json")
     # Names as `arena play` takes them (no spaces), each bot a file the reader has.
     safe = [re.sub(r"[^A-Za-z0-9_.-]", "_", n) for n in names]
@@ -270,12 +276,16 @@ async def match_page(request: Request) -> Response:
         "seats": seats,
         "faults": [_fault_words(f, names, private[f["seat"]]) for f in m["faults"]],
         "replay": replay_command(t["game"], t["params"], defaults, local, m["seed"], t["settings"]),
-        "transcript": lines, "step": step_i, "permalink": f"/matches/{m['id']}",
+        # A window of the transcript around the step; ?step=N moves it.
+        "transcript": lines[first:step_i + WINDOW + 1], "transcript_lines": len(lines),
+        "current": lines[step_i] if lines else None, "step": step_i, "permalink": f"/matches/{m['id']}",
     }
     return _render(site, request, "match.html", data, auth)
 
 
+@functools.lru_cache(maxsize=64)
 def _transcript(path: str | None) -> list[dict[str, Any]]:
+    """A stored match's transcript, parsed (a finished match's file never changes)."""
     if not path:
         return []
     out = []
