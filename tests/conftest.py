@@ -91,3 +91,16 @@ def tag() -> str:
 def python_bot(script: str, *args: str) -> str:
     """A bot command line running one of the test bots with this Python."""
     return " ".join([PY, str(TEST_BOTS / script), *args])
+
+
+def pytest_sessionfinish(session):
+    """Stop the league server the run's tests shared (tests/league_server.py),
+    once every worker is done: in the controller, or in a run without workers."""
+    if hasattr(session.config, "workerinput"):
+        return
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is None:
+        return
+    from .league_server import stop_shared_league
+
+    stop_shared_league(factory.getbasetemp())

@@ -17,40 +17,22 @@ import httpx
 import pytest
 
 from .conftest import PY, ROOT
-from .league_server import League, add_user, env, files_under, sample, tar_gz, zip_bytes
+from .league_server import add_user, blob_exists, env, sample, shared_league, tar_gz, zip_bytes
 
-# The tests share one league per worker (module scope): its setup, three bots
-# through quarantine and a placement, is the cost of this module.
+# Every test here uses the run's one shared league (tests/league_server.py):
+# three bots through quarantine and a placement are set up once for all workers.
 pytestmark = pytest.mark.slow
-
-ARGS = ("--game", "kuhn3", "-p", "kuhn3.hands=20", "--quarantine-matches", "3", "--every", "1h")
-
 
 def _count(db: Path, sql: str) -> int:
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
         return conn.execute(sql).fetchone()[0]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def league(tmp_path_factory):
-    db = tmp_path_factory.mktemp("league") / "league.db"
-    tokens = {"ada": add_user(db, "ada", admin=True), "bob": add_user(db, "bob"), "eve": add_user(db, "eve")}
-    server = League(db, *ARGS)
-    server.tokens = tokens
-    # A pool of three, so that a newcomer gets placement matches.
-    server.pool = []
-    for script, name in (("random_bot.py", "random"), ("check_fold_bot.py", "checkfold"),
-                         ("equilibrium_bot.py", "equilibrium")):
-        r = server.submit(tokens["bob"], script, sample(script), name=name)
-        assert r.status_code == 201, r.text
-        server.pool.append(r.json()["bot"])
-    for bot in server.pool:
-        assert server.settled(bot)["state"] == "active", server.version(bot)
-    server.wait("the placement of the third bot", lambda: any(
-        t["kind"] == "placement" and t["status"] == "finished"
-        for t in server.http.get("/api/tournaments").json()["tournaments"]))
+    server = shared_league(tmp_path_factory)
     yield server
-    assert server.stop() == 0, server.stderr()
+    server.http.close()
 
 
 def test_a_submission_is_built_quarantined_activated_and_placed(league):
@@ -195,17 +177,16 @@ ATTACKS = [
 
 @pytest.mark.parametrize("label,filename,make,status,phrase", ATTACKS, ids=[a[0] for a in ATTACKS])
 def test_hostile_uploads_are_refused_with_a_reason_and_nothing_stored(league, label, filename, make, status, phrase):
-    data_dir = league.db.with_name(league.db.stem + "-data") / "league"
-    token = add_user(league.db, f"att{abs(hash(label)) % 10**8}")
-    before = (files_under(data_dir / "blobs"), files_under(data_dir / "bots"),
-              _count(league.db, "SELECT COUNT(*) FROM league_versions"))
-    r = league.submit(token, filename, make(), name="attack")
+    user = "att" + label.replace(" ", "-")
+    token = add_user(league.db, user)
+    data = make()
+    r = league.submit(token, filename, data, name="attack")
     assert r.status_code == status, r.text
     assert phrase in r.json()["error"], r.json()
-    after = (files_under(data_dir / "blobs"), files_under(data_dir / "bots"),
-             _count(league.db, "SELECT COUNT(*) FROM league_versions"))
-    assert after == before
-    assert not list((data_dir / "work").glob("upload-*"))
+    # Nothing stored: no upload, no bot, no version (other tests submit meanwhile).
+    assert not blob_exists(league.db, data)
+    assert _count(league.db, "SELECT COUNT(*) FROM league_bots b JOIN league_users u ON u.id=b.owner"
+                             f" WHERE u.name='{user}'") == 0
 
 
 def test_tokens_ownership_and_roles_are_enforced(league):

@@ -1,6 +1,6 @@
 """The league server's life: the demo `make serve` starts, rate limits and
 the schedule, and a crash in the middle of a tournament. Each test has a
-server of its own (they run in parallel with the rest)."""
+server of its own."""
 
 from __future__ import annotations
 
@@ -13,30 +13,6 @@ import pytest
 from .league_server import League, add_user, sample
 
 pytestmark = pytest.mark.slow
-
-
-def test_limits_on_logins_and_submissions_and_a_scheduled_tournament(tmp_path):
-    db = tmp_path / "limits.db"
-    token = add_user(db, "sam")
-    server = League(db, "--game", "kuhn3", "-p", "kuhn3.hands=10", "--quarantine-matches", "3",
-                    "--every", "2s", "--submit-limit", "3")
-    try:
-        bots = []
-        for script in ("random_bot.py", "check_fold_bot.py", "equilibrium_bot.py"):
-            r = server.submit(token, script, sample(script), name=script.split("_")[0])
-            assert r.status_code == 201
-            bots.append(r.json()["bot"])
-        r = server.submit(token, "rule_bot.js", sample("rule_bot.js"))
-        assert r.status_code == 429 and "3 submissions an hour" in r.json()["error"]
-        for _ in range(10):
-            server.http.post("/login", data={"token": "x"})
-        assert server.http.post("/login", data={"token": "x"}).status_code == 429
-        # The schedule plays on its own once the pool is big enough.
-        server.wait("a scheduled tournament", lambda: any(
-            t["kind"] == "scheduled" and t["status"] == "finished"
-            for t in server.http.get("/api/tournaments").json()["tournaments"]), timeout=180)
-    finally:
-        assert server.stop() == 0, server.stderr()
 
 
 def test_a_server_killed_mid_tournament_resumes_it_without_losing_or_repeating(tmp_path):
@@ -81,18 +57,32 @@ def test_a_server_killed_mid_tournament_resumes_it_without_losing_or_repeating(t
             assert finished == before[mid]
 
 
-def test_the_demo_league_admits_every_sample_bot(tmp_path):
-    """What `make serve` starts: the sample bots submitted, built and admitted."""
-    server = League(tmp_path / "demo.db", "--demo", "--game", "kuhn3", "-p", "kuhn3.hands=10",
-                    "--quarantine-matches", "3", "--every", "1h")
+def test_the_demo_league_admits_every_sample_bot_and_the_limits_hold(tmp_path):
+    """What `make serve` starts (the sample bots submitted, built, admitted,
+    then scheduled), with a small submission limit and the login limit."""
+    db = tmp_path / "demo.db"
+    sam = add_user(db, "sam")
+    server = League(db, "--demo", "--game", "kuhn3", "-p", "kuhn3.hands=10", "--quarantine-matches", "3",
+                    "--every", "2s", "--submit-limit", "3")
     try:
-        token = (tmp_path / "demo-data" / "demo-token").read_text().strip()
-        assert (tmp_path / "demo-data" / "demo-token").stat().st_mode & 0o077 == 0
-        bots = server.http.get("/api/bots/1", headers={"Authorization": f"Bearer {token}"}).json()
-        assert bots["mine"] is True
-        for bot in range(1, 6):
+        token_file = tmp_path / "demo-data" / "demo-token"
+        assert token_file.stat().st_mode & 0o077 == 0
+        token = token_file.read_text().strip()
+        assert server.http.get("/api/bots/1", headers={"Authorization": f"Bearer {token}"}).json()["mine"]
+        for bot in range(1, 6):  # the server's own seeding is not rate-limited
             v = server.settled(bot)
             assert v["state"] == "active", v
+        # Every attempt counts, refused ones included.
+        for _ in range(3):
+            assert server.submit(sam, "e.py", b"").status_code == 400
+        r = server.submit(sam, "random_bot.py", sample("random_bot.py"))
+        assert r.status_code == 429 and "3 submissions an hour" in r.json()["error"]
+        for _ in range(10):
+            server.http.post("/login", data={"token": "x"})
+        assert server.http.post("/login", data={"token": "x"}).status_code == 429
+        # The schedule plays on its own.
+        server.wait("a scheduled tournament", lambda: any(
+            t["kind"] == "scheduled" and t["status"] == "finished"
+            for t in server.http.get("/api/tournaments").json()["tournaments"]), timeout=180)
     finally:
         assert server.stop() == 0, server.stderr()
-

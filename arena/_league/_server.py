@@ -151,7 +151,7 @@ def _demo(site: Site) -> None:
         if game not in site.runner.settings.games:
             continue
         try:
-            out = submit_bot(site, user, game, name, filename, data)
+            out = submit_bot(site, user, game, name, filename, data, limited=False)
             log(f"Demo: submitted {out['label']} ({game})")
         except Exception as exc:  # a demo bot that cannot be read is reported, not fatal
             log(f"Demo: could not submit {name} ({game}): {getattr(exc, 'detail', exc)}")
