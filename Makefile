@@ -8,7 +8,7 @@ BUILD  := $(BOTS)/build
 # rustup installs under ~/.cargo/bin, which a non-login shell may not have on PATH.
 RUSTC  := $(shell command -v rustc 2>/dev/null || ls $(HOME)/.cargo/bin/rustc 2>/dev/null)
 
-.PHONY: all demo serve test test-fast bench bots install bytecode system-deps supervisor clean csharp-bot
+.PHONY: all demo serve screenshots test test-fast bench bots install bytecode system-deps supervisor clean csharp-bot
 
 all: install bots
 
@@ -98,6 +98,10 @@ serve: install bots
 	@mkdir -p $(dir $(LEAGUE_DB))
 	$(ARENA) serve --demo --db $(LEAGUE_DB) --port $(PORT) --every 1m \
 	  -p kuhn3.hands=100 -p holdem.hands=20 --game kuhn3 --game holdem
+
+# The league's pictures in docs/img, taken by the browser test.
+screenshots: install bots
+	ARENA_UPDATE_SCREENSHOTS=1 $(VENV)/bin/pytest -q tests/test_server_browser.py
 
 # The whole suite and, beside it, the sandbox tests again as an unprivileged
 # user (when run as root; see tests/unprivileged.py; its report follows the
