@@ -105,6 +105,7 @@ class TournamentConfig:
     duplicate: bool = False
     gauntlet: int | None = None  # the candidate's entrant index
     until_ci: float | None = None  # stop once every CI half-width is at most this
+    sample: int | None = None  # at most this many matches a round (whole sets of entrants, chosen by the seed)
     unplayed: float = 0.0  # a disqualified entrant's score in a match it does not play
 
     def sandbox_job(self) -> dict[str, Any]:
@@ -116,9 +117,36 @@ class TournamentConfig:
         self.rotations = plugin.seatings == "rotations"
 
     def pairings(self, rounds: int | None = None, first_round: int = 0) -> list[Pairing]:
-        return schedule(len(self.bots), self.seats, self.rounds if rounds is None else rounds, self.seed,
-                        duplicate=self.duplicate, gauntlet=self.gauntlet, first_round=first_round,
-                        rotations=self.rotations)
+        chosen = schedule(len(self.bots), self.seats, self.rounds if rounds is None else rounds, self.seed,
+                          duplicate=self.duplicate, gauntlet=self.gauntlet, first_round=first_round,
+                          rotations=self.rotations)
+        return chosen if self.sample is None else sample_sets(chosen, self.sample, self.seed)
+
+
+def sample_sets(pairings: list[Pairing], most: int, seed: int) -> list[Pairing]:
+    """At most ``most`` pairings a round: whole sets of entrants (every seating
+    of the set, so each of them still plays every seat, and a duplicate deal
+    stays whole), the sets taken in an order drawn from ``seed``, at least one.
+
+    For a big pool, where every seating is too many (a gauntlet of one bot
+    against 49 others at a 3-seat table is 7,056 matches): the league's
+    placement matches.
+    """
+    out = []
+    for r in sorted({p.round for p in pairings}):
+        sets: dict[tuple[int, ...], list[Pairing]] = {}
+        for p in pairings:
+            if p.round == r:
+                sets.setdefault(tuple(sorted(p.seats)), []).append(p)
+        keys = sorted(sets)
+        random.Random(derive_seed(seed, "sample", r)).shuffle(keys)
+        taken = 0
+        for key in keys:
+            if taken and taken + len(sets[key]) > most:
+                break
+            out += sets[key]
+            taken += len(sets[key])
+    return sorted(out, key=lambda p: (p.round, p.idx))
 
 
 @dataclass(slots=True)

@@ -218,7 +218,8 @@ def _settings(given: dict[str, Any], plugin: Any) -> dict[str, Any]:
     level = resolve_level(given.get("sandbox"))
     return {"timeout": timeout, "startup_timeout": startup, "budget": budget, "sandbox": level,
             "policy": policy.to_json(), "on_fault": on_fault, "max_faults": max_faults or None,
-            "duplicate": bool(given.get("duplicate")), "gauntlet": given.get("gauntlet"), "until_ci": until_ci}
+            "duplicate": bool(given.get("duplicate")), "gauntlet": given.get("gauntlet"), "until_ci": until_ci,
+            "sample": given.get("sample")}
 
 
 def _config_settings(settings: dict[str, Any], names: list[str]) -> dict[str, Any]:
@@ -231,6 +232,7 @@ def _config_settings(settings: dict[str, Any], names: list[str]) -> dict[str, An
         "duplicate": bool(settings.get("duplicate")),
         "gauntlet": names.index(gauntlet) if gauntlet is not None else None,
         "until_ci": settings.get("until_ci"), "unplayed": settings.get("unplayed", 0.0),
+        "sample": settings.get("sample"),
     }
 
 

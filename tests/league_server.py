@@ -142,7 +142,8 @@ def blob_exists(db: Path, data: bytes) -> bool:
 
 # -- one league shared by every test worker -------------------------------------------
 
-SHARED_ARGS = ("--game", "kuhn3", "-p", "kuhn3.hands=20", "--quarantine-matches", "3", "--every", "1h")
+SHARED_ARGS = ("--game", "kuhn3", "-p", "kuhn3.hands=20", "--quarantine-matches", "3", "--every", "1h",
+               "--placement-matches", "12")
 _started: list[League] = []  # the server this process started (kept from the garbage collector)
 
 

@@ -64,6 +64,9 @@ def test_arena_submit_sends_a_folder_that_is_built_in_the_sandbox(league, tmp_pa
     # Built inside the sandbox, then run from the folder the build replaced.
     assert v["state"] == "active", v
     assert v["steps"][0]["summary"].startswith("built in")
+    # Placements are capped (--placement-matches 12) in whole sets of three bots.
+    placements = [t for t in league.http.get("/api/tournaments").json()["tournaments"] if t["kind"] == "placement"]
+    assert placements and all(t["matches"] <= 12 and t["matches"] % 6 == 0 for t in placements)
 
 
 def test_a_failed_build_shows_its_step_and_log_to_the_owner_only(league):
@@ -291,6 +294,17 @@ def test_a_new_version_replaces_the_old_which_keeps_its_record(league):
     # The retired version keeps its line (below the playing ones) and its matches.
     rows = {r["version"]: r for r in league.http.get("/api/games/kuhn3").json()["rows"]}
     assert rows[old["id"]]["state"] == "retired" and rows[old["id"]]["matches"] > 0
+    # Its owner may put it back beside the new one (to compare them); nobody else may.
+    eve = {"Authorization": f"Bearer {league.tokens['eve']}"}
+    assert league.http.post(f"/api/versions/{old['id']}/reinstate", headers=eve).status_code == 403
+    r = league.http.post(f"/api/versions/{old['id']}/reinstate", headers={"Authorization": f"Bearer {bob}"})
+    assert r.status_code == 200, r.text
+    states = [v["state"] for v in league.http.get(f"/api/bots/{bot}").json()["versions"][:2]]
+    assert states == ["active", "active"]
+    r = league.http.post(f"/api/versions/{old['id']}/reinstate", headers={"Authorization": f"Bearer {bob}"})
+    assert r.status_code == 400 and "only a retired version" in r.json()["error"]
+    assert league.http.post(f"/api/versions/{old['id']}/retire",
+                            headers={"Authorization": f"Bearer {bob}"}).status_code == 200
 
 
 def test_an_admin_may_pause_anyones_bot_and_rerun_its_quarantine(league):

@@ -50,7 +50,7 @@ def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_pat
     SHOTS = ROOT / "docs" / "img" if UPDATE else tmp_path
     db = tmp_path / "web.db"
     host, alice = add_user(db, "host"), add_user(db, "alice")
-    server = League(db, "--game", "kuhn3", "-p", "kuhn3.hands=20", "--quarantine-matches", "3", "--every", "5s")
+    server = League(db, "--game", "kuhn3", "-p", "kuhn3.hands=10", "--quarantine-matches", "3", "--every", "5s")
     try:
         for script, name in (("random_bot.py", "random"), ("check_fold_bot.py", "check-fold")):
             assert server.submit(host, script, sample(script), name=name).status_code == 201

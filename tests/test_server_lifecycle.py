@@ -10,7 +10,7 @@ import sqlite3
 
 import pytest
 
-from .league_server import League, add_user, sample
+from .league_server import League, add_user, sample, tar_gz
 
 pytestmark = pytest.mark.slow
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 def test_a_server_killed_mid_tournament_resumes_it_without_losing_or_repeating(tmp_path):
     db = tmp_path / "resume.db"
     token = add_user(db, "ada", admin=True)
-    args = ("--game", "kuhn3", "-p", "kuhn3.hands=100", "--rounds", "2", "--quarantine-matches", "3",
+    args = ("--game", "kuhn3", "-p", "kuhn3.hands=60", "--rounds", "2", "--quarantine-matches", "3",
             "--every", "1h")
     server = League(db, *args)
     try:
@@ -58,12 +58,14 @@ def test_a_server_killed_mid_tournament_resumes_it_without_losing_or_repeating(t
 
 
 def test_the_demo_league_admits_every_sample_bot_and_the_limits_hold(tmp_path):
-    """What `make serve` starts (the sample bots submitted, built, admitted,
-    then scheduled), with a small submission limit and the login limit."""
+    """What `make serve` starts (the sample bots submitted, built, admitted),
+    with a small submission limit, the login limit and a build time limit.
+    (The schedule is seen at work in tests/test_server_browser.py.)"""
     db = tmp_path / "demo.db"
     sam = add_user(db, "sam")
+    slow = add_user(db, "slow")
     server = League(db, "--demo", "--game", "kuhn3", "-p", "kuhn3.hands=10", "--quarantine-matches", "3",
-                    "--every", "2s", "--submit-limit", "3")
+                    "--every", "1h", "--submit-limit", "3", "--build-seconds", "2")
     try:
         token_file = tmp_path / "demo-data" / "demo-token"
         assert token_file.stat().st_mode & 0o077 == 0
@@ -80,9 +82,10 @@ def test_the_demo_league_admits_every_sample_bot_and_the_limits_hold(tmp_path):
         for _ in range(10):
             server.http.post("/login", data={"token": "x"})
         assert server.http.post("/login", data={"token": "x"}).status_code == 429
-        # The schedule plays on its own.
-        server.wait("a scheduled tournament", lambda: any(
-            t["kind"] == "scheduled" and t["status"] == "finished"
-            for t in server.http.get("/api/tournaments").json()["tournaments"]), timeout=180)
+        # A build that does not finish in time is stopped and named.
+        r = server.submit(slow, "b.tar.gz", tar_gz({"arena.toml": b'run = "./bot"\nbuild = "sleep 60"\n'}),
+                          name="slow-build")
+        v = server.settled(r.json()["bot"])
+        assert v["state"] == "rejected" and "did not finish within 2 s" in v["message"], v
     finally:
         assert server.stop() == 0, server.stderr()

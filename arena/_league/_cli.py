@@ -41,6 +41,8 @@ def serve_cmd(
     rounds: Annotated[int, typer.Option(help="Rounds per tournament (scheduled, placement or started by an admin).")] = 1,
     timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 1.0,
     quarantine_matches: Annotated[int, typer.Option("--quarantine-matches", help="Matches of a quarantine.")] = 6,
+    placement_matches: Annotated[int, typer.Option(
+        "--placement-matches", help="Most matches of a new bot's placement (whole sets of bots, every seat each).")] = 60,
     build_seconds: Annotated[float, typer.Option("--build-seconds", help="Time limit of a build command.")] = 120.0,
     submit_limit: Annotated[int, typer.Option("--submit-limit", help="Submissions per user per hour.")] = 20,
     max_upload_mb: Annotated[float, typer.Option("--max-upload-mb", help="Largest upload, MB.")] = 8.0,
@@ -65,12 +67,14 @@ def serve_cmd(
         check_range("--jobs", jobs, 1, 256)
         check_range("--rounds", rounds, 1, 10_000)
         check_range("--quarantine-matches", quarantine_matches, 1, 10_000)
+        check_range("--placement-matches", placement_matches, 1, 1_000_000)
         check_range("--build-seconds", build_seconds, 1, 86400)
         check_range("--submit-limit", submit_limit, 1, 100_000)
         check_range("--max-upload-mb", max_upload_mb, 0.001, 1024)
         options = ServeOptions(
             db=db, host=host, port=port, every=parse_every(every), jobs=jobs, games=games, params=settings_params,
             rounds=rounds, timeout=timeout, quarantine_matches=quarantine_matches, build_seconds=build_seconds,
+            placement_matches=placement_matches,
             submit_limit=submit_limit, max_upload_bytes=int(max_upload_mb * 2**20), sandbox=sandbox,
             secure_cookies=secure_cookies, demo=demo, check=check)
         code = serve(options)

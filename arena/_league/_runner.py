@@ -61,6 +61,7 @@ class LeagueSettings:
     rounds: int = 1
     timeout: float = 1.0
     quarantine_matches: int = 6
+    placement_matches: int = 60  # at most, in whole sets of bots (see arena._tournament.sample_sets)
     build_seconds: float = 120.0
     limits: UploadLimits = field(default_factory=UploadLimits)
 
@@ -330,6 +331,7 @@ class LeagueRunner:
         extra: dict[str, Any] = {"seed": secrets.randbits(32)}
         if version is not None:
             extra["gauntlet"] = next(p["label"] for p in pool if p["id"] == version)
+            extra["sample"] = self.settings.placement_matches
         try:
             config, plugin, settings = plan_tournament(game, specs, self._given(game, **extra), self.settings.jobs)
         except UsageError as exc:

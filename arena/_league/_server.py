@@ -38,6 +38,7 @@ class ServeOptions:
     rounds: int = 1
     timeout: float = 1.0
     quarantine_matches: int = 6
+    placement_matches: int = 60
     build_seconds: float = 120.0
     submit_limit: int = 20
     max_upload_bytes: int = 8 * 2**20
@@ -88,6 +89,7 @@ def serve(options: ServeOptions) -> int:
     settings = LeagueSettings(
         every=options.every, jobs=options.jobs, sandbox=host.level, games=games, params=options.params,
         rounds=options.rounds, timeout=options.timeout, quarantine_matches=options.quarantine_matches,
+        placement_matches=options.placement_matches,
         build_seconds=options.build_seconds, limits=UploadLimits(max_upload_bytes=options.max_upload_bytes))
     runner = LeagueRunner(league, store, host, settings, log=log)
     site = Site(league, runner, submit_limit=options.submit_limit, secure_cookies=options.secure_cookies)

@@ -530,6 +530,34 @@ async def bot_action(request: Request) -> Response:
     return RedirectResponse(f"/bots/{bot['id']}", status_code=303)
 
 
+async def version_action(request: Request) -> Response:
+    """An owner keeps an older version in the pool beside the newest (to compare
+    them), or takes one out; its record stays either way."""
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    _need_user(auth)
+    await _form(request, auth)
+    v = site.league.version(request.path_params["version"])
+    if v is None:
+        raise HTTPException(404, "no such version")
+    if not auth.owns(v["owner"]):
+        raise HTTPException(403, "only the bot's owner or an admin may do that")
+    action = request.path_params["action"]
+    if action == "reinstate":
+        if v["state"] != "retired":
+            raise HTTPException(400, f"{v['label']} is {v['state']}; only a retired version can be put back in the pool")
+        site.league.set_state(v["id"], "active", "put back in the pool by its owner")
+    elif action == "retire":
+        if v["state"] != "active":
+            raise HTTPException(400, f"{v['label']} is {v['state']}, not active")
+        site.league.set_state(v["id"], "retired", "taken out of the pool by its owner")
+    else:
+        raise HTTPException(404, f"no action {action!r}")
+    if _api(request):
+        return JSONResponse({"version": v["id"], "done": action})
+    return RedirectResponse(f"/bots/{v['bot']}", status_code=303)
+
+
 async def start_tournament(request: Request) -> Response:
     site: Site = request.app.state.site
     auth = _auth(site, request)
@@ -606,6 +634,7 @@ def make_app(site: Site) -> Any:
         ("/tournaments", tournaments_page, ["GET"]),
         ("/tournaments/{tournament:int}", tournament_page, ["GET"]),
         ("/bots/{bot:int}/{action}", bot_action, ["POST"]),
+        ("/versions/{version:int}/{action}", version_action, ["POST"]),
         ("/tournaments/start", start_tournament, ["POST"]),
     ):
         routes.append(Route(path, handler, methods=methods))
