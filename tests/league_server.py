@@ -30,6 +30,19 @@ def env() -> dict[str, str]:
     return e
 
 
+def new_user(db: Path, name: str, admin: bool = False) -> str:
+    """A user made in this process (the same code `arena users add` runs), for
+    tests that need many: a process each would cost more than the test."""
+    from arena._league._db import League as Tables
+    from arena._store import open_store
+
+    store = open_store(db)
+    try:
+        return Tables(store).add_user(name, admin)
+    finally:
+        store.close()
+
+
 def add_user(db: Path, name: str, admin: bool = False) -> str:
     out = subprocess.run([PY, "-m", "arena", "users", "add", name, "--db", str(db), *(["--admin"] if admin else [])],
                          capture_output=True, text=True, env=env(), cwd=ROOT, timeout=60, check=True)
@@ -143,7 +156,7 @@ def blob_exists(db: Path, data: bytes) -> bool:
 # -- one league shared by every test worker -------------------------------------------
 
 SHARED_ARGS = ("--game", "kuhn3", "-p", "kuhn3.hands=20", "--quarantine-matches", "3", "--every", "1h",
-               "--placement-matches", "12")
+               "--placement-matches", "6")
 _started: list[League] = []  # the server this process started (kept from the garbage collector)
 
 
@@ -169,8 +182,8 @@ def shared_league(tmp_path_factory: Any) -> League:
             folder = root / "shared-league"
             folder.mkdir()
             db = folder / "league.db"
-            tokens = {"ada": add_user(db, "ada", admin=True), "bob": add_user(db, "bob"),
-                      "eve": add_user(db, "eve")}
+            tokens = {"ada": add_user(db, "ada", admin=True), "bob": new_user(db, "bob"),
+                      "eve": new_user(db, "eve")}
             server = League(db, *SHARED_ARGS)
             _started.append(server)
             pool = []
@@ -218,5 +231,5 @@ def _zombie_or_gone(pid: int) -> bool:
         return True
 
 
-__all__ = ["League", "add_user", "tar_gz", "zip_bytes", "sample", "files_under", "blob_exists", "shared_league",
+__all__ = ["League", "add_user", "new_user", "tar_gz", "zip_bytes", "sample", "files_under", "blob_exists", "shared_league",
            "stop_shared_league", "os"]

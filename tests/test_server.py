@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from .conftest import PY, ROOT
-from .league_server import add_user, blob_exists, env, sample, shared_league, tar_gz, zip_bytes
+from .league_server import blob_exists, new_user, env, sample, shared_league, tar_gz, zip_bytes
 
 # Every test here uses the run's one shared league (tests/league_server.py):
 # three bots through quarantine and a placement are set up once for all workers.
@@ -64,9 +64,9 @@ def test_arena_submit_sends_a_folder_that_is_built_in_the_sandbox(league, tmp_pa
     # Built inside the sandbox, then run from the folder the build replaced.
     assert v["state"] == "active", v
     assert v["steps"][0]["summary"].startswith("built in")
-    # Placements are capped (--placement-matches 12) in whole sets of three bots.
+    # Placements are capped (--placement-matches 6): one whole set of three bots.
     placements = [t for t in league.http.get("/api/tournaments").json()["tournaments"] if t["kind"] == "placement"]
-    assert placements and all(t["matches"] <= 12 and t["matches"] % 6 == 0 for t in placements)
+    assert placements and all(t["matches"] == 6 for t in placements)
 
 
 def test_a_failed_build_shows_its_step_and_log_to_the_owner_only(league):
@@ -181,7 +181,7 @@ ATTACKS = [
 @pytest.mark.parametrize("label,filename,make,status,phrase", ATTACKS, ids=[a[0] for a in ATTACKS])
 def test_hostile_uploads_are_refused_with_a_reason_and_nothing_stored(league, label, filename, make, status, phrase):
     user = "att" + label.replace(" ", "-")
-    token = add_user(league.db, user)
+    token = new_user(league.db, user)
     data = make()
     r = league.submit(token, filename, data, name="attack")
     assert r.status_code == status, r.text
@@ -267,7 +267,7 @@ def test_every_page_has_a_json_twin_and_safe_headers(league):
 
 
 def test_tokens_are_stored_hashed_and_can_be_replaced(league):
-    token = add_user(league.db, "tess")
+    token = new_user(league.db, "tess")
     assert token.encode() not in league.db.read_bytes()
     wal = Path(str(league.db) + "-wal")
     assert not wal.exists() or token.encode() not in wal.read_bytes()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import ROOT
-from .league_server import League, add_user, sample
+from .league_server import League, add_user, new_user
 
 pytestmark = pytest.mark.slow
 
@@ -49,11 +49,13 @@ def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_pat
     # Always taken (the pages must render); copied into docs/img by `make screenshots`.
     SHOTS = ROOT / "docs" / "img" if UPDATE else tmp_path
     db = tmp_path / "web.db"
-    host, alice = add_user(db, "host"), add_user(db, "alice")
+    host, alice = new_user(db, "host"), add_user(db, "alice")
     server = League(db, "--game", "kuhn3", "-p", "kuhn3.hands=10", "--quarantine-matches", "3", "--every", "5s")
     try:
-        for script, name in (("random_bot.py", "random"), ("check_fold_bot.py", "check-fold")):
-            assert server.submit(host, script, sample(script), name=name).status_code == 201
+        # Two compiled opponents (cheap matches while the schedule runs every 5 s).
+        for binary, name in (("rule_bot", "rule-c"), ("rule_bot_rs", "rule-rust")):
+            data = (ROOT / "sample_bots/kuhn3/build" / binary).read_bytes()
+            assert server.submit(host, binary, data, name=name).status_code == 201
         page = browser.new_page(viewport={"width": 1100, "height": 800})
         page.goto(server.url + "/login")
         page.fill("#token", alice)

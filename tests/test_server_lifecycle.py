@@ -10,7 +10,7 @@ import sqlite3
 
 import pytest
 
-from .league_server import League, add_user, sample, tar_gz
+from .league_server import K, League, add_user, new_user, sample, tar_gz
 
 pytestmark = pytest.mark.slow
 
@@ -18,13 +18,14 @@ pytestmark = pytest.mark.slow
 def test_a_server_killed_mid_tournament_resumes_it_without_losing_or_repeating(tmp_path):
     db = tmp_path / "resume.db"
     token = add_user(db, "ada", admin=True)
-    args = ("--game", "kuhn3", "-p", "kuhn3.hands=60", "--rounds", "2", "--quarantine-matches", "3",
+    args = ("--game", "kuhn3", "-p", "kuhn3.hands=300", "--rounds", "3", "--quarantine-matches", "3",
             "--every", "1h")
     server = League(db, *args)
     try:
-        for script in ("random_bot.py", "check_fold_bot.py", "equilibrium_bot.py"):
-            r = server.submit(token, script, sample(script), name=script.split("_")[0])
-            server.settled(r.json()["bot"])
+        # Compiled bots (single ELF files): long matches at little cost.
+        for name, binary in (("c", "rule_bot"), ("rust", "rule_bot_rs"), ("c2", "rule_bot")):
+            r = server.submit(token, binary, (K / "build" / binary).read_bytes(), name=name)
+            assert server.settled(r.json()["bot"])["state"] == "active"
         server.wait("placements", lambda: not server.http.get("/api/games").json()["live"])
         r = server.http.post("/api/tournaments/start", headers={"Authorization": f"Bearer {token}"},
                              data={"game": "kuhn3"})
@@ -63,9 +64,9 @@ def test_the_demo_league_admits_every_sample_bot_and_the_limits_hold(tmp_path):
     (The schedule is seen at work in tests/test_server_browser.py.)"""
     db = tmp_path / "demo.db"
     sam = add_user(db, "sam")
-    slow = add_user(db, "slow")
+    slow = new_user(db, "slow")
     server = League(db, "--demo", "--game", "kuhn3", "-p", "kuhn3.hands=10", "--quarantine-matches", "3",
-                    "--every", "1h", "--submit-limit", "3", "--build-seconds", "2")
+                    "--every", "1h", "--submit-limit", "3", "--build-seconds", "2", "--placement-matches", "6")
     try:
         token_file = tmp_path / "demo-data" / "demo-token"
         assert token_file.stat().st_mode & 0o077 == 0

@@ -133,12 +133,10 @@ class LeagueRunner:
                 self.log(f"arena: internal error while processing version {vid}: {exc!r}")
 
     async def _placements(self) -> None:
-        # An active version whose placement never ran (the server stopped in
-        # between) gets it now.
-        placed = {v for kind, v in self.league.tournament_kinds().values() if kind == "placement"}
-        for v in self.league.versions("v.state='active'"):
-            if v["id"] not in placed:
-                self._placement_send.send_nowait(v["id"])
+        # An active version that never entered a tournament (the server
+        # stopped before its placement, or the pool was too small) gets one now.
+        for v in self.league.versions("v.state='active' AND v.store_bot IS NULL"):
+            self._placement_send.send_nowait(v["id"])
         async for vid in self._placement_receive:
             try:
                 await self.placement(vid)
