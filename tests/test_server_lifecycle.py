@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 def test_a_server_killed_mid_tournament_resumes_it_without_losing_or_repeating(tmp_path):
     db = tmp_path / "resume.db"
     token = add_user(db, "ada", admin=True)
-    args = ("--game", "kuhn3", "-p", "kuhn3.hands=300", "--rounds", "3", "--quarantine-matches", "3",
+    args = ("--game", "kuhn3", "-p", "kuhn3.hands=200", "--rounds", "2", "--quarantine-matches", "3",
             "--every", "1h")
     server = League(db, *args)
     try:
