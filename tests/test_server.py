@@ -134,13 +134,14 @@ def _info(name: str, kind: bytes = tarfile.REGTYPE, size: int = 0, link: str = "
 
 
 def _gzip_bomb() -> bytes:
-    # 300 MB of zeros inside one tar entry, compressed chunk by chunk (~300 KB).
+    # 100 MB of zeros (the limit is 64 MB unpacked) inside one tar entry,
+    # compressed chunk by chunk (~100 KB).
     out = io.BytesIO()
-    with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=9) as gz:
-        header = _info("arena.toml", size=300 * 2**20)
+    with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=1) as gz:
+        header = _info("arena.toml", size=100 * 2**20)
         gz.write(header.tobuf(format=tarfile.GNU_FORMAT))
         chunk = bytes(2**20)
-        for _ in range(300):
+        for _ in range(100):
             gz.write(chunk)
     return out.getvalue()
 
