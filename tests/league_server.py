@@ -10,13 +10,14 @@ import os
 import re
 import signal
 import subprocess
-import tarfile
 import time
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import httpx
+
+from arena._league._server import tar_gz
 
 from .conftest import PY, ROOT, clean_env, sigint_default
 
@@ -119,17 +120,6 @@ class League:
         return self.wait(f"bot {bot} to leave the pipeline",
                          lambda: (v := self.version(bot))["state"] in ("active", "rejected", "retired") and v,
                          timeout)
-
-
-def tar_gz(files: dict[str, bytes], modes: dict[str, int] | None = None) -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for path, data in files.items():
-            info = tarfile.TarInfo(path)
-            info.size = len(data)
-            info.mode = (modes or {}).get(path, 0o644)
-            tar.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
 
 
 def zip_bytes(files: dict[str, bytes]) -> bytes:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import io
 import re
 import tarfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -83,6 +85,24 @@ def serve_cmd(
     raise typer.Exit(code)
 
 
+@contextmanager
+def _tables(db: Path, create: bool) -> Iterator[Any]:
+    """The league's tables in ``db``; a usage error (exit 2) for a bad file or a refused change."""
+    from .._store import open_store
+    from ._db import League
+
+    try:
+        store = open_store(db, create=create)
+    except UsageError as exc:
+        raise _usage(str(exc)) from None
+    try:
+        yield League(store)
+    except ValueError as exc:
+        raise _usage(str(exc)) from None
+    finally:
+        store.close()
+
+
 users_app = typer.Typer(help="League accounts: each user submits with a token.", no_args_is_help=True)
 
 
@@ -93,21 +113,10 @@ def users_add(
     db: Annotated[Path, typer.Option(help="The league's SQLite file.")] = Path("league.db"),
 ) -> None:
     """Add a user and print their token (shown once; only its hash is kept)."""
-    from .._store import open_store
-    from ._db import League
-
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}", name):
         raise _usage(f"user name {name!r}: 1 to 40 letters, digits, '_', '.' or '-'")
-    try:
-        store = open_store(db)
-    except UsageError as exc:
-        raise _usage(str(exc)) from None
-    try:
-        token = League(store).add_user(name, admin)
-    except ValueError as exc:
-        raise _usage(str(exc)) from None
-    finally:
-        store.close()
+    with _tables(db, create=True) as league:
+        token = league.add_user(name, admin)
     typer.echo(f"Added {'admin' if admin else 'user'} {name}. Their token (shown once, keep it):", err=True)
     typer.echo(token)
 
@@ -118,19 +127,8 @@ def users_token(
     db: Annotated[Path, typer.Option(help="The league's SQLite file.")] = Path("league.db"),
 ) -> None:
     """Give a user a new token (a lost or leaked one): the old token and its web sessions stop working."""
-    from .._store import open_store
-    from ._db import League
-
-    try:
-        store = open_store(db, create=False)
-    except UsageError as exc:
-        raise _usage(str(exc)) from None
-    try:
-        token = League(store).new_token(name)
-    except ValueError as exc:
-        raise _usage(str(exc)) from None
-    finally:
-        store.close()
+    with _tables(db, create=False) as league:
+        token = league.new_token(name)
     typer.echo(f"New token for {name} (shown once; the old one no longer works):", err=True)
     typer.echo(token)
 
@@ -138,18 +136,9 @@ def users_token(
 @users_app.command("list")
 def users_list(db: Annotated[Path, typer.Option(help="The league's SQLite file.")] = Path("league.db")) -> None:
     """List the users."""
-    from .._store import open_store
-    from ._db import League
-
-    try:
-        store = open_store(db, create=False)
-    except UsageError as exc:
-        raise _usage(str(exc)) from None
-    try:
-        for u in League(store).users():
+    with _tables(db, create=False) as league:
+        for u in league.users():
             typer.echo(f"{u['id']}\t{u['name']}\t{'admin' if u['admin'] else 'user'}")
-    finally:
-        store.close()
 
 
 def submit_cmd(

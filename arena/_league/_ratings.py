@@ -10,6 +10,7 @@ the matches stored since the last ask are rated.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,7 +72,6 @@ class Ratings:
             " JOIN league_tournaments lt ON lt.tournament=t.id"
             " WHERE t.game=? AND m.status='done' AND (m.finished > ? OR (m.finished = ? AND m.id > ?))"
             " ORDER BY m.finished, m.id", (game, g.seen[0], g.seen[0], g.seen[1])).fetchall()
-        import json
         for mid, tid, seats, scores, faults, finished, entrants in rows:
             versions = self._versions_of(tid, json.loads(entrants))
             lineup = tuple(versions[i] for i in json.loads(seats))

@@ -19,6 +19,7 @@ is resumed when it starts again (only the matches not stored are played).
 from __future__ import annotations
 
 import base64
+import json
 import math
 import secrets
 import shlex
@@ -35,13 +36,15 @@ from .._bot import BotSpec
 from .._checks import UsageError
 from .._faults import BotFault
 from .._host import BotHost, open_bots
+from .._manifest import ManifestError, manifest_of
+from .._plan import load_plugin
 from .._quarantine import make_plan, run_quarantine
 from .._quarantine_report import StepResult
 from .._store import Store
 from .._tournament import Progress, run_tournament
 from .._tournament_cli import create_tournament, load_tournament, plan_tournament
 from ._db import League
-from ._uploads import UploadError, UploadLimits, unpack
+from ._uploads import BotManifest, UploadError, UploadLimits, run_argv, unpack
 
 BUILD_SCRIPT = (
     'set -e; mkdir /tmp/build; cp -R "$1"/. /tmp/build/; cd /tmp/build; '
@@ -207,7 +210,6 @@ class LeagueRunner:
         else:
             self._step(v, "build", "PASS", "nothing to build")
         try:
-            from ._uploads import BotManifest, run_argv
             manifest = BotManifest(name=None, game=None, run=v["manifest"]["run"], build=None)
             argv = run_argv(manifest, folder)
             command = shlex.join(argv)
@@ -308,7 +310,8 @@ class LeagueRunner:
                                  "rounds": self.settings.rounds, **extra}
         if self.settings.sandbox is not None:
             given["sandbox"] = self.settings.sandbox
-        params = _manifest_params(game) + self.settings.params.get(game, [])
+        params = [f"{k}={json.dumps(v)}" for k, v in manifest_params(game).items()]
+        params += self.settings.params.get(game, [])
         if params:
             given["param"] = params
         return given
@@ -368,17 +371,12 @@ class LeagueRunner:
         self.log(f"Finished tournament {tid} ({config.game}, {kind}): {live.done} matches, {live.faults} faults")
 
 
-def _manifest_params(game: str) -> list[str]:
+def manifest_params(game: str) -> dict[str, Any]:
     """The game's quarantine manifest's parameters: a match length fit for a league."""
-    import json
-
-    from .._manifest import ManifestError, manifest_of
-    from .._plan import load_plugin
     try:
-        manifest = manifest_of(load_plugin(game))
+        return dict(manifest_of(load_plugin(game)).params)
     except (ManifestError, UsageError, ValueError):
-        return []
-    return [f"{k}={json.dumps(v)}" for k, v in manifest.params.items()]
+        return {}
 
 
 def _read(path: Path, limit: int = 64 * 1024) -> str:

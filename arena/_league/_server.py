@@ -19,7 +19,7 @@ from .._manifest import games_with_manifests
 from .._sandbox import SandboxUnavailable, resolve_level
 from .._store import open_store
 from ._db import League
-from ._runner import LeagueRunner, LeagueSettings
+from ._runner import LeagueRunner, LeagueSettings, manifest_params
 from ._uploads import UploadLimits
 from ._web import Site, make_app, submit_bot
 
@@ -48,14 +48,6 @@ class ServeOptions:
     check: bool = False  # validate the options and stop
 
 
-def _manifest_raw(game: str) -> dict:
-    from .._manifest import ManifestError, manifest_of
-    try:
-        return dict(manifest_of(load_plugin(game)).params)
-    except (ManifestError, UsageError):
-        return {}
-
-
 def log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
@@ -70,7 +62,7 @@ def serve(options: ServeOptions) -> int:
         if g not in games:
             raise UsageError(f"--param {g}.…: {g!r} is not a game of this league ({', '.join(games)})")
         try:
-            game_params(load_plugin(g), {**_manifest_raw(g), **dict(parse_param(p) for p in given)}, keys=True)
+            game_params(load_plugin(g), {**manifest_params(g), **dict(parse_param(p) for p in given)}, keys=True)
         except UsageError as exc:
             raise UsageError(f"--param {g}.…: {exc}") from None
     check_limits(timeout=options.timeout, startup_timeout=10.0, budget=None, seed=None)

@@ -186,7 +186,7 @@ def _fault_words(f: dict[str, Any], names: list[str], private: bool) -> dict[str
     return out
 
 
-def _match_summary(site: Site, m: dict[str, Any], names: list[str], owners: set[int] | None = None) -> dict[str, Any]:
+def _match_summary(m: dict[str, Any], names: list[str]) -> dict[str, Any]:
     return {"id": m["id"], "tournament": m["tournament"], "round": m["round"], "seed": m["seed"],
             "status": m["status"], "entrants": [names[i] for i in m["seats"]], "scores": m["scores"],
             "faults": [_fault_words(f, [names[i] for i in m["seats"]], False) for f in m["faults"]],
@@ -361,7 +361,7 @@ async def tournament_page(request: Request) -> Response:
                            "seed": t["seed"], "params": t["params"], "entrants": names,
                            "matches": len(matches), "done": len(done),
                            "playing": tid in site.runner.live},
-            "matches": [_match_summary(site, m, names) for m in done[-200:]][::-1]}
+            "matches": [_match_summary(m, names) for m in done[-200:]][::-1]}
     return _render(site, request, "tournament.html", data, auth)
 
 
@@ -501,16 +501,23 @@ async def submit_page(request: Request) -> Response:
 # -- admin and owner actions -----------------------------------------------------------------
 
 
-async def bot_action(request: Request) -> Response:
+async def _owned(request: Request, find: str) -> tuple[Site, Auth, dict[str, Any]]:
+    """The bot or version a POST names (``find``: ``bot`` or ``version``), once
+    the form's CSRF token and the user's ownership (or admin role) are checked."""
     site: Site = request.app.state.site
     auth = _auth(site, request)
     _need_user(auth)
     await _form(request, auth)
-    bot = site.league.bot(request.path_params["bot"])
-    if bot is None:
-        raise HTTPException(404, "no such bot")
-    if not auth.owns(bot["owner"]):
+    thing = getattr(site.league, find)(request.path_params[find])
+    if thing is None:
+        raise HTTPException(404, f"no such {find}")
+    if not auth.owns(thing["owner"]):
         raise HTTPException(403, "only the bot's owner or an admin may do that")
+    return site, auth, thing
+
+
+async def bot_action(request: Request) -> Response:
+    site, auth, bot = await _owned(request, "bot")
     action = request.path_params["action"]
     if action in ("pause", "resume"):
         site.league.set_paused(bot["id"], action == "pause")
@@ -533,15 +540,7 @@ async def bot_action(request: Request) -> Response:
 async def version_action(request: Request) -> Response:
     """An owner keeps an older version in the pool beside the newest (to compare
     them), or takes one out; its record stays either way."""
-    site: Site = request.app.state.site
-    auth = _auth(site, request)
-    _need_user(auth)
-    await _form(request, auth)
-    v = site.league.version(request.path_params["version"])
-    if v is None:
-        raise HTTPException(404, "no such version")
-    if not auth.owns(v["owner"]):
-        raise HTTPException(403, "only the bot's owner or an admin may do that")
+    site, _, v = await _owned(request, "version")
     action = request.path_params["action"]
     if action == "reinstate":
         if v["state"] != "retired":
