@@ -107,6 +107,7 @@ class TournamentConfig:
     until_ci: float | None = None  # stop once every CI half-width is at most this
     sample: int | None = None  # at most this many matches a round (whole sets of entrants, chosen by the seed)
     unplayed: float = 0.0  # a disqualified entrant's score in a match it does not play
+    cluster: str | None = None  # a Dask scheduler's address: matches run there (not stored: a run option)
 
     def sandbox_job(self) -> dict[str, Any]:
         return {"level": self.sandbox, "policy": self.policy.to_json()}
@@ -189,6 +190,7 @@ def _record(p: Pairing, result: dict[str, Any], transcript: str | None, on_fault
             "time_used": [s["time_used"] for s in result["seats"]],
             "sandbox": result.get("sandbox") or {"level": "none"},
             "scores_so_far": result["tournament_scores"],
+            **({"worker": result["worker"]} if result.get("worker") is not None else {}),
         },
         "transcript": transcript,
         "log_dir": result.get("log_dir"),
@@ -214,8 +216,22 @@ class _Faults:
 
 async def run_tournament(
     plugin: GamePlugin, config: TournamentConfig, store: Store, tid: int, progress: Progress,
+    cluster: Any = None,
 ) -> Outcome:
-    """Play every match of tournament ``tid`` not yet stored; store each as it ends."""
+    """Play every match of tournament ``tid`` not yet stored; store each as it ends.
+
+    With ``config.cluster`` the matches run on that Dask cluster, through
+    ``cluster`` (an open ``arena._cluster.ClusterSession``) if given, else
+    through a connection made for this run.
+    """
+    if config.cluster is not None and cluster is None:
+        from ._cluster import open_cluster
+
+        session = await open_cluster(config.cluster)
+        try:
+            return await run_tournament(plugin, config, store, tid, progress, session)
+        finally:
+            await session.aclose()
     config.seat_for(plugin)
     data = store.data_dir / f"t{tid}"
     faults = _Faults(len(config.bots), config.max_faults, store.matches(tid))
@@ -235,7 +251,10 @@ async def run_tournament(
         ids.update(store.match_ids(tid))
         done = store.done_positions(tid)
         todo = [p for p in pairings if (p.round, p.idx) not in done]
-        if config.lifetime == "tournament":
+        if cluster is not None:
+            await _run_on_cluster(cluster, plugin, config, todo, data, store_result, progress, faults, store, tid,
+                                  ids)
+        elif config.lifetime == "tournament":
             await _run_in_pool(plugin, config, todo, data, store_result, progress, faults, store, tid, ids)
         else:
             await _run_on_workers(plugin, config, todo, data, store_result, progress, faults, store, tid, ids)
@@ -283,6 +302,7 @@ def _job(plugin: GamePlugin, config: TournamentConfig, p: Pairing, data: Path) -
     name = f"r{p.round}-m{p.idx}"
     return {
         "key": [p.round, p.idx],
+        "label": name,
         "game": plugin.spec.id,
         "params": config.params,
         "seed": p.seed,
@@ -354,6 +374,40 @@ async def _run_on_workers(plugin, config, todo, data, store_result, progress, fa
     async with trio.open_nursery() as nursery:
         for core in range(jobs):
             nursery.start_soon(worker, core)
+
+
+async def _run_on_cluster(session, plugin, config, todo, data, store_result, progress, faults, store, tid,
+                          ids) -> None:
+    """On a Dask cluster: the same jobs as ``_run_on_workers``, each with its bots' artifacts;
+    the transcript and stderr logs come back with the result and are written here."""
+    shipped = await session.ship(config.bots)
+
+    def job_for(p: Pairing) -> tuple[dict, list[dict]] | None:
+        if not _skip_forfeits(config, [p], store, tid, faults, progress, ids):
+            return None
+        if progress.on_start is not None:
+            progress.on_start(ids[(p.round, p.idx)], p, [config.bots[i].name for i in p.seats])
+        return _job(plugin, config, p, data), [shipped[i] for i in p.seats]
+
+    async def on_reply(p: Pairing, job: dict, reply: dict) -> None:
+        transcript = None
+        if reply.get("transcript") is not None:
+            path = Path(job["transcript"])
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(reply["transcript"])
+            transcript = str(path)
+        log_dir = Path(job["log_dir"])
+        for name, content in reply.get("logs", {}).items():
+            target = log_dir / name
+            if name.startswith("/") or ".." in Path(name).parts:
+                raise RuntimeError(f"a worker sent a log named {name!r}, outside the match's folder")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+        result = reply["result"]
+        result["log_dir"] = str(log_dir) if result.get("log_dir") else None
+        store_result(p, result, transcript)
+
+    await session.play(todo, job_for, on_reply)
 
 
 async def _run_in_pool(plugin, config, todo, data, store_result, progress, faults, store, tid, ids) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import signal
 import sys
@@ -16,6 +17,7 @@ import typer
 from ._games import load_game
 
 from ._bot import BadBotCommand, BotSpec
+from ._cluster import ClusterError
 from ._checks import UsageError, check_range, game_params, parse_param
 from ._plan import SEED_MAX, check_lifetime, check_limits, entrant, load_plugin
 from ._results_cli import print_standings, standings_format, standings_of
@@ -93,6 +95,9 @@ def tournament_cmd(
     seats: Annotated[Optional[int], typer.Option(
         help="Bots per match, for games played by 2 or more (default: the game's; holdem: every entrant, at most 10).")] = None,
     jobs: Annotated[int, typer.Option(help="Matches at once (one pinned worker process each).")] = 1,
+    cluster: Annotated[Optional[str], typer.Option(
+        metavar="ADDRESS", help="Play the matches on the Dask cluster whose scheduler is at ADDRESS "
+        "(tcp://HOST:8786; workers: `arena worker`); see docs/cluster.md.")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Tournament seed; every match's seed derives from it.")] = None,
     db: Annotated[Path, typer.Option(help="SQLite file for the results.")] = Path("arena.db"),
     resume: Annotated[Optional[int], typer.Option(help="Continue tournament ID from the database.")] = None,
@@ -132,10 +137,27 @@ def tournament_cmd(
     except UsageError as exc:
         raise _usage(str(exc)) from None
     try:
+        config.cluster = check_cluster(cluster, config.lifetime)
+    except UsageError as exc:
+        store.close()
+        raise _usage(str(exc)) from None
+    try:
         code = _play_and_report(config, plugin, store, tid, db, json_out)
     finally:
         store.close()
     raise typer.Exit(code)
+
+
+def check_cluster(address: str | None, lifetime: str) -> str | None:
+    """A ``--cluster`` address, checked for form (reaching it is checked on connecting)."""
+    if address is None:
+        return None
+    if lifetime == "tournament":
+        raise UsageError("--cluster plays every match with fresh processes; a tournament with "
+                         "--lifetime tournament keeps one process per entrant and runs on this machine only")
+    if not re.fullmatch(r"(tcp|tls|ucx|inproc)://\S+|[\w.-]+:\d+", address):
+        raise UsageError(f"--cluster takes a Dask scheduler's address like tcp://HOST:8786, not {address!r}")
+    return address
 
 
 def _start(game, bots, given: dict[str, Any], jobs: int, db: Path):
@@ -304,12 +326,19 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
         extras.append(f"disqualified at {config.max_faults} fault{'s' if config.max_faults > 1 else ''}")
     typer.echo(
         f"Started tournament {tid} ({config.game}, seed {config.seed}, {len(specs)} entrants, "
-        f"{total} matches{' at most' if config.until_ci else ''}, jobs {config.jobs}, sandbox {config.sandbox}, "
+        f"{total} matches{' at most' if config.until_ci else ''}, {f'cluster {config.cluster}' if config.cluster else f'jobs {config.jobs}'}, sandbox {config.sandbox}, "
         f"db {db}{''.join(', ' + w for w in extras)})",
         err=True,
     )
     progress = _progress(total, per_round)
-    outcome, signum = trio.run(_run_until_signal, plugin, config, store, tid, progress)
+    try:
+        outcome, signum = trio.run(_run_until_signal, plugin, config, store, tid, progress)
+    except (UsageError, ClusterError) as exc:
+        _progress_done()
+        typer.echo(f"arena: error: {exc}", err=True)
+        typer.echo(f"Stopped tournament {tid} after {progress.done} of {total} matches; "
+                   f"resume with: arena tournament --resume {tid} --db {db}", err=True)
+        return EXIT_USAGE if isinstance(exc, UsageError) else EXIT_INTERNAL
     _progress_done()
     if outcome is None:
         name = signal.Signals(signum).name if signum else "interrupted"

@@ -377,8 +377,10 @@ from ._quarantine_cli import register as _register_quarantine  # noqa: E402
 _register_quarantine(app)
 
 from ._league._cli import register as _register_league  # noqa: E402
+from ._cluster._cli import register as _register_cluster  # noqa: E402
 
 _register_league(app)
+_register_cluster(app)
 
 
 def main() -> None:

@@ -121,10 +121,18 @@ def runtime_roots(interpreter: str, path_env: str) -> list[str]:
     return roots
 
 
-def build_view(
-    spec: BotSpec, path_env: str, stage: Callable[[str, bool], str] | None = None,
-) -> View:
-    """The view of one bot command (see the module docstring)."""
+@dataclass(frozen=True, slots=True)
+class CommandParts:
+    """A bot command read the way the view reads it."""
+
+    argv: tuple[str, ...]  # every path absolute, a command name resolved on PATH
+    interpreter_roots: tuple[str, ...]  # the organiser's runtime: read-only, never the bot's
+    own_dir: str | None  # the folder of the program, or of the script after an interpreter
+    named: tuple[tuple[str, bool], ...]  # other existing paths on the command line (path, is_dir)
+
+
+def command_parts(spec: BotSpec, path_env: str) -> CommandParts:
+    """Which words of ``spec`` are the runtime, the bot's own folder and its other files."""
     argv = list(spec.argv)
     first = argv[0]
     interpreter_roots: list[str] = []
@@ -153,6 +161,30 @@ def build_view(
         interpreter_roots = runtime_roots(program, path_env)
         program = None
     own_dir = os.path.dirname(script or program) if (script or program) else None
+    return CommandParts(tuple(argv), tuple(interpreter_roots), own_dir, tuple(named))
+
+
+def bot_files(spec: BotSpec, path_env: str) -> list[tuple[str, bool]]:
+    """The bot's own files and folders (not the runtime, not the system), outermost
+    first, none inside another: what the view binds as the bot's and what a
+    cluster ships (``arena._cluster``)."""
+    parts = command_parts(spec, path_env)
+    wanted = ([(parts.own_dir, True)] if parts.own_dir else []) + list(parts.named)
+    chosen: list[tuple[str, bool]] = []
+    for path, is_dir in sorted(wanted, key=lambda w: (w[0].count("/"), w[0])):
+        if _under_system(path) or path == "/" or any(
+                path == c or (c_dir and path.startswith(c.rstrip("/") + "/")) for c, c_dir in chosen):
+            continue
+        chosen.append((path, is_dir))
+    return chosen
+
+
+def build_view(
+    spec: BotSpec, path_env: str, stage: Callable[[str, bool], str] | None = None,
+) -> View:
+    """The view of one bot command (see the module docstring)."""
+    parts = command_parts(spec, path_env)
+    argv, interpreter_roots, own_dir, named = list(parts.argv), parts.interpreter_roots, parts.own_dir, parts.named
 
     wanted: list[tuple[str, bool, bool]] = []  # (path, is_dir, may_stage)
     for root in interpreter_roots:

@@ -1,0 +1,15 @@
+"""Tournaments on a Dask cluster (``--cluster ADDRESS``; docs/cluster.md).
+
+The coordinator (``arena tournament`` or ``arena serve``) sends each match
+as a Dask task with its bots' artifacts; a worker (``arena worker``) plays
+it through the same arena worker process, host and sandbox as a local
+``--jobs`` run, and sends back the result, the transcript and the bots'
+stderr. The coordinator alone writes files and the database.
+"""
+
+from ._artifacts import ArtifactError, ShippedBot, pack_bot, unpack
+from ._remote import ALLOW_NONE_ENV, RESOURCE, MatchRefused
+from ._session import ClusterError, ClusterSession, open_cluster
+
+__all__ = ["ALLOW_NONE_ENV", "RESOURCE", "ArtifactError", "ClusterError", "ClusterSession", "MatchRefused",
+           "ShippedBot", "open_cluster", "pack_bot", "unpack"]
