@@ -34,7 +34,7 @@ system-deps:
 $(VENV)/.installed: pyproject.toml examples/pennies/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]' -e examples/pennies
+	$(PY) -m pip install -q -e '.[test,cluster]' -e examples/pennies
 	touch $@
 
 # The bot supervisor (C), built once into the arena's private cache.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import socket
 import signal
 import sys
 import time
@@ -130,6 +131,9 @@ def tournament_cmd(
     given = {k: v for k, v in locals().items() if k in RESTORED and v not in (None, [])}
     try:
         check_range("--jobs", jobs, 1, 256)
+        check_cluster(cluster, given.get("lifetime", "match"), reach=True)  # before the database is touched
+        if resume is None and cluster is not None and game is not None and "lifetime" not in given:
+            check_cluster(cluster, load_plugin(game).default_lifetime)
         if resume is not None:
             config, plugin, store, tid = _resume(resume, db, game, bots, given, accept_changed_bots, jobs)
         else:
@@ -137,7 +141,7 @@ def tournament_cmd(
     except UsageError as exc:
         raise _usage(str(exc)) from None
     try:
-        config.cluster = check_cluster(cluster, config.lifetime)
+        config.cluster = check_cluster(cluster, config.lifetime)  # a resumed tournament's own
     except UsageError as exc:
         store.close()
         raise _usage(str(exc)) from None
@@ -148,15 +152,22 @@ def tournament_cmd(
     raise typer.Exit(code)
 
 
-def check_cluster(address: str | None, lifetime: str) -> str | None:
-    """A ``--cluster`` address, checked for form (reaching it is checked on connecting)."""
+def check_cluster(address: str | None, lifetime: str, reach: bool = False) -> str | None:
+    """A ``--cluster`` address, checked for form, and with ``reach`` that something listens there."""
     if address is None:
         return None
     if lifetime == "tournament":
-        raise UsageError("--cluster plays every match with fresh processes; a tournament with "
-                         "--lifetime tournament keeps one process per entrant and runs on this machine only")
-    if not re.fullmatch(r"(tcp|tls|ucx|inproc)://\S+|[\w.-]+:\d+", address):
+        raise UsageError("--cluster plays every match with fresh processes: give --lifetime match "
+                         "(--lifetime tournament, one process per entrant for the whole tournament, "
+                         "runs on this machine only)")
+    m = re.fullmatch(r"(?:(tcp|tls)://)?(\[[0-9a-fA-F:]+\]|[\w.-]+):(\d+)", address)
+    if not m:
         raise UsageError(f"--cluster takes a Dask scheduler's address like tcp://HOST:8786, not {address!r}")
+    if reach:
+        try:
+            socket.create_connection((m[2].strip("[]"), int(m[3])), timeout=10).close()
+        except OSError as exc:
+            raise UsageError(f"--cluster {address}: no Dask scheduler answers there ({exc.strerror or exc})") from None
     return address
 
 
@@ -378,6 +389,7 @@ async def _run_until_signal(plugin, config, store, tid, progress) -> tuple[Outco
     """Play; on SIGINT or SIGTERM stop cleanly: matches in flight are
     abandoned, their bots stopped, workers ended (the store keeps the rest)."""
     got: list[int] = []
+    failed: Exception | None = None
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
 
@@ -388,8 +400,13 @@ async def _run_until_signal(plugin, config, store, tid, progress) -> tuple[Outco
                     return
 
             nursery.start_soon(watch)
-            outcome = await run_tournament(plugin, config, store, tid, progress)
+            try:
+                outcome = await run_tournament(plugin, config, store, tid, progress)
+            except (UsageError, ClusterError) as exc:
+                failed = exc  # said in words by the caller, not as a group of tracebacks
             nursery.cancel_scope.cancel()
+    if failed is not None:
+        raise failed
     if got:
         return None, got[0]
     return outcome, None

@@ -36,6 +36,9 @@ def serve_cmd(
     port: Annotated[int, typer.Option(help="Port (0: any free port; the URL is printed).")] = 8000,
     every: Annotated[str, typer.Option(help="Time between scheduled tournaments: 1h, 30m, 45s...")] = "1h",
     jobs: Annotated[int, typer.Option(help="Matches at once in a tournament.")] = 1,
+    cluster: Annotated[Optional[str], typer.Option(
+        metavar="ADDRESS", help="Play tournaments on the Dask cluster whose scheduler is at ADDRESS "
+        "(builds and quarantines stay here); see docs/cluster.md.")] = None,
     game: Annotated[Optional[list[str]], typer.Option(
         "--game", help="A game this league plays (repeatable; default: every installed game with sample bots).")] = None,
     param: Annotated[Optional[list[str]], typer.Option(
@@ -54,6 +57,7 @@ def serve_cmd(
     check: Annotated[bool, typer.Option("--check", help="Check the options and stop (starts and creates nothing).")] = False,
 ) -> None:
     """Run a league: submissions, quarantine, scheduled tournaments and a web leaderboard."""
+    from .._tournament_cli import check_cluster
     from ._server import ServeOptions, serve
 
     try:
@@ -73,8 +77,9 @@ def serve_cmd(
         check_range("--build-seconds", build_seconds, 1, 86400)
         check_range("--submit-limit", submit_limit, 1, 100_000)
         check_range("--max-upload-mb", max_upload_mb, 0.001, 1024)
+        check_cluster(cluster, "match", reach=True)
         options = ServeOptions(
-            db=db, host=host, port=port, every=parse_every(every), jobs=jobs, games=games, params=settings_params,
+            db=db, host=host, port=port, every=parse_every(every), jobs=jobs, cluster=cluster, games=games, params=settings_params,
             rounds=rounds, timeout=timeout, quarantine_matches=quarantine_matches, build_seconds=build_seconds,
             placement_matches=placement_matches,
             submit_limit=submit_limit, max_upload_bytes=int(max_upload_mb * 2**20), sandbox=sandbox,

@@ -41,6 +41,7 @@ from .._plan import load_plugin
 from .._quarantine import make_plan, run_quarantine
 from .._quarantine_report import StepResult
 from .._store import Store
+from .._cluster import ClusterError, ClusterSession, open_cluster
 from .._tournament import Progress, run_tournament
 from .._tournament_cli import create_tournament, load_tournament, plan_tournament
 from ._db import League
@@ -58,6 +59,7 @@ class LeagueSettings:
 
     every: float = 3600.0  # seconds between scheduled tournaments
     jobs: int = 1
+    cluster: str | None = None  # a Dask scheduler: tournaments play there (quarantine and builds stay here)
     sandbox: str | None = None  # the level; decided once at start
     games: list[str] = field(default_factory=list)
     params: dict[str, list[str]] = field(default_factory=dict)  # per game: KEY=VALUE overrides
@@ -93,6 +95,7 @@ class LeagueRunner:
         for sub in ("blobs", "bots", "work"):
             (self.files / sub).mkdir(mode=0o700, exist_ok=True)
         self.live: dict[int, Live] = {}
+        self._cluster: ClusterSession | None = None
         self.next_run: float = time.time() + settings.every
         self._pipeline_send, self._pipeline_receive = trio.open_memory_channel[int](math.inf)
         # Placements wait for the tournament lock on their own queue, so that a
@@ -118,11 +121,19 @@ class LeagueRunner:
 
     async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """The pipeline and the scheduler, until cancelled."""
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._pipeline)
-            nursery.start_soon(self._placements)
-            nursery.start_soon(self._scheduler)
-            task_status.started()
+        if self.settings.cluster is not None:
+            # One connection for the server's life: each bot version is shipped once.
+            self._cluster = await open_cluster(self.settings.cluster)
+            self.log(f"Cluster: {self.settings.cluster}, {await self._cluster.wait_for_slots()} slot(s) for matches")
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._pipeline)
+                nursery.start_soon(self._placements)
+                nursery.start_soon(self._scheduler)
+                task_status.started()
+        finally:
+            if self._cluster is not None:
+                await self._cluster.aclose()
 
     async def _pipeline(self) -> None:
         # Versions left half-way by a server that stopped go through again.
@@ -310,6 +321,8 @@ class LeagueRunner:
                                  "rounds": self.settings.rounds, **extra}
         if self.settings.sandbox is not None:
             given["sandbox"] = self.settings.sandbox
+        if self.settings.cluster is not None:
+            given["lifetime"] = "match"  # a cluster plays each match with fresh processes
         params = [f"{k}={json.dumps(v)}" for k, v in manifest_params(game).items()]
         params += self.settings.params.get(game, [])
         if params:
@@ -360,12 +373,16 @@ class LeagueRunner:
 
         progress.on_finish = on_finish
         self.log(f"Started tournament {tid} ({config.game}, {kind}, {len(config.bots)} bots, {live.total} matches)")
+        config.cluster = self.settings.cluster
         try:
             if locked:
-                await run_tournament(plugin, config, self.store, tid, progress)
+                await run_tournament(plugin, config, self.store, tid, progress, self._cluster)
             else:
                 async with self.tournament_lock:
-                    await run_tournament(plugin, config, self.store, tid, progress)
+                    await run_tournament(plugin, config, self.store, tid, progress, self._cluster)
+        except ClusterError as exc:
+            self.log(f"arena: tournament {tid} stopped: {exc}; it resumes at the next start")
+            return
         finally:
             self.live.pop(tid, None)
         self.log(f"Finished tournament {tid} ({config.game}, {kind}): {live.done} matches, {live.faults} faults")

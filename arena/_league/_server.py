@@ -33,6 +33,7 @@ class ServeOptions:
     port: int = 8000
     every: float = 3600.0
     jobs: int = 1
+    cluster: str | None = None  # a Dask scheduler's address
     games: list[str] = field(default_factory=list)
     params: dict[str, list[str]] = field(default_factory=dict)
     rounds: int = 1
@@ -68,8 +69,9 @@ def serve(options: ServeOptions) -> int:
     check_limits(timeout=options.timeout, startup_timeout=10.0, budget=None, seed=None)
     if options.check:
         level = resolve_level(options.sandbox, untrusted=True, warn=log)
+        where = f"cluster {options.cluster}" if options.cluster else f"jobs {options.jobs}"
         print(f"League options are valid: games {', '.join(games)}, every {options.every:g} s, "
-              f"sandbox {level}, db {options.db} (nothing was started)")
+              f"sandbox {level}, {where}, db {options.db} (nothing was started)")
         return 0
     try:
         # Submissions are untrusted: no sandbox is a refusal unless asked for by name.
@@ -79,7 +81,7 @@ def serve(options: ServeOptions) -> int:
     store = open_store(options.db)
     league = League(store)
     settings = LeagueSettings(
-        every=options.every, jobs=options.jobs, sandbox=host.level, games=games, params=options.params,
+        every=options.every, jobs=options.jobs, cluster=options.cluster, sandbox=host.level, games=games, params=options.params,
         rounds=options.rounds, timeout=options.timeout, quarantine_matches=options.quarantine_matches,
         placement_matches=options.placement_matches,
         build_seconds=options.build_seconds, limits=UploadLimits(max_upload_bytes=options.max_upload_bytes))
