@@ -126,6 +126,8 @@ bench: install bots
 	$(PY) -m benchmarks.holdem_engine
 	$(PY) -m benchmarks.holdem_arena
 	$(PY) -m benchmarks.server_load
+	$(PY) -m benchmarks.cluster
+	$(PY) -m benchmarks.match_rates
 
 clean:
 	rm -rf $(VENV) $(BUILD) *.egg-info .pytest_cache .hypothesis

@@ -239,6 +239,7 @@ def show_cmd(
     typer.echo(
         f"match {match_id}: tournament {m['tournament']} ({t['game']}), round {m['round']}, "
         f"index {m['idx']}, seed {m['seed']}, {state}, {m['hands']} hands"
+        + (f", played on cluster worker {inert(str(w))}" if (w := (m.get("timings") or {}).get("worker")) else "")
     )
     for seat, name in enumerate(names):
         score = f"  score {m['scores'][seat]:g}  payoff {m['payoffs'][seat]:g}" if m["scores"] else ""

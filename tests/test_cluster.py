@@ -27,7 +27,7 @@ from arena._bot import BotSpec
 from arena._cluster import pack_bot, unpack
 from arena._cluster._artifacts import ArtifactError
 
-from .conftest import PY, ROOT, clean_env, run_json
+from .conftest import PY, ROOT, clean_env, run_arena, run_json
 from .league_server import League, new_user, sample
 
 pytestmark = pytest.mark.slow
@@ -200,6 +200,9 @@ def test_a_tournament_survives_a_killed_coordinator_and_a_killed_worker(cluster,
     one = f"r0-m{total - 1}.log.gz"
     local_t, cluster_t = (by_seat(tmp_path / f"{run}-data" / "t1" / "transcripts" / one) for run in ("local", "cluster"))
     assert len(cluster_t) == 3 and cluster_t == local_t
+
+    shown = run_arena("show", str(total), "--db", str(db))
+    assert "played on cluster worker" in shown.stdout.splitlines()[0], shown.stdout[:300]
 
     # Each bot's artifact reached both workers, checked and unpacked once.
     shas = {pack_bot(BotSpec.parse(b, name=b))[0].sha256 for b in BOTS}

@@ -10,7 +10,19 @@ from typing import Annotated, Optional
 import typer
 
 from .._checks import UsageError
-from ._remote import ALLOW_NONE_ENV, RESOURCE
+from ._remote import ALLOW_NONE_ENV, CPUS_ENV, RESOURCE
+
+
+#: Dask's periodic work made rarer (a worker or scheduler here has a few
+#: coarse tasks a second, not thousands): the sampling profiler off (it
+#: wakes every 10 ms), the event-loop check every second instead of every
+#: 20 ms, the system monitor every 5 s. About half the CPU an idle worker
+#: used, measured; docs/cluster.md gives the same settings for the scheduler.
+QUIET = {
+    "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
+    "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
+    "DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL": "5s",
+}
 
 
 def parse_cpus(text: str) -> set[int]:
@@ -32,7 +44,7 @@ def worker_argv(address: str, slots: int, name: str | None, nanny: bool) -> list
     """The ``dask worker`` command for ``slots`` matches at once."""
     return [sys.executable, "-m", "dask", "worker", address,
             "--nworkers", "1", "--nthreads", str(slots), "--resources", f"{RESOURCE}={slots}",
-            "--no-dashboard", *(["--name", name] if name else []), *([] if nanny else ["--no-nanny"])]
+            "--no-dashboard", "--preload", "arena._cluster._preload", *(["--name", name] if name else []), *([] if nanny else ["--no-nanny"])]
 
 
 def worker_cmd(
@@ -61,9 +73,13 @@ def worker_cmd(
     except ImportError:
         typer.echo("arena: error: arena worker needs Dask: pip install 'arena[cluster]'", err=True)
         raise typer.Exit(2) from None
-    # The worker, its arena worker processes and their bots inherit these.
-    os.sched_setaffinity(0, chosen)
     env = dict(os.environ)
+    # Only the matches are pinned (each arena worker process to one of these
+    # CPUs, its bots with it); Dask's own threads float, so that its
+    # housekeeping does not preempt a match; and that housekeeping is made rarer.
+    env[CPUS_ENV] = ",".join(map(str, sorted(chosen)))
+    for key, value in QUIET.items():
+        env.setdefault(key, value)
     if cache is not None:
         env["ARENA_CACHE"] = str(cache.resolve())
     env[ALLOW_NONE_ENV] = "1" if allow_no_sandbox else "0"

@@ -30,6 +30,13 @@ from ._artifacts import ShippedBot, cached, default_cache, unpack
 RESOURCE = "arena-slot"
 #: Set by ``arena worker --allow-no-sandbox``: accept matches at level ``none``.
 ALLOW_NONE_ENV = "ARENA_WORKER_ALLOW_NO_SANDBOX"
+#: Set by ``arena worker --cpus``: the CPUs its matches are pinned to, one each.
+CPUS_ENV = "ARENA_WORKER_CPUS"
+
+
+def match_cpus() -> list[int]:
+    given = os.environ.get(CPUS_ENV)
+    return [int(c) for c in given.split(",")] if given else sorted(os.sched_getaffinity(0))
 
 
 class MatchRefused(RuntimeError):
@@ -79,7 +86,7 @@ class _Runners:
             return self._idle.get_nowait()
         except queue.Empty:
             with self._lock:
-                cpus = sorted(os.sched_getaffinity(0))
+                cpus = match_cpus()
                 cpu = cpus[self._made % len(cpus)]
                 self._made += 1
             return _Runner(cpu)
@@ -89,6 +96,12 @@ class _Runners:
 
 
 _RUNNERS = _Runners()
+
+
+def warm_up() -> None:
+    """An idle arena worker process for each of this worker's CPUs, started now."""
+    for runner in [_RUNNERS.take() for _ in match_cpus()]:
+        _RUNNERS.give_back(runner)
 
 
 def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes]) -> dict[str, Any]:
@@ -135,5 +148,5 @@ def describe_worker() -> dict[str, Any]:
         "cache": str(default_cache()),
         "cached": cached(default_cache()),
         "allow_no_sandbox": os.environ.get(ALLOW_NONE_ENV) == "1",
-        "cpus": sorted(os.sched_getaffinity(0)),
+        "cpus": match_cpus(),
     }

@@ -1,0 +1,158 @@
+"""`make bench`: tournaments on a Dask cluster on this machine (issue 13).
+
+Two clusters on 127.0.0.1, started here: ONE has one worker (`arena worker
+--cpus 0`), TWO has two (CPUs 0 and 1). In one run, interleaved:
+
+  scaling   the same kuhn3 tournament (4 C bots, 24 matches of HANDS hands)
+            on ONE and on TWO; matches per second and the ratio (goal >= 1.8),
+            from the first match's start to the last match's end (the
+            coordinator's start-up, about a second, is left out: on a real
+            cluster it is paid once per tournament, not per match), and
+            also for the whole runs;
+  overhead  short matches (1 hand) on ONE against local `--jobs 1`; each
+            path's cost per match is the slope between a 2-round and a
+            6-round tournament (48 and 144 matches), so start-up (importing
+            Dask, connecting) cancels out; the overhead is the difference of
+            the slopes (goal <= 10 ms).
+
+Both paths run the bots with `--sandbox none` (the workers are started with
+--allow-no-sandbox), so that the figures are the cluster's, not the sandbox's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from arena._cluster._cli import QUIET
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = ROOT / "sample_bots" / "kuhn3" / "build"
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+HANDS = int(os.environ.get("BENCH_TOURNAMENT_HANDS", "3000"))
+SCALING_GOAL, OVERHEAD_GOAL_MS = 1.8, 10.0
+BOTS = [str(BUILD / "rule_bot"), str(BUILD / "rule_bot_rs")] * 2
+
+
+def env() -> dict[str, str]:
+    e = dict(os.environ)
+    e.pop("PYTHONUNBUFFERED", None)
+    # The scheduler as docs/cluster.md starts it (the workers set their own).
+    e.update(QUIET, DASK_DISTRIBUTED__SCHEDULER__WORK_STEALING_INTERVAL="1s")
+    return e
+
+
+def wait_for(what: str, check, timeout: float = 60.0):
+    deadline = time.monotonic() + timeout
+    while not (got := check()):
+        if time.monotonic() > deadline:
+            sys.exit(f"benchmark: timed out waiting for {what}")
+        time.sleep(0.05)
+    return got
+
+
+class Cluster:
+    def __init__(self, folder: Path, name: str, cpus: list[int]) -> None:
+        self.procs: list[subprocess.Popen] = []
+        info = folder / f"{name}.json"
+        self._start([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
+                     "--no-dashboard", "--scheduler-file", str(info)], folder / f"{name}-scheduler.log")
+        self.address = wait_for("a scheduler", lambda: info.exists() and info.stat().st_size
+                                and json.loads(info.read_text()).get("address"))
+        for cpu in cpus:
+            log = folder / f"{name}-worker{cpu}.log"
+            self._start([sys.executable, "-m", "arena", "worker", self.address, "--cpus", str(cpu),
+                         "--name", f"{name}-{cpu}", "--no-nanny", "--allow-no-sandbox",
+                         "--cache", str(folder / f"{name}-cache{cpu}")], log)
+            wait_for("a worker", lambda: "Registered to" in log.read_text())
+
+    def _start(self, argv: list[str], log: Path) -> None:
+        with open(log, "wb") as out:
+            self.procs.append(subprocess.Popen(argv, stdout=out, stderr=out, env=env(), cwd=ROOT,
+                                               start_new_session=True))
+
+    def stop(self) -> None:
+        for p in reversed(self.procs):
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+
+
+def tournament(folder: Path, tag: str, hands: int, rounds: int, where: list[str]) -> float:
+    """Seconds for one whole `arena tournament` run (start-up included)."""
+    db = folder / f"{tag}.db"
+    started = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", "kuhn3", *BOTS, "--seed", "5", "--rounds", str(rounds),
+         "--db", str(db), "-p", f"hands={hands}", "--sandbox", "none", "--json", *where],
+        capture_output=True, text=True, env=env(), cwd=ROOT)
+    elapsed = time.perf_counter() - started
+    if out.returncode != 0:
+        sys.exit(f"benchmark: tournament failed:\n{out.stderr[-3000:]}")
+    return elapsed
+
+
+def playing_rate(folder: Path, tag: str) -> float:
+    """Matches per second from the first match's start to the last one's end
+    (the stored finish times and durations): the start-up left out."""
+    con = sqlite3.connect(folder / f"{tag}.db")
+    first, last, n = con.execute("SELECT min(finished - json_extract(timings, '$.duration')), max(finished), "
+                                 "count(*) FROM matches").fetchone()
+    con.close()
+    return n / (last - first)
+
+
+def main() -> None:
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        sys.exit("benchmark: the cluster scaling needs 2 CPUs")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        one = Cluster(folder, "one", [cpus[0]])
+        two = Cluster(folder, "two", [cpus[0], cpus[1]])
+        try:
+            print(f"cluster: kuhn3, 4 C bots, 24 matches of {HANDS} hands; {RUNS} interleaved runs")
+            rates: dict[str, list[float]] = {"one": [], "two": []}
+            playing: dict[str, list[float]] = {"one": [], "two": []}
+            for i in range(RUNS):
+                for name, c in (("one", one), ("two", two)):
+                    tag = f"s-{name}-{i}"
+                    rates[name].append(24 / tournament(folder, tag, HANDS, 1, ["--cluster", c.address]))
+                    playing[name].append(playing_rate(folder, tag))
+                print(f"  run {i + 1}: 1 worker {rates['one'][-1]:6.2f} matches/s ({playing['one'][-1]:.2f} playing)   "
+                      f"2 workers {rates['two'][-1]:6.2f} matches/s ({playing['two'][-1]:.2f} playing)")
+            ratio = statistics.median(playing["two"]) / statistics.median(playing["one"])
+            whole = statistics.median(rates["two"]) / statistics.median(rates["one"])
+            verdict = "met" if ratio >= SCALING_GOAL else "NOT met"
+            print(f"ratio  2 workers / 1 worker, while playing  : {ratio:.2f}x (goal {SCALING_GOAL}x: {verdict})")
+            print(f"ratio  2 workers / 1 worker, whole runs     : {whole:.2f}x (start-up included: "
+                  "Python, importing Dask, connecting)")
+
+            print(f"cluster overhead: 1-hand matches, 48 and 144 per run; {RUNS} interleaved runs")
+            slopes: dict[str, list[float]] = {"local": [], "cluster": []}
+            for i in range(RUNS):
+                for name, where in (("local", ["--jobs", "1"]), ("cluster", ["--cluster", one.address])):
+                    short = tournament(folder, f"o-{name}-{i}-2", 1, 2, where)
+                    long = tournament(folder, f"o-{name}-{i}-6", 1, 6, where)
+                    slopes[name].append((long - short) / (4 * 24) * 1000)
+                print(f"  run {i + 1}: local --jobs 1 {slopes['local'][-1]:6.2f} ms/match   "
+                      f"cluster {slopes['cluster'][-1]:6.2f} ms/match")
+            extra = statistics.median(slopes["cluster"]) - statistics.median(slopes["local"])
+            verdict = "met" if extra <= OVERHEAD_GOAL_MS else "NOT met"
+            print(f"overhead  cluster - local, per match        : {extra:+.2f} ms "
+                  f"(goal <= {OVERHEAD_GOAL_MS:g} ms: {verdict})")
+        finally:
+            one.stop()
+            two.stop()
+
+
+if __name__ == "__main__":
+    main()
