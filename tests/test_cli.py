@@ -109,7 +109,7 @@ def test_progress_is_shown_on_a_terminal_only():
     main, sub = pty.openpty()
     try:
         proc = subprocess.run(
-            [PY, "-m", "arena", "kuhn3", GOOD, GOOD, GOOD, "--seed", "2", "--hands", "3000", "--json"],
+            [PY, "-m", "arena", "kuhn3", GOOD, GOOD, GOOD, "--seed", "2", "--hands", "300", "--json"],
             stdout=subprocess.PIPE, stderr=sub, env=clean_env(), cwd=ROOT, timeout=60,
         )
         os.close(sub)
@@ -130,7 +130,7 @@ def test_progress_is_shown_on_a_terminal_only():
     assert proc.returncode == 0
     assert b"hands/s)" in seen  # the live progress line
     # ...and off a terminal there is none.
-    plain = run_arena("kuhn3", GOOD, GOOD, GOOD, "--seed", "2", "--hands", "3000", "--json")
+    plain = run_arena("kuhn3", GOOD, GOOD, GOOD, "--seed", "2", "--hands", "300", "--json")
     assert "hands/s)" not in plain.stderr
 
 
