@@ -128,6 +128,7 @@ bench: install bots
 	$(PY) -m benchmarks.server_load
 	$(PY) -m benchmarks.cluster
 	$(PY) -m benchmarks.match_rates
+	$(PY) -m benchmarks.exchange_ratios
 
 clean:
 	rm -rf $(VENV) $(BUILD) *.egg-info .pytest_cache .hypothesis
