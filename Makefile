@@ -129,6 +129,7 @@ bench: install bots
 	$(PY) -m benchmarks.cluster
 	$(PY) -m benchmarks.match_rates
 	$(PY) -m benchmarks.exchange_ratios
+	$(PY) -m benchmarks.twocarddraw_value
 
 clean:
 	rm -rf $(VENV) $(BUILD) *.egg-info .pytest_cache .hypothesis
