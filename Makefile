@@ -119,7 +119,6 @@ test-fast: install bots bytecode
 	$(VENV)/bin/pytest -q -n 4 --dist worksteal -m "not slow"
 
 bench: install bots
-	$(PY) -m benchmarks.kuhn3_throughput
 	$(PY) -m benchmarks.tournament_jobs
 	$(PY) -m benchmarks.sandbox_spawn
 	$(PY) -m benchmarks.duplicate_ci
