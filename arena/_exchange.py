@@ -24,7 +24,7 @@ from typing import Any
 
 import trio
 
-from ._bot import BotProcess
+from ._bot import BotProcess, sync_wait
 from ._faults import BotFault
 
 
@@ -192,9 +192,10 @@ async def _multiplex(bots: list[BotProcess], sends: list[tuple[int, bytes]], wai
                     limit, _ = limits.for_bot(w.bot)
                     raise w.bot.not_reading_fault(t, limit)
                 raise w.bot.timeout_fault(w.why)
-            if ep.poll(0):
+            first = min(w.deadline for w in pending.values())
+            if ep.poll(min(sync_wait(), max(0.0, first - t))):
                 continue
-            with trio.move_on_at(min(w.deadline for w in pending.values())):
+            with trio.move_on_at(first):
                 await trio.lowlevel.wait_readable(ep.fileno())
     finally:
         ep.close()

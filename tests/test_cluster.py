@@ -217,9 +217,9 @@ def test_the_league_plays_its_tournaments_on_the_cluster(cluster, tmp_path):
     server = League(db, "--game", "kuhn3", "-p", "kuhn3.hands=20", "--quarantine-matches", "3", "--every", "1h",
                     "--placement-matches", "6", "--cluster", cluster.address)
     try:
-        for script, name in (("random_bot.py", "random"), ("check_fold_bot.py", "checkfold"),
-                             ("equilibrium_bot.py", "equilibrium")):
-            r = server.submit(token, script, sample(script), name=name)
+        # Compiled bots: quick through quarantine (the test is about where tournaments run).
+        for path, name in (("build/rule_bot", "c"), ("build/rule_bot_rs", "rust"), ("build/rule_bot", "c2")):
+            r = server.submit(token, Path(path).name, sample(path), name=name)
             assert r.status_code == 201, r.text
             v = server.settled(r.json()["bot"])
             assert v["state"] == "active", (v["message"], v.get("steps"))

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import trio
 
+from .._bot import set_sync_wait
 from .._checks import UsageError, game_params, parse_param
 from .._plan import check_limits, load_plugin
 from .._host import open_host
@@ -78,6 +79,8 @@ def serve(options: ServeOptions) -> int:
         host = open_host(options.sandbox, untrusted=True, warn=log)
     except (SandboxUnavailable, UsageError) as exc:
         raise UsageError(str(exc)) from None
+    # The pages share this trio loop with quarantines: no reply is waited for outside it.
+    set_sync_wait(0.0)
     store = open_store(options.db)
     league = League(store)
     settings = LeagueSettings(
