@@ -164,7 +164,7 @@ def _args(command: str, option: str, value: str, folder: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("command, option, kind", OPTIONS, ids=[f"{c}{o}" for c, o, _ in OPTIONS])
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_numeric_option_is_accepted_or_a_usage_error(command, option, kind, data, tmp_path_factory):
     value = data.draw(_values(option, kind), label=option)
