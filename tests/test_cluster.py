@@ -271,6 +271,9 @@ def test_cluster_options_are_checked_before_anything_starts(tmp_path):
         proc = subprocess.run([PY, "-m", "arena", "tournament", *ARGS, "--db", str(db), *args],
                               capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=60)
         assert proc.returncode == 2 and expected in proc.stderr, proc.stderr
+    proc = subprocess.run([PY, "-m", "arena", "worker", "tcp://127.0.0.1:9", "--cpus", "0-4096"],
+                          capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=60)
+    assert proc.returncode == 2 and "--cpus 0-4096: this process may use CPUs" in proc.stderr, proc.stderr
     # Nobody listening: said in words before anything is stored.
     proc = subprocess.run([PY, "-m", "arena", "tournament", *ARGS, "--db", str(db), "--cluster", "tcp://127.0.0.1:9"],
                           capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=120)
