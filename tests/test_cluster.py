@@ -80,6 +80,18 @@ def start_worker(address: str, name: str, cpu: int, folder: Path) -> Worker:
     return worker
 
 
+def start_scheduler(folder: Path) -> tuple[subprocess.Popen, str]:
+    info = folder / "scheduler.json"
+    with open(folder / "scheduler.log", "wb") as out:
+        scheduler = subprocess.Popen(
+            [PY, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+             "--scheduler-file", str(info)],
+            stdout=out, stderr=out, env=clean_env(), start_new_session=True)
+    address = wait_for("the scheduler's address", lambda: scheduler.poll() is None and info.exists()
+                       and info.stat().st_size and json.loads(info.read_text()).get("address"))
+    return scheduler, address
+
+
 @dataclass
 class Cluster:
     address: str
@@ -91,15 +103,8 @@ class Cluster:
 def cluster(tmp_path_factory):
     """A scheduler and one worker (B, on the last CPU); tests may add their own."""
     folder = tmp_path_factory.mktemp("cluster")
-    info = folder / "scheduler.json"
-    with open(folder / "scheduler.log", "wb") as out:
-        scheduler = subprocess.Popen(
-            [PY, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-             "--scheduler-file", str(info)],
-            stdout=out, stderr=out, env=clean_env(), start_new_session=True)
+    scheduler, address = start_scheduler(folder)
     try:
-        address = wait_for("the scheduler's address", lambda: info.exists() and info.stat().st_size
-                           and json.loads(info.read_text()).get("address"))
         made = Cluster(address, folder, [])
         made.workers.append(start_worker(address, "B", CPUS[-1], folder))
         yield made
@@ -235,6 +240,28 @@ def test_the_league_plays_its_tournaments_on_the_cluster(cluster, tmp_path):
     con.close()
     names = {w.name for w in cluster.workers if w.proc.poll() is None}
     assert rows and {w for (w,) in rows} <= names, rows
+
+
+def test_a_lost_scheduler_stops_the_run_in_words_and_keeps_what_is_stored(tmp_path):
+    scheduler, address = start_scheduler(tmp_path)
+    worker = start_worker(address, "W", CPUS[0], tmp_path)
+    db, log = tmp_path / "t.db", tmp_path / "coordinator.log"
+    try:
+        run = coordinator(*ARGS, "--db", str(db), "--cluster", address, log=log)
+        wait_for("a match stored", lambda: stored(db) or run.poll() is not None, timeout=120)
+        os.killpg(scheduler.pid, signal.SIGKILL)
+        scheduler.wait()
+        run.communicate(timeout=120)
+    finally:
+        worker.stop()
+        if scheduler.poll() is None:
+            os.killpg(scheduler.pid, signal.SIGKILL)
+            scheduler.wait()
+    text = log.read_text()
+    assert run.returncode == 3, text[-2000:]
+    assert f"lost the connection to the Dask scheduler at {address}" in text
+    assert "resume with: arena tournament --resume 1" in text and "Traceback" not in text
+    assert 1 <= len(stored(db)) < 24
 
 
 def test_an_artifact_is_the_bots_own_files_and_arrives_checked(tmp_path):

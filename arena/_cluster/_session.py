@@ -13,6 +13,7 @@ disqualified entrant's later matches are decided before they are sent.
 
 from __future__ import annotations
 
+import logging
 import math
 import uuid
 from collections.abc import Awaitable, Callable
@@ -27,6 +28,18 @@ from ._remote import RESOURCE, describe_worker, play_match
 
 #: How long to wait for a first worker with arena slots.
 WORKER_WAIT = 60.0
+#: How often the connection is looked at while no match finishes, and how
+#: long a reconnection may take before the run stops.
+CONNECTION_CHECK = 2.0
+RECONNECT_WAIT = 60.0
+
+
+def _outcome(future: Any) -> tuple[Any, BaseException | None]:
+    """A finished future's result, or what it raised (in a worker thread)."""
+    try:
+        return future.result(), None
+    except BaseException as exc:  # the task's own error, or Dask's cancellation
+        return None, exc
 
 
 class ClusterError(RuntimeError):
@@ -97,6 +110,30 @@ class ClusterSession:
 
     # -- matches --------------------------------------------------------------------
 
+    async def _next_finished(self, receive: Any, futures: Callable[[], list[Any]]) -> Any:
+        """The next finished match; a ClusterError once the scheduler is gone for good.
+
+        Dask's client reconnects by itself; while it does, no match finishes
+        and no done-callback comes, so the connection is looked at now and then.
+        """
+        lost_since: float | None = None
+        while True:
+            with trio.move_on_after(CONNECTION_CHECK):
+                return await receive.receive()
+            status = self.client.status
+            if status == "running":
+                lost_since = None
+                if any(f.status == "lost" for f in futures()):
+                    # A scheduler that restarted does not know the matches it was given.
+                    raise ClusterError(f"the Dask scheduler at {self.address} lost this run's matches "
+                                       "(it restarted?); the stored matches are kept")
+                continue
+            now = trio.current_time()
+            lost_since = now if lost_since is None else lost_since
+            if status in ("closed", "closing", "failed") or now - lost_since > RECONNECT_WAIT:
+                raise ClusterError(f"lost the connection to the Dask scheduler at {self.address} "
+                                   f"(client {status}); the stored matches are kept")
+
     async def play(
         self,
         items: list[Any],
@@ -138,19 +175,16 @@ class ClusterSession:
         try:
             launch()
             while running:
-                future = await receive.receive()
+                future = await self._next_finished(receive, lambda: [f for _, _, f in running.values()])
                 item, job, _ = running.pop(future.key)
-                if future.status != "finished":
-                    try:
-                        await trio.to_thread.run_sync(future.result)
-                        raise ClusterError(f"match {job['label']} was {future.status} on the cluster")
-                    except distributed.KilledWorker as exc:
-                        raise ClusterError(f"match {job['label']}: every worker that tried it died ({exc})") from None
-                    except ClusterError:
-                        raise
-                    except Exception as exc:
-                        raise ClusterError(f"match {job['label']} failed on the cluster: {exc}") from None
-                reply = await trio.to_thread.run_sync(future.result)
+                reply, failure = await trio.to_thread.run_sync(_outcome, future)
+                if failure is not None:
+                    if self.client.status != "running":
+                        raise ClusterError(f"lost the connection to the Dask scheduler at {self.address} "
+                                           f"(client {self.client.status}); the stored matches are kept")
+                    if isinstance(failure, distributed.KilledWorker):
+                        raise ClusterError(f"match {job['label']}: every worker that tried it died ({failure})")
+                    raise ClusterError(f"match {job['label']} failed on the cluster: {failure!r}")
                 launch()
                 await on_reply(item, job, reply)
         finally:
@@ -166,6 +200,11 @@ async def open_cluster(address: str) -> ClusterSession:
 
     def connect() -> Any:
         return distributed.Client(address, timeout="15s", set_as_default=False)
+
+    # Dask's client logs a traceback for every failed reconnection; what the
+    # user needs is said once, in words, by ClusterError.
+    for name in ("distributed.client", "distributed.comm", "distributed.core"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
 
     try:
         client = await trio.to_thread.run_sync(connect)
