@@ -389,7 +389,7 @@ async def _run_on_cluster(session, plugin, config, todo, data, store_result, pro
             progress.on_start(ids[(p.round, p.idx)], p, [config.bots[i].name for i in p.seats])
         return _job(plugin, config, p, data), [shipped[i] for i in p.seats]
 
-    async def on_reply(p: Pairing, job: dict, reply: dict) -> None:
+    def on_reply(p: Pairing, job: dict, reply: dict) -> None:
         transcript = None
         if reply.get("transcript") is not None:
             path = Path(job["transcript"])

@@ -61,7 +61,7 @@ class ShippedBot:
         for kind, text in data["words"]:
             if kind == "path":
                 assert root is not None
-                out.append(str(root / TREE / text) if text != "." else str(root / TREE))
+                out.append(str(root / TREE / text))
             else:
                 out.append(text)
         return shlex.join(out)
@@ -155,9 +155,3 @@ def unpack(cache: Path, sha256: str, data: bytes) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
     return root
 
-
-def cached(cache: Path) -> list[str]:
-    """The artifacts a worker machine holds."""
-    if not cache.is_dir():
-        return []
-    return sorted(p.name for p in cache.iterdir() if p.is_dir() and not p.name.startswith("."))

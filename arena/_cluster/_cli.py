@@ -44,7 +44,8 @@ def worker_argv(address: str, slots: int, name: str | None, nanny: bool) -> list
     """The ``dask worker`` command for ``slots`` matches at once."""
     return [sys.executable, "-m", "dask", "worker", address,
             "--nworkers", "1", "--nthreads", str(slots), "--resources", f"{RESOURCE}={slots}",
-            "--no-dashboard", "--preload", "arena._cluster._preload", *(["--name", name] if name else []), *([] if nanny else ["--no-nanny"])]
+            "--no-dashboard", "--preload", "arena._cluster._preload",
+            *(["--name", name] if name else []), *([] if nanny else ["--no-nanny"])]
 
 
 def worker_cmd(

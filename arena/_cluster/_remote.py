@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ._artifacts import ShippedBot, cached, default_cache, unpack
+from ._artifacts import ShippedBot, default_cache, unpack
 
 #: The Dask resource every match asks for one unit of; ``arena worker``
 #: offers one per CPU it is given.
@@ -141,12 +141,3 @@ def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes]) -
     result["worker"] = name
     return {"result": result, "transcript": transcript, "logs": logs}
 
-
-def describe_worker() -> dict[str, Any]:
-    """Run on every worker at connection: what the coordinator checks before it starts."""
-    return {
-        "cache": str(default_cache()),
-        "cached": cached(default_cache()),
-        "allow_no_sandbox": os.environ.get(ALLOW_NONE_ENV) == "1",
-        "cpus": match_cpus(),
-    }

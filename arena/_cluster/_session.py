@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import math
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import trio
@@ -24,7 +24,7 @@ import trio
 from .._bot import BotSpec
 from .._checks import UsageError
 from ._artifacts import ShippedBot, pack_bot
-from ._remote import RESOURCE, describe_worker, play_match
+from ._remote import RESOURCE, play_match
 
 #: How long to wait for a first worker with arena slots.
 WORKER_WAIT = 60.0
@@ -72,10 +72,6 @@ class ClusterSession:
     def slots(self) -> int:
         workers = self.client.scheduler_info(n_workers=-1)["workers"].values()
         return int(sum(w.get("resources", {}).get(RESOURCE, 0) for w in workers))
-
-    def workers(self) -> dict[str, dict]:
-        """What each worker says of itself (``describe_worker``)."""
-        return self.client.run(describe_worker)
 
     async def wait_for_slots(self, timeout: float = WORKER_WAIT) -> int:
         with trio.move_on_after(timeout):
@@ -138,7 +134,7 @@ class ClusterSession:
         self,
         items: list[Any],
         job_for: Callable[[Any], tuple[dict, list[dict]] | None],
-        on_reply: Callable[[Any, dict, dict], Awaitable[None]],
+        on_reply: Callable[[Any, dict, dict], None],
     ) -> None:
         """Play every item: ``job_for`` makes its job and bots (None: not to be
         played, decided just before sending); ``on_reply`` takes each result
@@ -186,7 +182,7 @@ class ClusterSession:
                         raise ClusterError(f"match {job['label']}: every worker that tried it died ({failure})")
                     raise ClusterError(f"match {job['label']} failed on the cluster: {failure!r}")
                 launch()
-                await on_reply(item, job, reply)
+                on_reply(item, job, reply)
         finally:
             if running:
                 left = [f for _, _, f in running.values()]
