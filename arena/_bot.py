@@ -169,6 +169,32 @@ class BotProcess:
     def set_trace(self, trace: Trace | None) -> None:
         self._trace = trace
 
+    @property
+    def trace(self) -> Trace | None:
+        return self._trace
+
+    @property
+    def max_line(self) -> int:
+        return self._lines.max_line
+
+    def idle(self) -> bool:
+        """Past start-up with nothing in flight either way: nothing waiting to
+        be written, no bytes read ahead, its pipes open (the compiled loop's
+        starting condition)."""
+        return self.replied and not self.outbox and not len(self._lines) and not self._eof \
+            and self._wfd is not None
+
+    def take_over(self, time_used: float, slowest: float, unread: bytes | None, eof: bool) -> None:
+        """What the compiled loop did on this bot's pipes: its time, the bytes
+        it read and did not accept (they are read again from the line buffer),
+        whether the pipe ended."""
+        self.time_used = time_used
+        self.slowest = slowest
+        if unread:
+            self._lines.feed(unread)
+        if eof:
+            self._eof = True
+
     # -- writing ----------------------------------------------------------------
 
     def send_nowait(self, data: bytes) -> int:

@@ -231,6 +231,28 @@ async def _advance(fd: int, w: _Wait, t: float, ep: Any, pending: dict[int, _Wai
 
 
 
+async def complete(bots: list[BotProcess], sends: list[tuple[int, bytes]], written: int,
+                   accepted: tuple[str | None, ...], ago: float, backlog: set[int], limits: Limits) -> list[str]:
+    """Finish an exchange the compiled loop began (``arena._compiled``): write
+    what it did not, read the replies it did not take, each seat on its own
+    clock from when its message went out."""
+    now = trio.current_time()
+    for (seat, _), line in zip(sends, accepted):
+        if line is None:
+            bots[seat].awaiting += 1
+    start = now - ago
+    if written < len(sends):
+        gone = deliver(bots, sends[written:], now, backlog, limits)
+        if gone is not None:
+            await bots[gone].raise_gone(during="writing to it")
+        start = now  # the later seats' clocks start now; the earlier ones gain a little
+    todo = [send for send, line in zip(sends, accepted) if line is None]
+    if not todo:
+        return list(accepted)  # type: ignore[arg-type]
+    got = iter(reply_nowait(bots, todo, start, backlog) or await gather(bots, todo, start, backlog, limits))
+    return [line if line is not None else next(got) for line in accepted]
+
+
 async def resynchronise(bot: BotProcess, goodbye: bytes | None, limits: Limits) -> bool:
     """After another seat's fault: read the replies ``bot`` still owes (and
     drop them), then deliver ``goodbye`` (the game's note that the match was

@@ -21,7 +21,8 @@ from protocols import GamePlugin
 from protocols import ProtocolError
 
 from ._bot import BotProcess, BotSpec, Trace
-from ._exchange import Limits, deliver, finish, gather, reply_nowait
+from ._compiled import CompiledLoop
+from ._exchange import Limits, complete, deliver, finish, gather, reply_nowait
 from ._faults import BotFault, Fault, FaultKind
 from ._host import BotHost, open_bots
 from ._scoring import forfeit_scores, tournament_scores
@@ -43,6 +44,7 @@ class MatchSettings:
     trace: Trace | None = None
     progress: Callable[[int], None] | None = None  # called with hands played
     host: BotHost | None = None  # the process owner (sandbox level); None: level none
+    native: bool = True  # the compiled loop where the game has one (arena._compiled); same matches
 
     def limits(self) -> Limits:
         return Limits(self.timeout, self.startup_timeout, self.budget)
@@ -263,6 +265,7 @@ async def _drive(
     expect: Any = None
     backlog: set[int] = set()  # seats whose input is not all delivered yet
     next_checkpoint = CHECKPOINT_EVERY
+    compiled = CompiledLoop.open(dealer, bots, limits) if settings.native else None
     try:
         while True:
             try:
@@ -271,18 +274,32 @@ async def _drive(
                 sends = []
                 await finish(bots, backlog, limits)
                 return stop.value, None, exchanges
+            handback = None
+            if compiled is not None and compiled.ready(backlog):
+                # The compiled loop plays on from here; the dialogue resumes where it stops.
+                handback = compiled.play()
+                exchanges += handback.messages
+                gen.close()
+                gen = dealer.resume()
+                exchange = next(gen)
+                next_checkpoint = exchanges  # a turn for trio after every call
             expect = exchange.expect
             sends = exchange.sends
-            now = trio.current_time()
-            gone = deliver(bots, sends, now, backlog, limits)
-            if gone is not None:
-                await bots[gone].raise_gone(during="writing to it")
-            if exchange.reply:
-                for seat, _ in sends:
-                    bots[seat].awaiting += 1
-                replies = reply_nowait(bots, sends, now, backlog) or await gather(bots, sends, now, backlog, limits)
+            if handback is not None and handback.mid:
+                replies = await complete(bots, sends, handback.written, handback.accepted, handback.ago,
+                                         backlog, limits)
             else:
-                replies = []
+                now = trio.current_time()
+                gone = deliver(bots, sends, now, backlog, limits)
+                if gone is not None:
+                    await bots[gone].raise_gone(during="writing to it")
+                if exchange.reply:
+                    for seat, _ in sends:
+                        bots[seat].awaiting += 1
+                    replies = reply_nowait(bots, sends, now, backlog) or await gather(bots, sends, now, backlog,
+                                                                                      limits)
+                else:
+                    replies = []
             exchanges += len(sends)
             if exchanges >= next_checkpoint:
                 next_checkpoint = exchanges + CHECKPOINT_EVERY

@@ -18,13 +18,14 @@ the seed is silent are listed in docs/protocols/kuhn3.md.
 from __future__ import annotations
 
 import re
+from enum import IntEnum
 from collections.abc import Callable
 
 import random
 
 import games.kuhn3
 from games import GameSpec, IllegalAction
-from games.kuhn3 import SEATS, Action, Kuhn3Params, Kuhn3Round, Phase
+from games.kuhn3 import SEATS, Action, HandResult, Kuhn3Params, Kuhn3Round, Phase
 
 from ._builtin import BuiltinGame
 from ._contract import Exchange, MatchOutcome
@@ -40,6 +41,31 @@ _MONEY = re.compile(r"Money: ?(-?[0-9]{1,18}) ?, ?(-?[0-9]{1,18}) ?, ?(-?[0-9]{1
 _REPLY_VERBS = ("BET", "FOLD", "PASS")
 
 Chance = Callable[[Kuhn3Round], object]
+
+
+# The integer codes of ``Kuhn3Dealer.native_state``; arena/_native/fastloop.c
+# uses the same ones, in the same order.
+CARDS_BY_CODE = ("J", "Q", "K", "A")
+_CARD_CODE = {c: i for i, c in enumerate(CARDS_BY_CODE)}
+_PHASES = (Phase.BUTTON, Phase.DEAL, Phase.BETTING, Phase.CONTINUE, Phase.OVER)
+_PHASE_CODE = {p: i for i, p in enumerate(_PHASES)}
+_VERBS = ("BLIND", "BET", "FOLD", "PASS")
+_VERB_CODE = {v: i for i, v in enumerate(_VERBS)}
+_ANSWERS = ("", "OK", "REBUY")
+_ANSWER_CODE = {a: i for i, a in enumerate(_ANSWERS)}
+_NO_ACTIONS = (Action("BLIND", 0),) * SEATS
+
+
+class Step(IntEnum):
+    """Which exchange of the dialogue comes next."""
+
+    INIT_ROUND = 0
+    INIT_HAND = 1
+    PLAY = 2
+    END_HAND = 3
+    END_ACTION = 4
+    END_ROUND = 5
+    DONE = 6
 
 
 def _local(values: list[int] | tuple[int, ...], receiver: int) -> str:
@@ -103,12 +129,13 @@ class Kuhn3Dealer:
         self.params = params
         self.round = Kuhn3Round(params)
         self._chance = chance
-        self._closing = False  # end_round has been sent
+        self.step = Step.INIT_ROUND
+        self.answers = ["", "", ""]  # each seat's answer to end_hand, for EndAction
 
     def context(self) -> dict[str, int | None]:
         """The hand being played, or None before the first and at end_round."""
         hand = self.round.hand
-        return {"hand": hand if hand >= 0 and not self._closing else None}
+        return {"hand": hand if hand >= 0 and self.step < Step.END_ROUND else None}
 
     def standings(self) -> tuple[int, list[int]]:
         """Hands completed so far and every seat's running total."""
@@ -131,6 +158,73 @@ class Kuhn3Dealer:
         at_stake = r.in_front[seat] if r.phase is Phase.BETTING else 0
         scores[seat] = float(min(r.money[seat], 0) - at_stake)
         return scores
+
+    # -- the state as plain integers (for the compiled loop) --------------------
+
+    #: the arena's compiled loop for this dialogue (arena/_native/fastloop.c)
+    native_loop = "kuhn3_play"
+    #: the steps it plays (init_round and end_round stay in Python)
+    native_steps = frozenset({Step.INIT_HAND, Step.PLAY, Step.END_HAND, Step.END_ACTION})
+
+    def native_chance(self) -> tuple[Callable[[], object], Callable[[int, int], bool]] | None:
+        """The deal and the end-of-round draw, when chance is the seeded kind
+        (a rigged test dialogue keeps the Python path)."""
+        chance = self._chance
+        return (chance.deal, chance.ends) if isinstance(chance, SeededChance) else None
+
+    def native_state(self) -> tuple[int, ...]:
+        """Everything the dialogue and the round hold, as integers (see ``_VECTOR``)."""
+        r = self.round
+        res = r.last_result
+        pending = list(r._pending) + [-1] * (SEATS - len(r._pending))
+        head = (
+            int(self.step), _PHASE_CODE[r.phase], r.hand, r.hands_played, r.button, r.first_button,
+            *r.money, *(_CARD_CODE.get(c, -1) for c in r.cards), *r.in_front, r.price,
+            *(int(f) for f in r.folded),
+            *(_VERB_CODE[a.verb] for a in r.latest or _NO_ACTIONS), *(a.amount for a in r.latest or _NO_ACTIONS),
+            r.to_act, r.last_actor, len(r._pending), *pending,
+            *(_ANSWER_CODE[a] for a in self.answers),
+        )
+        if res is None:
+            return (*head, 0) + (0,) * 15
+        return (
+            *head, 1, *(_VERB_CODE[a.verb] for a in res.actions), *(a.amount for a in res.actions),
+            *res.in_front, res.last_actor, *(_CARD_CODE.get(c or "", -1) for c in res.shown),
+            res.pots[0][0], res.pots[0][1],
+        )
+
+    def load_native_state(self, v: tuple[int, ...]) -> None:
+        """The inverse of ``native_state``: take over where the compiled loop stopped."""
+        r = self.round
+        self.step = Step(v[0])
+        r.phase = _PHASES[v[1]]
+        r.hand, r.hands_played, r.button, r.first_button = v[2:6]
+        r.money = list(v[6:9])
+        r.cards = tuple(CARDS_BY_CODE[c] if c >= 0 else "" for c in v[9:12])  # type: ignore[assignment]
+        r.in_front = list(v[12:15])
+        r.price = v[15]
+        r.folded = [bool(f) for f in v[16:19]]
+        r.latest = [Action(_VERBS[v[19 + s]], v[22 + s]) for s in range(SEATS)]
+        r.to_act, r.last_actor = v[25], v[26]
+        r._pending = list(v[28:28 + v[27]])
+        self.answers = [_ANSWERS[a] for a in v[31:34]]
+        if not v[34]:
+            r.last_result = None
+            return
+        pot, winner = v[48], v[49]
+        r.last_result = HandResult(
+            number=r.hand, button=r.button, cards=r.cards,
+            actions=tuple(Action(_VERBS[v[35 + s]], v[38 + s]) for s in range(SEATS)),  # type: ignore[arg-type]
+            in_front=tuple(v[41:44]),  # type: ignore[arg-type]
+            last_actor=v[44],
+            shown=tuple(CARDS_BY_CODE[c] if c >= 0 else None for c in v[45:48]),  # type: ignore[arg-type]
+            pots=((pot, winner),),
+        )
+
+    def native_params(self) -> tuple[int, ...]:
+        """antes x3, max_bet, hands (-1: by chance), end_prob a, b."""
+        p = self.params
+        return (*p.antes, p.max_bet, -1 if p.hands is None else p.hands, *p.end_prob)
 
     # -- rendering ------------------------------------------------------------
 
@@ -172,101 +266,154 @@ class Kuhn3Dealer:
             "end_hand\n" + self._actions(actions, seat) + f"Showdown: {shown}\nPots: {pots}\n"
         ).encode()
 
-    # -- the dialogue ---------------------------------------------------------
-
     def _expect_exact(self, seat: int, line: str, want: str) -> None:
         if line.rstrip() != want:
             raise ProtocolError(seat, "malformed_reply", line, want, f"expected exactly {want!r}")
 
-    def _end_of_hand(self):  # -> Dialogue step
-        """end_hand (OK or REBUY), then the three EndAction lines and the bots' totals check."""
-        r = self.round
-        result = r.last_result
+    def _end_order(self) -> list[int]:
+        """end_hand and EndAction go to every seat, from the one after the last actor."""
+        result = self.round.last_result
         assert result is not None
-        order = [(result.last_actor + k) % SEATS for k in range(1, SEATS + 1)]
-        replies = yield Exchange([(s, self._end_hand(s)) for s in order], "OK or REBUY")
-        answers = [""] * SEATS
-        for s, line in zip(order, replies):
-            answer = line.rstrip()
-            if answer not in ("OK", "REBUY"):
-                raise ProtocolError(
-                    s, "malformed_reply", line, "OK or REBUY",
-                    "end_hand is answered with OK (or REBUY, which changes nothing here)",
-                )
-            answers[s] = answer
-        endaction = [
-            "".join(f"EndAction: {answers[(s + i) % SEATS]}\n" for i in range(SEATS)).encode()
-            for s in range(SEATS)
-        ]
-        replies = yield Exchange(
-            [(s, endaction[s]) for s in order], "Money: <m0>,<m1>,<m2>"
-        )
-        for s, line in zip(order, replies):
-            want = _local(r.money, s)
-            believed = parse_money(s, line)
-            if believed is None:
-                raise ProtocolError(
-                    s, "malformed_reply", line, f"Money: {want}",
-                    "expected the totals check 'Money: <m0>,<m1>,<m2>'",
-                )
-            if ",".join(map(str, believed)) != want:
-                raise ProtocolError(
-                    s, "illegal_action", line, f"Money: {want}",
-                    f"wrong totals after hand {r.hand}: the bot believes "
-                    f"{','.join(map(str, believed))}, the dealer has {want} (local view)",
-                )
+        return [(result.last_actor + k) % SEATS for k in range(1, SEATS + 1)]
+
+    # -- the dialogue ---------------------------------------------------------
+    #
+    # A state machine: ``step`` says which exchange comes next, ``next_exchange``
+    # renders it from the round's state and ``feed`` checks its replies and moves
+    # on. ``run`` is the generator the contract asks for; ``resume`` is the same
+    # loop picked up wherever ``step`` stands (the arena's compiled kuhn3 loop
+    # hands the match back this way, see arena/_native/fastloop.c).
 
     def run(self):  # -> Dialogue
-        r = self.round
-        r.apply_chance(self._chance(r))  # where the button starts
-        replies = yield Exchange([(s, self._init_round(s)) for s in range(SEATS)], "READY")
-        for s, line in enumerate(replies):
-            self._expect_exact(s, line, "READY")
+        self.round.apply_chance(self._chance(self.round))  # where the button starts
+        return (yield from self.resume())
 
-        while r.phase is not Phase.OVER:
-            r.apply_chance(self._chance(r))  # the deal
-            replies = yield Exchange([(s, self._init_hand(s)) for s in range(SEATS)], "READY")
+    def resume(self):  # -> Dialogue
+        while (exchange := self.next_exchange()) is not None:
+            self.feed((yield exchange))
+        return MatchOutcome(payoffs=list(self.round.money), hands=self.round.hands_played)
+
+    def next_exchange(self) -> Exchange | None:
+        r, step = self.round, self.step
+        if step is Step.PLAY:
+            seat = r.to_act
+            # What is legal is put in words only when a report needs it.
+            return Exchange([(seat, self._play(seat))], r.describe_legal)
+        if step is Step.INIT_HAND:
+            return Exchange([(s, self._init_hand(s)) for s in range(SEATS)], "READY")
+        if step is Step.END_HAND:
+            return Exchange([(s, self._end_hand(s)) for s in self._end_order()], "OK or REBUY")
+        if step is Step.END_ACTION:
+            answers = self.answers
+            return Exchange(
+                [(s, "".join(f"EndAction: {answers[(s + i) % SEATS]}\n" for i in range(SEATS)).encode())
+                 for s in self._end_order()],
+                "Money: <m0>,<m1>,<m2>",
+            )
+        if step is Step.INIT_ROUND:
+            return Exchange([(s, self._init_round(s)) for s in range(SEATS)], "READY")
+        if step is Step.END_ROUND:
+            return Exchange(
+                [(s, f"end_round\nBankrolls: {_local(r.money, s)}\nNumHands: {r.hands_played}\n".encode())
+                 for s in range(SEATS)],
+                repr(CLOSING),
+            )
+        return None
+
+    def feed(self, replies: list[str]) -> None:
+        r, step = self.round, self.step
+        if step is Step.PLAY:
+            seat = r.to_act
+            (line,) = replies
+            try:
+                r.apply_action(seat, parse_action(seat, line, r.describe_legal))
+            except IllegalAction as exc:
+                raise ProtocolError(seat, "illegal_action", line, r.describe_legal(), str(exc)) from None
+            if r.phase is not Phase.BETTING:
+                self.step = Step.END_HAND
+        elif step is Step.INIT_HAND or step is Step.INIT_ROUND:
             for s, line in enumerate(replies):
                 self._expect_exact(s, line, "READY")
-
-            while r.phase is Phase.BETTING:
-                seat = r.to_act
-                # What is legal is put in words only when a report needs it.
-                (line,) = yield Exchange([(seat, self._play(seat))], r.describe_legal)
-                try:
-                    r.apply_action(seat, parse_action(seat, line, r.describe_legal))
-                except IllegalAction as exc:
+            if step is Step.INIT_ROUND:
+                self._deal()
+            else:
+                self.step = Step.PLAY
+        elif step is Step.END_HAND:
+            answers = [""] * SEATS
+            for s, line in zip(self._end_order(), replies):
+                answer = line.rstrip()
+                if answer not in ("OK", "REBUY"):
                     raise ProtocolError(
-                        seat, "illegal_action", line, r.describe_legal(), str(exc)
-                    ) from None
-
-            yield from self._end_of_hand()
+                        s, "malformed_reply", line, "OK or REBUY",
+                        "end_hand is answered with OK (or REBUY, which changes nothing here)",
+                    )
+                answers[s] = answer
+            self.answers = answers
+            self.step = Step.END_ACTION
+        elif step is Step.END_ACTION:
+            for s, line in zip(self._end_order(), replies):
+                self._check_money(s, line)
             if r.phase is Phase.CONTINUE:
                 r.apply_chance(self._chance(r))  # does the round end here?
+            if r.phase is Phase.OVER:
+                self.step = Step.END_ROUND
+            else:
+                self._deal()
+        elif step is Step.END_ROUND:
+            for s, line in enumerate(replies):
+                self._expect_exact(s, line, CLOSING)
+            self.step = Step.DONE
+        else:
+            raise RuntimeError("the kuhn3 dialogue is over")
 
-        self._closing = True
-        bankrolls = [
-            (f"end_round\nBankrolls: {_local(r.money, s)}\nNumHands: {r.hands_played}\n").encode()
-            for s in range(SEATS)
-        ]
-        replies = yield Exchange([(s, bankrolls[s]) for s in range(SEATS)], repr(CLOSING))
-        for s, line in enumerate(replies):
-            self._expect_exact(s, line, CLOSING)
-        return MatchOutcome(payoffs=list(r.money), hands=r.hands_played)
+    def _deal(self) -> None:
+        self.round.apply_chance(self._chance(self.round))
+        self.step = Step.INIT_HAND
+
+    def _check_money(self, s: int, line: str) -> None:
+        r = self.round
+        want = _local(r.money, s)
+        believed = parse_money(s, line)
+        if believed is None:
+            raise ProtocolError(
+                s, "malformed_reply", line, f"Money: {want}",
+                "expected the totals check 'Money: <m0>,<m1>,<m2>'",
+            )
+        if ",".join(map(str, believed)) != want:
+            raise ProtocolError(
+                s, "illegal_action", line, f"Money: {want}",
+                f"wrong totals after hand {r.hand}: the bot believes "
+                f"{','.join(map(str, believed))}, the dealer has {want} (local view)",
+            )
 
 
-def seeded_chance(rng) -> Chance:
-    """Resolve every chance step of a round from one ``random.Random``."""
+class SeededChance:
+    """Resolve every chance step of a round from one ``random.Random``.
 
-    def resolve(r: Kuhn3Round) -> object:
+    ``deal`` and ``ends`` are the two steps of a hand on their own, so that the
+    arena's compiled kuhn3 loop draws exactly what this dealer would, in the
+    same order.
+    """
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def __call__(self, r: Kuhn3Round) -> object:
         if r.phase is Phase.BUTTON:
-            return rng.randrange(SEATS)
+            return self.rng.randrange(SEATS)
         if r.phase is Phase.DEAL:
-            return tuple(rng.sample(("J", "Q", "K", "A"), SEATS))
-        a, b = r.params.end_prob
-        return rng.randrange(b) < a
+            return self.deal()
+        return self.ends(*r.params.end_prob)
 
-    return resolve
+    def deal(self) -> tuple[str, str, str]:
+        return tuple(self.rng.sample(("J", "Q", "K", "A"), SEATS))  # type: ignore[return-value]
+
+    def ends(self, a: int, b: int) -> bool:
+        return self.rng.randrange(b) < a
+
+
+def seeded_chance(rng: random.Random) -> SeededChance:
+    return SeededChance(rng)
 
 
 class Kuhn3Plugin(BuiltinGame):
