@@ -184,16 +184,24 @@ class BotProcess:
         return self.replied and not self.outbox and not len(self._lines) and not self._eof \
             and self._wfd is not None
 
-    def take_over(self, time_used: float, slowest: float, unread: bytes | None, eof: bool) -> None:
-        """What the compiled loop did on this bot's pipes: its time, the bytes
-        it read and did not accept (they are read again from the line buffer),
-        whether the pipe ended."""
-        self.time_used = time_used
-        self.slowest = slowest
+    def take_over(self, unread: bytes | None, eof: bool) -> None:
+        """What the compiled loop read on this bot's pipe and did not accept
+        (read again from the line buffer), and whether the pipe ended."""
         if unread:
             self._lines.feed(unread)
         if eof:
             self._eof = True
+
+    def wrote(self, data: bytes, now: float) -> None:
+        """The compiled loop wrote ``data`` to this bot, all of it."""
+        if self._trace is not None:
+            self._trace(self.seat, "->", data.decode())
+        self.delivered_at = now
+
+    def charge(self, took: float, line: str) -> str:
+        """A reply the compiled loop read, ``took`` seconds after its message."""
+        self._took(took, line)
+        return line
 
     # -- writing ----------------------------------------------------------------
 

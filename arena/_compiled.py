@@ -81,5 +81,6 @@ class CompiledLoop:
         )
         self.dealer.load_native_state(state)
         for seat, bot in enumerate(bots):
-            bot.take_over(time_used[seat], slowest[seat], unread[seat], bool(eof[seat]))
+            bot.time_used, bot.slowest = time_used[seat], slowest[seat]
+            bot.take_over(unread[seat], bool(eof[seat]))
         return Handback(messages, bool(mid), written, accepted, ago)

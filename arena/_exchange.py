@@ -231,6 +231,43 @@ async def _advance(fd: int, w: _Wait, t: float, ep: Any, pending: dict[int, _Wai
 
 
 
+#: The most sends the native exchange takes, and the longest message (a
+#: write of up to PIPE_BUF bytes to a pipe is all or nothing).
+NATIVE_SENDS = 16
+NATIVE_MESSAGE = select.PIPE_BUF
+
+
+async def exchange_natively(fast: Any, bots: list[BotProcess], sends: list[tuple[int, bytes]],
+                            backlog: set[int], limits: Limits) -> list[str] | None:
+    """The common case in C (``arena/_native/fastloop.c`` ``exchange``): write
+    every message, read the replies that come within the sync wait. None when
+    the exchange is not one it takes (a backlog, start-up, a long message, a
+    seat asked twice); else the replies, the rest finished by ``complete``."""
+    if backlog or len(sends) > NATIVE_SENDS:
+        return None
+    seats = set()
+    for seat, payload in sends:
+        if seat in seats or len(payload) > NATIVE_MESSAGE or not bots[seat].idle():
+            return None
+        seats.add(seat)
+    asked = [bots[seat] for seat, _ in sends]
+    written, lines, took, ago, unread, eof = fast.exchange(
+        tuple(b.write_fd for b in asked), tuple(b.read_fd for b in asked), tuple(p for _, p in sends),
+        tuple(limits.for_bot(b)[0] for b in asked), sync_wait(), asked[0].max_line,
+    )
+    now = trio.current_time()
+    for i in range(written):
+        asked[i].wrote(sends[i][1], now)
+    for i, bot in enumerate(asked):
+        if unread[i] is not None or eof[i]:
+            bot.take_over(unread[i], eof[i])
+        if lines[i] is not None:
+            bot.charge(took[i], lines[i])
+    if None not in lines:
+        return list(lines)
+    return await complete(bots, sends, written, lines, ago, backlog, limits)
+
+
 async def complete(bots: list[BotProcess], sends: list[tuple[int, bytes]], written: int,
                    accepted: tuple[str | None, ...], ago: float, backlog: set[int], limits: Limits) -> list[str]:
     """Finish an exchange the compiled loop began (``arena._compiled``): write

@@ -22,9 +22,10 @@ from protocols import ProtocolError
 
 from ._bot import BotProcess, BotSpec, Trace
 from ._compiled import CompiledLoop
-from ._exchange import Limits, complete, deliver, finish, gather, reply_nowait
+from ._exchange import Limits, complete, deliver, exchange_natively, finish, gather, reply_nowait
 from ._faults import BotFault, Fault, FaultKind
 from ._host import BotHost, open_bots
+from ._native import fastloop
 from ._scoring import forfeit_scores, tournament_scores
 
 #: Yield to trio every this many exchanges: the raw pipe path never blocks
@@ -92,6 +93,9 @@ class MatchResult:
     seats: list[SeatResult]
     faults: list[Fault] = field(default_factory=list)
     exchanges: int = 0
+    #: of ``exchanges``, the messages written by native code (the compiled loop or
+    #: the native exchange; 0 on the pure-Python path)
+    native_messages: int = 0
     duration: float = 0.0
     log_dir: str | None = None
     #: each seat's score for a tournament (the game's rule; e.g. kuhn3 ranks by chips)
@@ -112,6 +116,7 @@ class MatchResult:
             "tournament_scores": self.tournament_scores,
             "forfeit_scores": self.forfeit_scores,
             "exchanges": self.exchanges,
+            "native_messages": self.native_messages,
             "duration": round(self.duration, 6),
             "log_dir": self.log_dir,
             "python": sys.version.split()[0],
@@ -233,9 +238,11 @@ async def play_on(
     for bot in bots:
         bot.time_used = 0.0  # a time budget is per match
     started = time.perf_counter()
-    outcome, pending, exchanges = await _drive(dealer, bots, settings)
-    return _result(plugin, specs, params, seed, dealer, bots, outcome, pending, exchanges,
-                   time.perf_counter() - started, settings)
+    outcome, pending, exchanges, native = await _drive(dealer, bots, settings)
+    result = _result(plugin, specs, params, seed, dealer, bots, outcome, pending, exchanges,
+                     time.perf_counter() - started, settings)
+    result.native_messages = native
+    return result
 
 
 def add_endings(result: MatchResult, bots: list[BotProcess]) -> None:
@@ -254,18 +261,20 @@ def add_endings(result: MatchResult, bots: list[BotProcess]) -> None:
 
 async def _drive(
     dealer: Any, bots: list[BotProcess], settings: MatchSettings
-) -> tuple[Any, tuple[int, BotFault | ProtocolError, str | None] | None, int]:
-    """Run one dialogue over open bots: (outcome or None, pending fault, exchanges)."""
+) -> tuple[Any, tuple[int, BotFault | ProtocolError, str | None] | None, int, int]:
+    """Run one dialogue over open bots: (outcome or None, pending fault, exchanges,
+    of which the compiled loop's)."""
     limits = settings.limits()
     progress = settings.progress
-    exchanges = 0
+    exchanges = native = 0
     gen = dealer.run()
     replies: list[str] | None = None
     sends: list[tuple[int, bytes]] = []
     expect: Any = None
     backlog: set[int] = set()  # seats whose input is not all delivered yet
     next_checkpoint = CHECKPOINT_EVERY
-    compiled = CompiledLoop.open(dealer, bots, limits) if settings.native else None
+    fast = fastloop() if settings.native else None
+    compiled = CompiledLoop.open(dealer, bots, limits) if fast else None
     try:
         while True:
             try:
@@ -273,12 +282,13 @@ async def _drive(
             except StopIteration as stop:
                 sends = []
                 await finish(bots, backlog, limits)
-                return stop.value, None, exchanges
+                return stop.value, None, exchanges, native
             handback = None
             if compiled is not None and compiled.ready(backlog):
                 # The compiled loop plays on from here; the dialogue resumes where it stops.
                 handback = compiled.play()
                 exchanges += handback.messages
+                native += handback.messages
                 gen.close()
                 gen = dealer.resume()
                 exchange = next(gen)
@@ -289,17 +299,23 @@ async def _drive(
                 replies = await complete(bots, sends, handback.written, handback.accepted, handback.ago,
                                          backlog, limits)
             else:
-                now = trio.current_time()
-                gone = deliver(bots, sends, now, backlog, limits)
-                if gone is not None:
-                    await bots[gone].raise_gone(during="writing to it")
-                if exchange.reply:
-                    for seat, _ in sends:
-                        bots[seat].awaiting += 1
-                    replies = reply_nowait(bots, sends, now, backlog) or await gather(bots, sends, now, backlog,
-                                                                                      limits)
-                else:
-                    replies = []
+                replies = None
+                if fast is not None and exchange.reply:
+                    replies = await exchange_natively(fast, bots, sends, backlog, limits)
+                    if replies is not None:
+                        native += len(sends)
+                if replies is None:
+                    now = trio.current_time()
+                    gone = deliver(bots, sends, now, backlog, limits)
+                    if gone is not None:
+                        await bots[gone].raise_gone(during="writing to it")
+                    if exchange.reply:
+                        for seat, _ in sends:
+                            bots[seat].awaiting += 1
+                        replies = reply_nowait(bots, sends, now, backlog) or await gather(
+                            bots, sends, now, backlog, limits)
+                    else:
+                        replies = []
             exchanges += len(sends)
             if exchanges >= next_checkpoint:
                 next_checkpoint = exchanges + CHECKPOINT_EVERY
@@ -307,12 +323,12 @@ async def _drive(
                 if progress is not None:
                     progress(dealer.standings()[0])
     except ProtocolError as exc:
-        return None, (exc.seat, exc, exc.expected), exchanges
+        return None, (exc.seat, exc, exc.expected), exchanges, native
     except BotFault as exc:
         seat = exc.seat if exc.seat is not None else (sends[0][0] if sends else 0)
         asked = any(s == seat for s, _ in sends)
         words = (expect() if callable(expect) else expect) if asked else None
-        return None, (seat, exc, words), exchanges
+        return None, (seat, exc, words), exchanges, native
     finally:
         gen.close()
 

@@ -34,6 +34,7 @@
 #define SEATS 3
 #define MSG_MAX 512 /* every kuhn3 message is far shorter; and < PIPE_BUF, so a write is all or nothing */
 #define READ_MAX 65536
+#define MAXS_IO 16 /* Io is indexed by seat: the most seats a game has */
 
 static double now_s(void) {
     struct timespec ts;
@@ -44,14 +45,14 @@ static double now_s(void) {
 /* ---- per-seat I/O state ------------------------------------------------- */
 
 typedef struct {
-    int wfd[SEATS], rfd[SEATS];
-    double time_used[SEATS], slowest[SEATS];
+    int wfd[MAXS_IO], rfd[MAXS_IO];
+    double time_used[MAXS_IO], slowest[MAXS_IO];
     double timeout, budget; /* budget < 0: none */
     double spin;            /* seconds a reply is waited for here before returning */
     long max_line;
-    PyObject *trace;        /* callable or NULL */
-    PyObject *extra[SEATS]; /* bytes read and not accepted, or NULL */
-    int eof[SEATS];
+    PyObject *trace;        /* callable or NULL (the caller traces) */
+    PyObject *extra[MAXS_IO]; /* bytes read and not accepted, or NULL */
+    int eof[MAXS_IO];
     char rbuf[READ_MAX];
 } Io;
 
@@ -87,16 +88,17 @@ static int keep_extra(Io *io, int seat, const char *data, Py_ssize_t len) {
 }
 
 /* One exchange's sends, and what became of them. */
+#define MAXS 16 /* seats in one exchange (holdem has at most 10) */
 typedef struct {
     int n;
-    int seat[SEATS];
-    char msg[SEATS][MSG_MAX];
-    int len[SEATS];
-    double sent_at[SEATS];
-    int written;        /* messages written so far */
-    int got[SEATS];     /* reply accepted */
-    char line[SEATS][64]; /* the accepted reply (without the newline) */
-    int line_len[SEATS];
+    int seat[MAXS];
+    const char *msg[MAXS];
+    int len[MAXS];
+    double limit[MAXS];   /* each seat's time for its reply, from its write */
+    double sent_at[MAXS];
+    int written;          /* messages written so far */
+    int got[MAXS];        /* reply accepted */
+    double took[MAXS];
 } Ex;
 
 typedef int (*Accept)(void *ctx, int index, const char *line, int len);
@@ -108,8 +110,12 @@ enum { IO_DONE = 0, IO_STOPPED = 1, IO_ERROR = -1 };
  * back as it stands. IO_ERROR: a Python exception is set. */
 static int run_exchange(Io *io, Ex *ex, Accept accept, void *ctx) {
     ex->written = 0;
+    for (int i = 0; i < ex->n; i++)
+        ex->got[i] = 0; /* before any write: a stop there reports nothing accepted */
     for (int i = 0; i < ex->n; i++) {
         int s = ex->seat[i];
+        if (ex->len[i] > PIPE_BUF)
+            return IO_STOPPED; /* only a write of up to PIPE_BUF bytes is all or nothing */
         ssize_t w = write(io->wfd[s], ex->msg[i], (size_t)ex->len[i]);
         if (w != ex->len[i])
             return IO_STOPPED; /* pipe full or gone: Python queues it or reports it */
@@ -119,21 +125,19 @@ static int run_exchange(Io *io, Ex *ex, Accept accept, void *ctx) {
             return IO_ERROR;
     }
     int left = ex->n;
-    for (int i = 0; i < ex->n; i++)
-        ex->got[i] = 0;
     double spin_end = now_s() + io->spin;
     /* Poll first: a reply is rarely there the moment its message went out
      * (on one core the bot has not even run), so a read would only fail. */
     for (;;) {
         double t = now_s();
         double wait = spin_end - t;
-        struct pollfd fds[SEATS];
-        int at[SEATS];
+        struct pollfd fds[MAXS];
+        int at[MAXS];
         int nf = 0;
         for (int i = 0; i < ex->n; i++) {
             if (ex->got[i])
                 continue;
-            double until = ex->sent_at[i] + limit_for(io, ex->seat[i]) - t;
+            double until = ex->sent_at[i] + ex->limit[i] - t;
             if (until <= 0)
                 return IO_STOPPED; /* overdue: Python raises the timeout */
             if (until < wait)
@@ -171,7 +175,7 @@ static int run_exchange(Io *io, Ex *ex, Accept accept, void *ctx) {
             }
             double took = now_s() - ex->sent_at[i];
             char *nl = memchr(io->rbuf, '\n', (size_t)r);
-            int one_line = nl == io->rbuf + r - 1 && r - 1 <= io->max_line && r - 1 < 64;
+            int one_line = nl == io->rbuf + r - 1 && r - 1 <= io->max_line;
             if (!one_line || !accept(ctx, i, io->rbuf, (int)(r - 1))) {
                 if (keep_extra(io, s, io->rbuf, r) < 0)
                     return IO_ERROR;
@@ -180,8 +184,7 @@ static int run_exchange(Io *io, Ex *ex, Accept accept, void *ctx) {
             io->time_used[s] += took;
             if (took > io->slowest[s])
                 io->slowest[s] = took;
-            memcpy(ex->line[i], io->rbuf, (size_t)(r - 1));
-            ex->line_len[i] = (int)(r - 1);
+            ex->took[i] = took;
             ex->got[i] = 1;
             left--;
             if (trace_text(io, s, "<-", io->rbuf, r - 1) < 0)
@@ -191,6 +194,8 @@ static int run_exchange(Io *io, Ex *ex, Accept accept, void *ctx) {
             return IO_DONE;
     }
 }
+
+static Io shared_io; /* its read buffer is large: one, used by one call at a time */
 
 /* ---- kuhn3 ---------------------------------------------------------------- */
 
@@ -215,6 +220,9 @@ typedef struct {
     long long antes[3], max_bet, hands, end_a, end_b;
     PyObject *deal, *ends;
     Ex ex;
+    char buf[3][MSG_MAX];
+    char line[3][64]; /* the replies accepted in the exchange in progress */
+    int line_len[3];
     long long pend_answers[3]; /* answers of the end_hand exchange in progress */
     long long play_verb, play_amount;
 } K3;
@@ -242,12 +250,14 @@ static void k3_end_order(K3 *k, int order[3]) {
 static int k3_render(K3 *k) {
     K3State *st = &k->st;
     Ex *ex = &k->ex;
+    for (int i = 0; i < 3; i++)
+        ex->msg[i] = k->buf[i];
     if (st->step == S_PLAY) {
         int s = (int)st->to_act;
         ex->n = 1;
         ex->seat[0] = s;
-        int n = snprintf(ex->msg[0], MSG_MAX, "play\n");
-        n += k3_actions(ex->msg[0] + n, MSG_MAX - n, st->lverb, st->lamt, s);
+        int n = snprintf(k->buf[0], MSG_MAX, "play\n");
+        n += k3_actions(k->buf[0] + n, MSG_MAX - n, st->lverb, st->lamt, s);
         ex->len[0] = n;
         return 0;
     }
@@ -255,7 +265,7 @@ static int k3_render(K3 *k) {
         ex->n = 3;
         for (int s = 0; s < 3; s++) {
             ex->seat[s] = s;
-            ex->len[s] = snprintf(ex->msg[s], MSG_MAX, "init_hand\nHand: %lld\nCards: %c\n", st->hand,
+            ex->len[s] = snprintf(k->buf[s], MSG_MAX, "init_hand\nHand: %lld\nCards: %c\n", st->hand,
                                   CARD[st->cards[s]]);
         }
         return 0;
@@ -266,7 +276,7 @@ static int k3_render(K3 *k) {
         ex->n = 3;
         for (int i = 0; i < 3; i++) {
             int seat = order[i];
-            char *m = ex->msg[i];
+            char *m = k->buf[i];
             int n = 0;
             ex->seat[i] = seat;
             if (st->step == S_END_ACTION) {
@@ -317,8 +327,18 @@ static int k3_amount(const char *p, int len, long long *out) {
 }
 
 /* Is this reply one the loop may take as it is (well-formed and legal)? */
+static int k3_accept_line(K3 *k, int index, const char *line, int len);
+
 static int k3_accept(void *ctx, int index, const char *line, int len) {
     K3 *k = ctx;
+    if (len >= 64 || !k3_accept_line(k, index, line, len))
+        return 0;
+    memcpy(k->line[index], line, (size_t)len);
+    k->line_len[index] = len;
+    return 1;
+}
+
+static int k3_accept_line(K3 *k, int index, const char *line, int len) {
     K3State *st = &k->st;
     switch (st->step) {
     case S_PLAY: {
@@ -576,8 +596,8 @@ static PyObject *kuhn3_play(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOOOOdddlOl", &state, &params, &deal, &ends, &wfds, &rfds, &tu, &sl,
                           &timeout, &budget, &spin, &max_line, &trace, &budget_messages))
         return NULL;
-    static K3 k; /* one match at a time per process: the driver is not re-entered */
-    static Io io;
+    static K3 k; /* one call at a time: the driver is not re-entered (and holds the GIL) */
+    Io *io = &shared_io;
     memset(&k, 0, sizeof k);
     long long p[7], fds[3];
     if (read_ints(state, (long long *)&k.st, NSTATE, "state") < 0 || read_ints(params, p, 7, "params") < 0)
@@ -594,22 +614,22 @@ static PyObject *kuhn3_play(PyObject *self, PyObject *args) {
     if (read_ints(wfds, fds, 3, "wfds") < 0)
         return NULL;
     for (int s = 0; s < 3; s++)
-        io.wfd[s] = (int)fds[s];
+        io->wfd[s] = (int)fds[s];
     if (read_ints(rfds, fds, 3, "rfds") < 0)
         return NULL;
     for (int s = 0; s < 3; s++)
-        io.rfd[s] = (int)fds[s];
-    if (!PyArg_ParseTuple(tu, "ddd", &io.time_used[0], &io.time_used[1], &io.time_used[2]) ||
-        !PyArg_ParseTuple(sl, "ddd", &io.slowest[0], &io.slowest[1], &io.slowest[2]))
+        io->rfd[s] = (int)fds[s];
+    if (!PyArg_ParseTuple(tu, "ddd", &io->time_used[0], &io->time_used[1], &io->time_used[2]) ||
+        !PyArg_ParseTuple(sl, "ddd", &io->slowest[0], &io->slowest[1], &io->slowest[2]))
         return NULL;
-    io.timeout = timeout;
-    io.budget = budget;
-    io.spin = spin;
-    io.max_line = max_line;
-    io.trace = trace == Py_None ? NULL : trace;
+    io->timeout = timeout;
+    io->budget = budget;
+    io->spin = spin;
+    io->max_line = max_line;
+    io->trace = trace == Py_None ? NULL : trace;
     for (int s = 0; s < 3; s++) {
-        io.extra[s] = NULL;
-        io.eof[s] = 0;
+        io->extra[s] = NULL;
+        io->eof[s] = 0;
     }
 
     long messages = 0;
@@ -618,7 +638,9 @@ static PyObject *kuhn3_play(PyObject *self, PyObject *args) {
     while (messages < budget_messages) {
         if (k3_render(&k) < 0)
             break; /* a step Python plays (end_round) */
-        int r = run_exchange(&io, &k.ex, k3_accept, &k);
+        for (int i = 0; i < k.ex.n; i++)
+            k.ex.limit[i] = limit_for(io, k.ex.seat[i]);
+        int r = run_exchange(io, &k.ex, k3_accept, &k);
         if (r == IO_ERROR)
             goto done;
         if (r == IO_STOPPED) {
@@ -640,7 +662,7 @@ static PyObject *kuhn3_play(PyObject *self, PyObject *args) {
             for (int i = 0; i < k.ex.n; i++) {
                 PyObject *x;
                 if (i < k.ex.written && k.ex.got[i]) {
-                    x = PyUnicode_DecodeASCII(k.ex.line[i], k.ex.line_len[i], "strict");
+                    x = PyUnicode_DecodeASCII(k.line[i], k.line_len[i], "strict");
                     if (x == NULL) {
                         Py_DECREF(accepted);
                         goto done;
@@ -663,15 +685,15 @@ static PyObject *kuhn3_play(PyObject *self, PyObject *args) {
             goto done;
         }
         for (int s = 0; s < 3; s++) {
-            PyObject *x = io.extra[s] != NULL ? io.extra[s] : Py_NewRef(Py_None);
-            io.extra[s] = NULL;
+            PyObject *x = io->extra[s] != NULL ? io->extra[s] : Py_NewRef(Py_None);
+            io->extra[s] = NULL;
             PyTuple_SET_ITEM(extra, s, x);
         }
         PyObject *st = ints_tuple((long long *)&k.st, NSTATE);
-        PyObject *tup = pair3(io.time_used), *slp = pair3(io.slowest);
+        PyObject *tup = pair3(io->time_used), *slp = pair3(io->slowest);
         if (st != NULL && tup != NULL && slp != NULL)
             result = Py_BuildValue("(iOiOdOOO(iii)l)", mid, st, k.ex.written * mid, accepted, ago, tup, slp,
-                                   extra, io.eof[0], io.eof[1], io.eof[2], messages);
+                                   extra, io->eof[0], io->eof[1], io->eof[2], messages);
         Py_XDECREF(st);
         Py_XDECREF(tup);
         Py_XDECREF(slp);
@@ -680,11 +702,113 @@ static PyObject *kuhn3_play(PyObject *self, PyObject *args) {
     }
 done:
     for (int s = 0; s < 3; s++)
-        Py_CLEAR(io.extra[s]);
+        Py_CLEAR(io->extra[s]);
+    return result;
+}
+
+/* ---- any game: one exchange ------------------------------------------------ */
+
+typedef struct {
+    PyObject *lines[MAXS];
+} Lines;
+
+/* Take a line the caller can decode without surprises: printable ASCII. */
+static int any_accept(void *ctx, int index, const char *line, int len) {
+    Lines *got = ctx;
+    for (int i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)line[i];
+        if ((c < 0x20 && c != '\t') || c > 0x7e)
+            return 0;
+    }
+    PyObject *x = PyUnicode_DecodeASCII(line, len, "strict");
+    if (x == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_XSETREF(got->lines[index], x);
+    return 1;
+}
+
+/* exchange(wfds, rfds, payloads, limits, spin, max_line), one entry per send
+ * in send order -> (written, lines, took, ago, unread, eof), the last four
+ * per send. The caller traces and charges the time. */
+static PyObject *exchange(PyObject *self, PyObject *args) {
+    PyObject *wfds, *rfds, *payloads, *limits;
+    double spin;
+    long max_line;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!dl", &PyTuple_Type, &wfds, &PyTuple_Type, &rfds, &PyTuple_Type,
+                          &payloads, &PyTuple_Type, &limits, &spin, &max_line))
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(payloads);
+    if (n < 1 || n > MAXS || PyTuple_GET_SIZE(wfds) != n || PyTuple_GET_SIZE(rfds) != n ||
+        PyTuple_GET_SIZE(limits) != n) {
+        PyErr_SetString(PyExc_ValueError, "exchange: 1 to 16 sends, every tuple as long");
+        return NULL;
+    }
+    Io *io = &shared_io;
+    static Ex ex;
+    Lines got;
+    ex.n = (int)n;
+    for (int i = 0; i < n; i++) {
+        PyObject *p = PyTuple_GET_ITEM(payloads, i);
+        if (!PyBytes_Check(p)) {
+            PyErr_SetString(PyExc_TypeError, "exchange: payloads are bytes");
+            return NULL;
+        }
+        ex.seat[i] = i;
+        ex.msg[i] = PyBytes_AS_STRING(p);
+        ex.len[i] = (int)(PyBytes_GET_SIZE(p) > INT_MAX ? INT_MAX : PyBytes_GET_SIZE(p));
+        ex.limit[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(limits, i));
+        io->wfd[i] = (int)PyLong_AsLong(PyTuple_GET_ITEM(wfds, i));
+        io->rfd[i] = (int)PyLong_AsLong(PyTuple_GET_ITEM(rfds, i));
+        io->time_used[i] = io->slowest[i] = 0.0;
+        io->extra[i] = NULL;
+        io->eof[i] = 0;
+        got.lines[i] = NULL;
+        ex.got[i] = 0;
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    io->spin = spin;
+    io->max_line = max_line;
+    io->trace = NULL;
+    int r = run_exchange(io, &ex, any_accept, &got);
+    PyObject *result = NULL, *lines = NULL, *took = NULL, *unread = NULL, *eof = NULL;
+    double ago = ex.written > 0 ? now_s() - ex.sent_at[0] : 0.0;
+    if (r == IO_ERROR)
+        goto done;
+    lines = PyTuple_New(n);
+    took = PyTuple_New(n);
+    unread = PyTuple_New(n);
+    eof = PyTuple_New(n);
+    if (lines == NULL || took == NULL || unread == NULL || eof == NULL)
+        goto done;
+    for (int i = 0; i < n; i++) {
+        int ok = i < ex.written && ex.got[i] && got.lines[i] != NULL;
+        PyTuple_SET_ITEM(lines, i, ok ? Py_NewRef(got.lines[i]) : Py_NewRef(Py_None));
+        PyObject *t = PyFloat_FromDouble(ok ? ex.took[i] : 0.0);
+        if (t == NULL)
+            goto done;
+        PyTuple_SET_ITEM(took, i, t);
+        PyTuple_SET_ITEM(unread, i, io->extra[i] != NULL ? Py_NewRef(io->extra[i]) : Py_NewRef(Py_None));
+        PyTuple_SET_ITEM(eof, i, PyBool_FromLong(io->eof[i]));
+    }
+    result = Py_BuildValue("(iOOdOO)", ex.written, lines, took, ago, unread, eof);
+done:
+    Py_XDECREF(lines);
+    Py_XDECREF(took);
+    Py_XDECREF(unread);
+    Py_XDECREF(eof);
+    for (int i = 0; i < n; i++) {
+        Py_CLEAR(got.lines[i]);
+        Py_CLEAR(io->extra[i]);
+    }
     return result;
 }
 
 static PyMethodDef methods[] = {
+    {"exchange", exchange, METH_VARARGS,
+     "Write an exchange's messages and read the replies that come in time, as printable lines."},
     {"kuhn3_play", kuhn3_play, METH_VARARGS,
      "Play kuhn3 exchanges over the bots' pipes until something needs Python."},
     {NULL, NULL, 0, NULL},
