@@ -36,19 +36,25 @@ class Limits:
     startup_timeout: float
     budget: float | None
 
+    def limit(self, bot: BotProcess) -> float:
+        """The time ``bot`` has for its next reply."""
+        if not bot.replied:
+            return max(self.timeout, self.startup_timeout)
+        if self.budget is not None and self.budget - bot.time_used < self.timeout:
+            return max(0.0, self.budget - bot.time_used)
+        return self.timeout
+
     def for_bot(self, bot: BotProcess) -> tuple[float, str]:
         """The time ``bot`` has for its next reply, and the words if it runs out."""
+        limit = self.limit(bot)
         if not bot.replied:
-            limit = max(self.timeout, self.startup_timeout)
             return limit, (
                 f"no first reply within {limit:g} s of starting (is its stdout flushed after each "
                 "line? is it waiting for a line the arena does not send?)"
             )
-        if self.budget is not None and self.budget - bot.time_used < self.timeout:
-            return max(0.0, self.budget - bot.time_used), (
-                f"used up its time budget of {self.budget:g} s for the match"
-            )
-        return self.timeout, (
+        if limit < self.timeout:
+            return limit, f"used up its time budget of {self.budget:g} s for the match"
+        return limit, (
             f"no reply within {self.timeout:g} s (thinking too long, a reply not flushed, "
             "or waiting for a line the arena does not send?)"
         )
@@ -245,15 +251,16 @@ async def exchange_natively(fast: Any, bots: list[BotProcess], sends: list[tuple
     seat asked twice); else the replies, the rest finished by ``complete``."""
     if backlog or len(sends) > NATIVE_SENDS:
         return None
-    seats = set()
+    asked: list[BotProcess] = []
     for seat, payload in sends:
-        if seat in seats or len(payload) > NATIVE_MESSAGE or not bots[seat].idle():
+        bot = bots[seat]
+        if len(payload) > NATIVE_MESSAGE or bot in asked or not bot.idle():
             return None
-        seats.add(seat)
-    asked = [bots[seat] for seat, _ in sends]
+        asked.append(bot)
+    # (list comprehensions, not generators: this runs once per exchange)
     written, lines, took, ago, unread, eof = fast.exchange(
-        tuple(b.write_fd for b in asked), tuple(b.read_fd for b in asked), tuple(p for _, p in sends),
-        tuple(limits.for_bot(b)[0] for b in asked), sync_wait(), asked[0].max_line,
+        tuple([b.write_fd for b in asked]), tuple([b.read_fd for b in asked]), tuple([p for _, p in sends]),
+        tuple([limits.limit(b) for b in asked]), sync_wait(), asked[0].max_line,
     )
     now = trio.current_time()
     for i in range(written):

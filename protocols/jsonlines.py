@@ -12,6 +12,12 @@ Every match begins with a ``match_start`` request (answered ``{"type":
 with a ``match_end`` notification, so one bot process can serve several
 matches in a row.
 
+The hot path skips pydantic where it pays: ``encode_fields`` writes a
+request from a plain dict with orjson (a test checks the bytes are the
+model's own encoding), and ``reply_fields`` takes a reply whose parsed JSON
+has exactly the model's ``fast_shape`` without validating it again; any
+other line goes through pydantic, which says in words what is wrong.
+
 Inside a dialogue generator::
 
     replies = yield from ask_all([(0, msg0), (1, msg1)], SomeReply, "what a good reply is")
@@ -23,8 +29,9 @@ from __future__ import annotations
 import json
 from collections.abc import Generator, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ._contract import Exchange
@@ -45,6 +52,12 @@ class Reply(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    #: The commonest valid replies, for ``reply_fields``: every field's exact
+    #: type once parsed (a string is the value itself, as for ``type``). A
+    #: reply of exactly this shape is one the model accepts as it is; empty
+    #: means every reply is validated by pydantic.
+    fast_shape: ClassVar[dict[str, type | str]] = {}
+
 
 class MatchStart(Message):
     type: Literal["match_start"] = "match_start"
@@ -60,6 +73,8 @@ class MatchStart(Message):
 class Ready(Reply):
     type: Literal["ready"]
 
+    fast_shape: ClassVar[dict[str, type | str]] = {"type": "ready"}
+
 
 class MatchEnd(Message):
     type: Literal["match_end"] = "match_end"
@@ -70,6 +85,38 @@ class MatchEnd(Message):
 
 def encode(message: BaseModel) -> bytes:
     return message.model_dump_json().encode() + b"\n"
+
+
+def encode_fields(fields: dict[str, Any]) -> bytes:
+    """A request from its fields, in its model's field order, without building
+    the model: the same bytes as ``encode`` when every value already has its
+    field's type (a float field holds a float), at a sixth of the cost."""
+    return orjson.dumps(fields) + b"\n"
+
+
+def reply_fields(seat: int, line: str, model: type[Reply], expected: str) -> dict[str, Any]:
+    """``decode``, as the reply's fields: a line whose JSON has exactly
+    ``model.fast_shape`` is taken as parsed; any other goes through ``decode``
+    (orjson refuses what ``json`` might take, such as NaN or a huge integer,
+    and those lines are judged there as before)."""
+    data = fast_reply(line, model)
+    return data if data is not None else dict(decode(seat, line, model, expected))
+
+
+def fast_reply(line: str, model: type[Reply]) -> dict[str, Any] | None:
+    """The reply's fields if its JSON has exactly ``model.fast_shape``, else None."""
+    shape = model.fast_shape
+    if not shape:
+        return None
+    try:
+        data = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if type(data) is dict and data.keys() == shape.keys() and all(
+        data[k] == t if type(t) is str else type(data[k]) is t for k, t in shape.items()
+    ):
+        return data
+    return None
 
 
 def decode(seat: int, line: str, model: type[R], expected: str) -> R:
