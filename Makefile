@@ -127,7 +127,7 @@ bench: install bots
 	$(PY) -m benchmarks.server_load
 	$(PY) -m benchmarks.cluster
 	$(PY) -m benchmarks.match_rates
-	$(PY) -m benchmarks.exchange_ratios
+	$(PY) -m benchmarks.exchange_ratios --before benchmarks/baselines/exchange_ratios-2026-11-24.json
 	$(PY) -m benchmarks.twocarddraw_value
 
 clean:

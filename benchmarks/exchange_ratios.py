@@ -20,8 +20,14 @@ cards would differ and exchanges per hand would still agree within noise.
 Exchanges per hand are printed for both sides as the check that they do the
 same work. Each side runs RUNS times, interleaved; the medians are compared.
 
+Beside (a) it prints, as a reference and not a target, the minimal dealer's
+own cost per exchange over the floor: the same bots driven by a dealer that
+checks nothing, which is about as low as (a) can go with these bots.
+
 `--save FILE` writes the medians as JSON; `--before FILE` prints them beside
-those of an earlier run (say, before a change to the arena).
+those of an earlier run. `make bench` passes benchmarks/baselines/
+exchange_ratios-2026-11-24.json: the figures before the native exchange loop,
+the compiled kuhn3 dialogue and the JSON hot path (issue 14).
 """
 
 from __future__ import annotations
@@ -100,11 +106,13 @@ def measure() -> dict:
     m = {key: statistics.median(values) for key, values in runs.items()}
     floor_us = 1e6 / m["floor"]
     arena_us = 1e6 / (m["k_arena"] * m["k_arena_x"])
+    minimal_us = 1e6 / (m["k_min"] * m["k_min_x"])
     return {
         "settings": {"runs": RUNS, "core": CORE, "kuhn3_hands": HANDS, "vonneumann_sessions": VN_SESSIONS},
         "floor_round_trips_per_s": m["floor"],
         "floor_us_per_exchange": floor_us,
         "kuhn3": {"arena_us_per_exchange": arena_us, "arena_over_floor": arena_us / floor_us,
+                  "minimal_us_per_exchange": minimal_us, "minimal_over_floor": minimal_us / floor_us,
                   "arena_hands_per_s": m["k_arena"], "minimal_hands_per_s": m["k_min"],
                   "arena_exchanges_per_hand": m["k_arena_x"], "minimal_exchanges_per_hand": m["k_min_x"],
                   "arena_over_minimal": m["k_arena"] / m["k_min"]},
@@ -127,6 +135,7 @@ ROWS = [  # (label, path in the figures, format)
     ("floor  C <-> C echo, round trips/s", "floor_round_trips_per_s", "{:,.0f}"),
     ("floor  us per exchange", "floor_us_per_exchange", "{:.2f}"),
     ("kuhn3  arena us per exchange", "kuhn3.arena_us_per_exchange", "{:.2f}"),
+    ("kuhn3  minimal dealer us per exchange", "kuhn3.minimal_us_per_exchange", "{:.2f}"),
     ("kuhn3  arena hands/s", "kuhn3.arena_hands_per_s", "{:,.0f}"),
     ("kuhn3  minimal dealer hands/s", "kuhn3.minimal_hands_per_s", "{:,.0f}"),
     ("kuhn3  arena exchanges/hand", "kuhn3.arena_exchanges_per_hand", "{:.3f}"),
@@ -160,6 +169,11 @@ def report(now: dict, before: dict | None) -> None:
         was = f"before {cell(before, path, '{:.2f}x')}, " if before else ""
         print(f"ratio  {label:<{vwidth}} : {value:.2f}x ({was}target {'<=' if ceiling else '>='} {target}x: "
               f"{'met' if met else 'NOT met'})")
+    # Not a target: what the rule bots' own work and a dealer that checks nothing leave of (a).
+    reach = _get(now, "kuhn3.minimal_over_floor")
+    if reach is not None:
+        print(f"ratio  {'(a) reference: minimal dealer / floor':<{vwidth}} : {reach:.2f}x (the same bots with "
+              "no checks at all: (a) cannot go much below this)")
     for game in ("kuhn3", "vonneumann"):
         a, b = _get(now, f"{game}.arena_exchanges_per_hand"), _get(now, f"{game}.minimal_exchanges_per_hand")
         if abs(a - b) > 0.02 * a:
