@@ -2,7 +2,11 @@
 
 ``Kuhn3Dealer.run()`` is a generator: it yields ``Exchange`` objects (what to
 write to which seat) and is sent back the reply lines, in the order the
-messages were written. It reads like the seed's choreography:
+messages were written. Underneath it is a state machine (``step`` says which
+exchange comes next, ``next_exchange``/``feed`` play one), so the dialogue can
+stop between any two exchanges and ``resume()`` from its state; that state
+is also 50 integers (``native_state``) which the compiled loop in
+arena/_native/fastloop.c plays on from and hands back. The choreography:
 
     init_round -> READY
     per hand:  init_hand -> READY

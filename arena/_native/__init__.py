@@ -8,7 +8,8 @@ hash (and, for the extension, the Python ABI) so that a change is rebuilt:
 * the bot supervisor (``supervisor.c``), a program that sits between every
   sandbox and the bot at every level; the arena cannot run without it;
 * the hot loop (``fastloop.c``), a Python extension that plays the kuhn3
-  dialogue over the pipes while nothing needs words. It is optional: without
+  dialogue over the pipes while nothing needs words, and writes and reads
+  the plain exchanges of every other game (docs/speed.md). It is optional: without
   a compiler, or with ``ARENA_NATIVE=0``, the pure-Python path plays the same
   match (``fastloop()`` returns None).
 """
