@@ -90,7 +90,7 @@ lines = st.one_of(near_json, st.text(max_size=60), st.sampled_from([
 ]))
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(lines, st.sampled_from([BetReply, CallReply, Ready]))
 def test_any_reply_line_gets_the_pydantic_verdict(line, model):
     assert _verdict(1, line, model, fast=True) == _verdict(1, line, model, fast=False)
