@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import trio
+
 from ._bot import BotProcess, sync_wait
 from ._exchange import Limits
 from ._native import fastloop
@@ -38,7 +40,7 @@ class Handback:
     mid: bool  # it stopped inside an exchange (some of it done)
     written: int  # messages of that exchange written
     accepted: tuple[str | None, ...]  # replies of that exchange it took, in send order
-    ago: float  # seconds since that exchange's first message was written
+    sent_at: float  # when that exchange's first message was written (trio's clock; never late)
 
 
 class CompiledLoop:
@@ -74,7 +76,8 @@ class CompiledLoop:
 
     def play(self) -> Handback:
         bots, limits = self.bots, self.limits
-        (mid, state, written, accepted, ago, time_used, slowest, unread, eof, messages) = self._play(
+        before = trio.current_time()
+        (mid, state, written, accepted, lead, time_used, slowest, unread, eof, messages) = self._play(
             self.dealer.native_state(), self.params, self.deal, self.ends,
             tuple(b.write_fd for b in bots), tuple(b.read_fd for b in bots),
             tuple(b.time_used for b in bots), tuple(b.slowest for b in bots),
@@ -85,4 +88,4 @@ class CompiledLoop:
         for seat, bot in enumerate(bots):
             bot.time_used, bot.slowest = time_used[seat], slowest[seat]
             bot.take_over(unread[seat], bool(eof[seat]))
-        return Handback(messages, bool(mid), written, accepted, ago)
+        return Handback(messages, bool(mid), written, accepted, before + lead)

@@ -258,7 +258,8 @@ async def exchange_natively(fast: Any, bots: list[BotProcess], sends: list[tuple
             return None
         asked.append(bot)
     # (list comprehensions, not generators: this runs once per exchange)
-    written, lines, took, ago, unread, eof = fast.exchange(
+    before = trio.current_time()
+    written, lines, took, lead, unread, eof = fast.exchange(
         tuple([b.write_fd for b in asked]), tuple([b.read_fd for b in asked]), tuple([p for _, p in sends]),
         tuple([limits.limit(b) for b in asked]), sync_wait(), asked[0].max_line,
     )
@@ -272,11 +273,11 @@ async def exchange_natively(fast: Any, bots: list[BotProcess], sends: list[tuple
             bot.charge(took[i], lines[i])
     if None not in lines:
         return list(lines)
-    return await complete(bots, sends, written, lines, ago, backlog, limits)
+    return await complete(bots, sends, written, lines, before + lead, backlog, limits)
 
 
 async def complete(bots: list[BotProcess], sends: list[tuple[int, bytes]], written: int,
-                   accepted: tuple[str | None, ...], ago: float, backlog: set[int], limits: Limits) -> list[str]:
+                   accepted: tuple[str | None, ...], sent_at: float, backlog: set[int], limits: Limits) -> list[str]:
     """Finish an exchange the compiled loop began (``arena._compiled``): write
     what it did not, read the replies it did not take, each seat on its own
     clock from when its message went out."""
@@ -284,7 +285,7 @@ async def complete(bots: list[BotProcess], sends: list[tuple[int, bytes]], writt
     for (seat, _), line in zip(sends, accepted):
         if line is None:
             bots[seat].awaiting += 1
-    start = now - ago
+    start = sent_at  # the seats written so far: their clocks run from the exchange's first write
     if written < len(sends):
         gone = deliver(bots, sends[written:], now, backlog, limits)
         if gone is not None:

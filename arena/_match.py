@@ -296,7 +296,7 @@ async def _drive(
             expect = exchange.expect
             sends = exchange.sends
             if handback is not None and handback.mid:
-                replies = await complete(bots, sends, handback.written, handback.accepted, handback.ago,
+                replies = await complete(bots, sends, handback.written, handback.accepted, handback.sent_at,
                                          backlog, limits)
             else:
                 replies = None

@@ -104,8 +104,10 @@ def test_budget_is_the_total_time_a_bot_may_think(tag):
     (fault,) = result["faults"]
     assert fault["seat"] == 1 and fault["kind"] == "timeout"
     assert "used up its time budget of 0.5 s" in fault["detail"]
-    # Each reply takes at least 0.2 s, so two of them were charged before the
-    # budget ran out. No upper bound: on a busy machine the arena may wake
-    # late, and a reply it then finds waiting is taken and charged as it stands.
+    # Each reply takes at least 0.2 s after its message, and a seat's clock
+    # starts before its message is written (on both paths), so two of them
+    # were charged in full before the budget ran out. No upper bound: on a busy
+    # machine the arena may wake late, and a reply it then finds waiting is
+    # taken and charged as it stands.
     assert result["seats"][1]["time_used"] >= 0.4
     assert processes_with(tag) == []

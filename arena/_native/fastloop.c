@@ -116,10 +116,13 @@ static int run_exchange(Io *io, Ex *ex, Accept accept, void *ctx) {
         int s = ex->seat[i];
         if (ex->len[i] > PIPE_BUF)
             return IO_STOPPED; /* only a write of up to PIPE_BUF bytes is all or nothing */
+        /* The clock starts before the write, as on the Python path: once the
+         * write is in, the bot may run at once, and the arena may be preempted
+         * before it could read the time again. */
+        ex->sent_at[i] = now_s();
         ssize_t w = write(io->wfd[s], ex->msg[i], (size_t)ex->len[i]);
         if (w != ex->len[i])
             return IO_STOPPED; /* pipe full or gone: Python queues it or reports it */
-        ex->sent_at[i] = now_s();
         ex->written = i + 1;
         if (trace_text(io, s, "->", ex->msg[i], ex->len[i]) < 0)
             return IO_ERROR;
@@ -587,7 +590,10 @@ static PyObject *pair3(const double v[3]) {
 
 /* kuhn3_play(state, params, deal, ends, wfds, rfds, time_used, slowest,
  *            timeout, budget, spin, max_line, trace, budget_messages)
- * -> (stopped_mid, state, written, accepted, ago, time_used, slowest, extra, eof, messages)
+ * -> (stopped_mid, state, written, accepted, lead, time_used, slowest, extra, eof, messages)
+ * lead: seconds from this call's start to the first write of the exchange
+ * it stopped in (the caller places it on its own clock from a reading taken
+ * before the call, so a seat's clock never starts late).
  */
 static PyObject *kuhn3_play(PyObject *self, PyObject *args) {
     PyObject *state, *params, *deal, *ends, *wfds, *rfds, *tu, *sl, *trace;
@@ -598,6 +604,7 @@ static PyObject *kuhn3_play(PyObject *self, PyObject *args) {
         return NULL;
     static K3 k; /* one call at a time: the driver is not re-entered (and holds the GIL) */
     Io *io = &shared_io;
+    double entry = now_s();
     memset(&k, 0, sizeof k);
     long long p[7], fds[3];
     if (read_ints(state, (long long *)&k.st, NSTATE, "state") < 0 || read_ints(params, p, 7, "params") < 0)
@@ -653,12 +660,11 @@ static PyObject *kuhn3_play(PyObject *self, PyObject *args) {
     }
     {
         PyObject *accepted;
-        double ago = 0.0;
+        double lead = 0.0;
         if (mid) {
             accepted = PyTuple_New(k.ex.n);
             if (accepted == NULL)
                 goto done;
-            double t = now_s();
             for (int i = 0; i < k.ex.n; i++) {
                 PyObject *x;
                 if (i < k.ex.written && k.ex.got[i]) {
@@ -673,7 +679,7 @@ static PyObject *kuhn3_play(PyObject *self, PyObject *args) {
                 PyTuple_SET_ITEM(accepted, i, x);
             }
             if (k.ex.written > 0)
-                ago = t - k.ex.sent_at[0];
+                lead = k.ex.sent_at[0] - entry;
         } else {
             accepted = PyTuple_New(0);
             if (accepted == NULL)
@@ -692,7 +698,7 @@ static PyObject *kuhn3_play(PyObject *self, PyObject *args) {
         PyObject *st = ints_tuple((long long *)&k.st, NSTATE);
         PyObject *tup = pair3(io->time_used), *slp = pair3(io->slowest);
         if (st != NULL && tup != NULL && slp != NULL)
-            result = Py_BuildValue("(iOiOdOOO(iii)l)", mid, st, k.ex.written * mid, accepted, ago, tup, slp,
+            result = Py_BuildValue("(iOiOdOOO(iii)l)", mid, st, k.ex.written * mid, accepted, lead, tup, slp,
                                    extra, io->eof[0], io->eof[1], io->eof[2], messages);
         Py_XDECREF(st);
         Py_XDECREF(tup);
@@ -730,8 +736,8 @@ static int any_accept(void *ctx, int index, const char *line, int len) {
 }
 
 /* exchange(wfds, rfds, payloads, limits, spin, max_line), one entry per send
- * in send order -> (written, lines, took, ago, unread, eof), the last four
- * per send. The caller traces and charges the time. */
+ * in send order -> (written, lines, took, lead, unread, eof), the last four
+ * per send; lead as for kuhn3_play. The caller traces and charges the time. */
 static PyObject *exchange(PyObject *self, PyObject *args) {
     PyObject *wfds, *rfds, *payloads, *limits;
     double spin;
@@ -747,6 +753,7 @@ static PyObject *exchange(PyObject *self, PyObject *args) {
     }
     Io *io = &shared_io;
     static Ex ex;
+    double entry = now_s();
     Lines got;
     ex.n = (int)n;
     for (int i = 0; i < n; i++) {
@@ -774,7 +781,7 @@ static PyObject *exchange(PyObject *self, PyObject *args) {
     io->trace = NULL;
     int r = run_exchange(io, &ex, any_accept, &got);
     PyObject *result = NULL, *lines = NULL, *took = NULL, *unread = NULL, *eof = NULL;
-    double ago = ex.written > 0 ? now_s() - ex.sent_at[0] : 0.0;
+    double lead = ex.written > 0 ? ex.sent_at[0] - entry : 0.0;
     if (r == IO_ERROR)
         goto done;
     lines = PyTuple_New(n);
@@ -793,7 +800,7 @@ static PyObject *exchange(PyObject *self, PyObject *args) {
         PyTuple_SET_ITEM(unread, i, io->extra[i] != NULL ? Py_NewRef(io->extra[i]) : Py_NewRef(Py_None));
         PyTuple_SET_ITEM(eof, i, PyBool_FromLong(io->eof[i]));
     }
-    result = Py_BuildValue("(iOOdOO)", ex.written, lines, took, ago, unread, eof);
+    result = Py_BuildValue("(iOOdOO)", ex.written, lines, took, lead, unread, eof);
 done:
     Py_XDECREF(lines);
     Py_XDECREF(took);
