@@ -199,7 +199,9 @@ def test_a_tournament_survives_a_killed_coordinator_and_a_killed_worker(cluster,
     assert set(before) <= set(rows)  # the first run's results untouched
     by_label = {f"r{r}-m{i}": w for r, i, w in rows}
     assert by_label[in_flight] == "B", (in_flight, by_label)
-    assert {w for _, _, w in rows} == {"A", "B"}
+    # (Whether A also finished some match before it was frozen is up to the
+    # scheduler and the machine's load: a CI run once had B finish them all.)
+    assert set(by_label.values()) <= {"A", "B"}
     assert resumed["standings"] == local["standings"]
     # A match's transcript says the same to and from each seat as the local run's
     # (times, and the order of lines of different seats, depend on the machine).
