@@ -198,10 +198,9 @@ class BotProcess:
             self._trace(self.seat, "->", data.decode())
         self.delivered_at = now
 
-    def charge(self, took: float, line: str) -> str:
+    def charge(self, took: float, line: str) -> None:
         """A reply the compiled loop read, ``took`` seconds after its message."""
         self._took(took, line)
-        return line
 
     # -- writing ----------------------------------------------------------------
 

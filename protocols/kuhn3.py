@@ -177,7 +177,8 @@ class Kuhn3Dealer:
         return (chance.deal, chance.ends) if isinstance(chance, SeededChance) else None
 
     def native_state(self) -> tuple[int, ...]:
-        """Everything the dialogue and the round hold, as integers (see ``_VECTOR``)."""
+        """Everything the dialogue and the round hold, as 50 integers in the
+        field order of ``K3State`` in arena/_native/fastloop.c."""
         r = self.round
         res = r.last_result
         pending = list(r._pending) + [-1] * (SEATS - len(r._pending))
