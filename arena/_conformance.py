@@ -32,6 +32,7 @@ from protocols.jsonlines import Reply
 
 from ._checks import UsageError, game_params
 from ._plan import load_plugin
+from ._seeds import chance_stream
 from ._text import inert
 
 #: random matches played by each of the legal and the illegal checks
@@ -71,7 +72,7 @@ def _seats(plugin: GamePlugin, params: Any) -> int:
 def _open(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> Any:
     params = game_params(plugin, raw, keys=True)
     names = [chr(ord("a") + i) for i in range(_seats(plugin, params))]
-    return plugin.open_dialogue(params, random.Random(seed), names, 0)
+    return plugin.open_dialogue(params, chance_stream(seed), names, 0)
 
 
 def drive(run: Any, answer: Answer, sink: Callable[[str], None]) -> Any:

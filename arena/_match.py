@@ -7,7 +7,6 @@ by their host (``arena._host``).
 
 from __future__ import annotations
 
-import random
 import sys
 import time
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from ._exchange import Limits, complete, deliver, exchange_natively, finish, gat
 from ._faults import BotFault, Fault, FaultKind
 from ._host import BotHost, open_bots
 from ._native import fastloop
+from ._seeds import chance_stream, seed_text
 from ._scoring import forfeit_scores, tournament_scores
 
 #: Yield to trio every this many exchanges: the raw pipe path never blocks
@@ -86,7 +86,7 @@ class SeatResult:
 class MatchResult:
     game: str
     game_version: int
-    seed: int
+    seed: str
     params: dict[str, Any]
     hands: int
     completed: bool
@@ -127,13 +127,14 @@ async def run_match(
     plugin: GamePlugin,
     specs: list[BotSpec],
     params: Any,
-    seed: int,
+    seed: int | str,
     settings: MatchSettings | None = None,
     *,
     dialogue: Any = None,
 ) -> MatchResult:
     """Play one match with fresh bot processes; bot failures become faults.
 
+    ``seed`` keys every chance event of the match (``arena._seeds``).
     ``dialogue`` replaces the game's own (seeded) dialogue, for example one
     whose chance steps are rigged by a test.
     """
@@ -144,7 +145,7 @@ async def run_match(
 async def run_series(
     plugin: GamePlugin,
     specs: list[BotSpec],
-    matches: list[tuple[Any, int]],
+    matches: list[tuple[Any, int | str]],
     settings: MatchSettings | None = None,
     *,
     lifetime: str = "match",
@@ -166,7 +167,7 @@ async def run_series(
         raise ValueError(
             f"{plugin.spec.id}'s protocol has no match boundaries: it needs a fresh process per match"
         )
-    run = _Series(plugin, specs, matches, settings, dialogues)
+    run = _Series(plugin, specs, [(params, seed_text(seed)) for params, seed in matches], settings, dialogues)
     return await (run.in_kept_processes() if lifetime == "tournament" else run.in_fresh_processes())
 
 
@@ -174,7 +175,7 @@ async def run_series(
 class _Series:
     plugin: GamePlugin
     specs: list[BotSpec]
-    matches: list[tuple[Any, int]]
+    matches: list[tuple[Any, str]]
     settings: MatchSettings
     dialogues: list[Any] | None
 
@@ -182,7 +183,7 @@ class _Series:
         if self.dialogues is not None and self.dialogues[index] is not None:
             return self.dialogues[index]
         params, seed = self.matches[index]
-        return self.plugin.open_dialogue(params, random.Random(seed), [s.name for s in self.specs], index)
+        return self.plugin.open_dialogue(params, chance_stream(seed), [s.name for s in self.specs], index)
 
     def open_bots(self, index: int | None = None):
         log_dir = self.settings.log_dir
@@ -231,7 +232,7 @@ class _Series:
 
 
 async def play_on(
-    plugin: GamePlugin, specs: list[BotSpec], params: Any, seed: int, dealer: Any,
+    plugin: GamePlugin, specs: list[BotSpec], params: Any, seed: str, dealer: Any,
     bots: list[BotProcess], settings: MatchSettings,
 ) -> MatchResult:
     """Play one match over bots that are already running (fresh or kept)."""
@@ -404,7 +405,7 @@ class SeriesResult:
 
     game: str
     game_version: int
-    seed: int
+    seed: str
     lifetime: str
     planned: int
     matches: list[MatchResult]
@@ -445,7 +446,7 @@ class SeriesResult:
 
 
 def summarize_series(
-    plugin: GamePlugin, specs: list[BotSpec], seed: int, lifetime: str, planned: int,
+    plugin: GamePlugin, specs: list[BotSpec], seed: int | str, lifetime: str, planned: int,
     results: list[MatchResult],
 ) -> SeriesResult:
     """Combine per-match scores with the game's ``aggregate`` (default: sum)."""
@@ -465,6 +466,6 @@ def summarize_series(
         for i, spec in enumerate(specs)
     ]
     return SeriesResult(
-        game=plugin.spec.id, game_version=plugin.spec.version, seed=seed, lifetime=lifetime,
+        game=plugin.spec.id, game_version=plugin.spec.version, seed=seed_text(seed), lifetime=lifetime,
         planned=planned, matches=results, seats=seats,
     )

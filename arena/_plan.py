@@ -10,7 +10,6 @@ before anything is started or written.
 from __future__ import annotations
 
 import re
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,9 +21,8 @@ from protocols import GamePlugin
 from ._bot import BadBotCommand, BotSpec
 from ._checks import UsageError, check_range, game_params
 from ._games import PluginLoadError, load_game
-from ._seeds import derive_seed
+from ._seeds import derive_seed, new_seed, seed_text
 
-SEED_MAX = (1 << 63) - 1
 LIFETIMES = ("match", "tournament")
 
 
@@ -35,11 +33,15 @@ def load_plugin(game_id: str) -> GamePlugin:
         raise UsageError(str(exc)) from None
 
 
-def check_limits(*, timeout: float, startup_timeout: float, budget: float | None, seed: int | None) -> None:
+def check_limits(*, timeout: float, startup_timeout: float, budget: float | None) -> None:
     check_range("--timeout", timeout, 0, 3600, low_open=True)
     check_range("--startup-timeout", startup_timeout, 0, 3600, low_open=True)
     check_range("--budget", budget, 0, 10_000_000, low_open=True, optional=True)
-    check_range("--seed", seed, 0, SEED_MAX, optional=True)
+
+
+def check_seed(seed: int | str | None) -> str:
+    """``--seed`` in its printable form, or a fresh random one when not given."""
+    return new_seed() if seed is None else seed_text(seed)
 
 
 def check_lifetime(plugin: GamePlugin, lifetime: str, matches: int) -> None:
@@ -86,8 +88,8 @@ class PlayPlan:
     plugin: GamePlugin
     bots: list[BotSpec]
     #: (parameters, seed) of every match
-    matches: list[tuple[BaseModel, int]]
-    seed: int
+    matches: list[tuple[BaseModel, str]]
+    seed: str
     lifetime: str
     timeout: float
     startup_timeout: float
@@ -96,7 +98,7 @@ class PlayPlan:
 
 
 def plan_play(
-    game_id: str, bots: list[str], raws: list[dict[str, Any]], *, keys: bool, seed: int | None,
+    game_id: str, bots: list[str], raws: list[dict[str, Any]], *, keys: bool, seed: int | str | None,
     lifetime: str, timeout: float, startup_timeout: float, budget: float | None, log_dir: Path | None,
 ) -> PlayPlan:
     """Check a play command line; ``raws`` holds each match's parameters as given."""
@@ -104,13 +106,12 @@ def plan_play(
     params = [game_params(plugin, raw, keys=keys) for raw in raws]
     for p in params:
         check_seats(plugin, p, len(bots))
-    check_limits(timeout=timeout, startup_timeout=startup_timeout, budget=budget, seed=seed)
+    check_limits(timeout=timeout, startup_timeout=startup_timeout, budget=budget)
+    seed = check_seed(seed)
     if log_dir is not None and log_dir.exists() and not log_dir.is_dir():
         raise UsageError(f"--log-dir {log_dir} is a file, not a folder")
     check_lifetime(plugin, lifetime, len(params))
     specs = bot_specs(bots)
-    if seed is None:
-        seed = secrets.randbits(32)
     # One match plays the run's seed itself; a series derives one per match.
     matches = ([(params[0], seed)] if len(params) == 1
                else [(p, derive_seed(seed, game_id, "match", i)) for i, p in enumerate(params)])

@@ -29,7 +29,6 @@ The opponents come from the game's own manifest (its plugin's
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections import deque
 from collections.abc import Callable
@@ -41,7 +40,7 @@ from pydantic import ValidationError
 
 from protocols import GamePlugin
 from ._manifest import Manifest, ManifestError, manifest_of
-from ._plan import check_limits, check_seats, load_plugin
+from ._plan import check_limits, check_seats, check_seed, load_plugin
 
 from ._bot import BadBotCommand, BotSpec
 from ._checks import check_range, game_params, parse_param
@@ -113,7 +112,7 @@ class _Played:
 
     label: str  # e.g. "match 2 of 6"
     seat: int  # the candidate's seat
-    seed: int
+    seed: str
     lineup: list[str]  # names in seat order
     result: MatchResult
     recorder: _Recorder
@@ -169,7 +168,7 @@ def _fault_lines(fault: Fault) -> list[str]:
 
 async def _play(
     plugin: GamePlugin, candidate: BotSpec, seat: int, others: list[BotSpec], params: Any,
-    seed: int, timeout: float, log_dir: Path, label: str, host: BotHost | None,
+    seed: str, timeout: float, log_dir: Path, label: str, host: BotHost | None,
 ) -> _Played:
     specs = list(others)
     specs.insert(seat, candidate)
@@ -206,13 +205,13 @@ class Plan:
     opponents: list[BotSpec]
     randoms: list[BotSpec]
     matches: int
-    seed: int
+    seed: str
     timeout: float
     require_win: bool
 
 
 def make_plan(
-    game_id: str, bot: str, *, matches: int = DEFAULT_MATCHES, seed: int | None = None,
+    game_id: str, bot: str, *, matches: int = DEFAULT_MATCHES, seed: int | str | None = None,
     timeout: float = 1.0, require_win: bool = False, opponents: Path | None = None, params: list[str] | None = None,
 ) -> Plan:
     """Check the arguments; raise ValueError with a sentence for a usage error."""
@@ -234,7 +233,8 @@ def make_plan(
             f"{manifest.path}: {game_id} is played by {spec.min_seats} to {spec.max_seats} seats, not {seats}"
         )
     check_seats(plugin, chosen, seats)
-    check_limits(timeout=timeout, startup_timeout=10.0, budget=None, seed=seed)
+    check_limits(timeout=timeout, startup_timeout=10.0, budget=None)
+    seed = check_seed(seed)
     if matches < seats:
         raise ValueError(
             f"--matches must be at least {seats} so that the bot plays every seat of {game_id}, got {matches}"
@@ -259,7 +259,7 @@ def make_plan(
     return Plan(
         plugin=plugin, manifest=manifest, seats=seats, candidate=candidate,
         opponents=opponents, randoms=randoms, matches=matches, params=chosen,
-        seed=secrets.randbits(32) if seed is None else seed, timeout=timeout, require_win=require_win,
+        seed=seed, timeout=timeout, require_win=require_win,
     )
 
 

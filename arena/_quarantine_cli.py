@@ -25,7 +25,7 @@ EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 def quarantine(
     game: str, bot: str, *, matches: int = DEFAULT_MATCHES, junit: Path | None = None,
-    require_win: bool = False, seed: int | None = None, timeout: float = 1.0,
+    require_win: bool = False, seed: int | str | None = None, timeout: float = 1.0,
     sandbox: str | None = None, params: list[str] | None = None, opponents: Path | None = None,
 ) -> int:
     """Run ``arena quarantine``; print the steps; return the exit code."""
@@ -89,7 +89,8 @@ def quarantine_cmd(
     require_win: Annotated[
         bool, typer.Option("--require-win", help="Fail unless the bot beats the random sample bot.")
     ] = False,
-    seed: Annotated[Optional[int], typer.Option(help="Seed for every match (random and printed if not given).")] = None,
+    seed: Annotated[Optional[str], typer.Option(
+        help="Seed for every match, a number or a word (random and printed if not given).")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 1.0,
     sandbox: Annotated[Optional[str], typer.Option(help="none, basic or strict (default: see `arena doctor`).")] = None,
     param: Annotated[Optional[list[str]], typer.Option(

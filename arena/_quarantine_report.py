@@ -45,7 +45,7 @@ class StepResult:
 class QuarantineReport:
     game: str
     bot: str
-    seed: int
+    seed: str
     timeout: float
     matches: int
     require_win: bool

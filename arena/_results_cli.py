@@ -17,7 +17,7 @@ import typer
 
 from ._checks import UsageError
 from ._standings import compute_standings
-from ._store import Store, open_store
+from ._store import Store, open_store, shown_seed
 from ._text import inert
 
 FORMATS = ("table", "json", "csv")
@@ -174,12 +174,13 @@ def matches_cmd(
             what = f"cancelled: {inert(who[f['seat']])} {f['kind']}: {inert(f['detail'])}"
         else:
             what = ", ".join(f"{inert(n)} {s:g}" for n, s in zip(who, m["scores"]))
-        typer.echo(f"match {m['id']} round {m['round']} index {m['idx']} seed {m['seed']}: "
+        seed = shown_seed(m) or "(shown once played)"
+        typer.echo(f"match {m['id']} round {m['round']} index {m['idx']} seed {seed}: "
                    f"{' vs '.join(map(inert, who))}: {what}")
 
 
 def replay_command(game: str, params: dict[str, Any], defaults: dict[str, Any], entrants: list[tuple[str, str]],
-                   seed: int, settings: dict[str, Any]) -> str:
+                   seed: str, settings: dict[str, Any]) -> str:
     """The `arena play` command line that plays one stored match again."""
     words = ["arena", "play", game, *(f"{name}={command}" for name, command in entrants), "--seed", str(seed)]
     for key, value in params.items():
@@ -212,10 +213,11 @@ def export_cmd(
         sys.stdout.write(json.dumps({
             "tournament": tournament, "match": m["id"], "round": m["round"], "index": m["idx"],
             "game": saved["game"], "game_version": saved["game_version"], "params": saved["params"],
-            "seed": m["seed"], "entrants": [n for n, _ in lineup], "commands": [c for _, c in lineup],
+            "seed": shown_seed(m), "entrants": [n for n, _ in lineup], "commands": [c for _, c in lineup],
             "status": m["status"], "completed": m["completed"], "hands": m["hands"], "scores": m["scores"],
             "payoffs": m["payoffs"], "faults": m["faults"],
-            "replay": replay_command(saved["game"], saved["params"], defaults, lineup, m["seed"], saved["settings"]),
+            "replay": (replay_command(saved["game"], saved["params"], defaults, lineup, m["seed"], saved["settings"])
+                       if shown_seed(m) is not None else None),
         }) + "\n")
 
 
@@ -238,7 +240,7 @@ def show_cmd(
              "forfeit": "forfeit (a disqualified entrant)"}[m["status"]]
     typer.echo(
         f"match {match_id}: tournament {m['tournament']} ({t['game']}), round {m['round']}, "
-        f"index {m['idx']}, seed {m['seed']}, {state}, {m['hands']} hands"
+        f"index {m['idx']}, seed {shown_seed(m) or '(shown once played)'}, {state}, {m['hands']} hands"
         + (f", played on cluster worker {inert(str(w))}" if (w := (m.get("timings") or {}).get("worker")) else "")
     )
     for seat, name in enumerate(names):

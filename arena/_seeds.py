@@ -1,14 +1,137 @@
-"""Seeds: one root seed per run, per-match seeds derived from it."""
+"""Seeds and chance: one root seed per run, a seed per match derived from it,
+and every chance event of a match drawn from a stream keyed by its seed.
+
+A seed is a short printable token (``7``, ``league-week-3``, or the 32 hex
+digits of a random 128-bit value) so that it can be printed, stored and typed
+back to replay a match. Neither the seeds nor the chance stream can be worked
+out from what a bot sees:
+
+* a match's seed is a keyed hash (BLAKE2b, 128 bits) of the root seed and the
+  match's position, so knowing one match's seed says nothing of the others';
+* a match's chance is SHAKE-256 over the match seed and a block counter, a
+  stream no number of outputs reveals the rest of (Python's own generator,
+  Mersenne Twister, is linear: about 1,200 cards of 24 bits give away its
+  whole state and every card to come).
+
+The same seed always gives the same stream, on every machine and version of
+Python; changing the algorithm changes every deal, so it carries a version.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import json
+import random
+import re
+import secrets
+from typing import Any
+
+from ._checks import UsageError
+
+#: What a seed may be: letters, digits and ``._-``, starting with a letter or a digit.
+SEED_PATTERN = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,63}")
+_STREAM_TAG = b"arena-chance-v1\0"
+_SEED_TAG = b"arena-seed-v1"
+_BLOCK = 4096
 
 
-def derive_seed(root: int, *labels: object) -> int:
-    """A 32-bit seed for ``labels`` under ``root``; stable across processes and versions.
+def seed_text(seed: int | str, option: str = "--seed") -> str:
+    """``seed`` in its printable form; raises ``UsageError`` in words when it cannot be one."""
+    if isinstance(seed, bool):
+        raise UsageError(f"{option} is a number or a word, not {seed!r}")
+    if isinstance(seed, int):
+        if seed < 0:
+            raise UsageError(f"{option} must not be negative, got {seed}")
+        return str(seed)
+    if isinstance(seed, str) and SEED_PATTERN.fullmatch(seed):
+        return seed
+    raise UsageError(
+        f"{option} is 1 to 64 letters, digits, '.', '_' or '-' (starting with a letter or digit), "
+        f"got {seed!r}"
+    )
 
-    Uses a hash of the text (never ``hash()``, which is salted per process).
+
+def new_seed() -> str:
+    """A fresh random root seed (128 bits, as 32 hex digits)."""
+    return secrets.token_hex(16)
+
+
+def derive_seed(root: int | str, *labels: object) -> str:
+    """The seed for ``labels`` (a match's position) under ``root``: 128 bits of
+    BLAKE2b keyed by the root, as 32 hex digits."""
+    key = hashlib.blake2b(seed_text(root).encode(), digest_size=32, person=_SEED_TAG).digest()
+    text = json.dumps([str(x) for x in labels], separators=(",", ":")).encode()
+    return hashlib.blake2b(text, key=key, digest_size=16).hexdigest()
+
+
+class ChanceStream(random.Random):
+    """``random.Random``'s methods (``randrange``, ``sample``, ``shuffle``, ...)
+    over a SHAKE-256 keystream keyed by a seed, instead of Mersenne Twister.
+
+    Every method of ``random.Random`` draws through ``getrandbits`` (and
+    ``random``), so a game written against ``random.Random`` gets the keyed
+    stream unchanged.
     """
-    text = ":".join(str(x) for x in (root, *labels)).encode()
-    return int.from_bytes(hashlib.sha256(text).digest()[:4], "big")
+
+    def __init__(self, seed: int | str | None = None) -> None:
+        self.seed(seed)
+
+    def seed(self, a: Any = None, version: int = 2) -> None:  # noqa: ARG002 (random.Random's signature)
+        self._key = (hashlib.blake2b(seed_text(a).encode(), digest_size=32).digest() if a is not None
+                     else secrets.token_bytes(32))
+        self._block = -1
+        self._buf = b""
+        self._pos = 0
+        self.gauss_next = None
+        self._refill()
+
+    def _refill(self) -> None:
+        self._block += 1
+        self._buf = hashlib.shake_256(_STREAM_TAG + self._key + self._block.to_bytes(8, "little")).digest(_BLOCK)
+        self._pos = 0
+
+    def _bytes(self, n: int) -> bytes:
+        pos = self._pos
+        end = pos + n
+        if end <= _BLOCK:
+            self._pos = end
+            return self._buf[pos:end]
+        parts = [self._buf[pos:]]
+        n -= _BLOCK - pos
+        while True:
+            self._refill()
+            take = min(n, _BLOCK)
+            parts.append(self._buf[:take])
+            self._pos = take
+            n -= take
+            if n == 0:
+                return b"".join(parts)
+
+    def getrandbits(self, k: int) -> int:
+        if k <= 0:
+            if k == 0:
+                return 0
+            raise ValueError("number of bits must be non-negative")
+        pos = self._pos
+        end = pos + ((k + 7) >> 3)
+        if end <= _BLOCK:  # the common case, inline: a game draws a few bits at a time
+            self._pos = end
+            return int.from_bytes(self._buf[pos:end], "little") & ((1 << k) - 1)
+        return int.from_bytes(self._bytes((k + 7) >> 3), "little") & ((1 << k) - 1)
+
+    def random(self) -> float:
+        return self.getrandbits(53) * 1.1102230246251565e-16  # 2**-53
+
+    def getstate(self) -> tuple:
+        return ("arena-chance-v1", self._key, self._block, self._pos)
+
+    def setstate(self, state: tuple) -> None:
+        _, self._key, block, pos = state
+        self._block = block - 1
+        self._refill()
+        self._pos = pos
+
+
+def chance_stream(seed: int | str) -> ChanceStream:
+    """The chance of the match with ``seed``."""
+    return ChanceStream(seed)

@@ -29,7 +29,7 @@ from typing import Any
 
 from ._checks import UsageError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -40,12 +40,21 @@ CREATE TABLE IF NOT EXISTS bots (
     sha256 TEXT NOT NULL,
     UNIQUE (command, sha256)
 );
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    tournament INTEGER NOT NULL REFERENCES tournaments(id),
+    time REAL NOT NULL,
+    text TEXT NOT NULL             -- what an organiser accepted, e.g. a changed bot
+);
+"""
+
+_TOURNAMENTS = """
 CREATE TABLE IF NOT EXISTS tournaments (
     id INTEGER PRIMARY KEY,
     game TEXT NOT NULL,
     game_version INTEGER NOT NULL,
     params TEXT NOT NULL,          -- JSON
-    seed INTEGER NOT NULL,
+    seed TEXT NOT NULL,            -- the root seed (arena._seeds: a printable token)
     rounds INTEGER NOT NULL,
     lifetime TEXT NOT NULL,
     bots TEXT NOT NULL,            -- JSON list of bot ids, one per entrant, in entry order
@@ -54,12 +63,6 @@ CREATE TABLE IF NOT EXISTS tournaments (
     finished REAL,
     settings TEXT,                 -- JSON: every option a resume must restore
     entrants TEXT                  -- JSON list of {"name", "bot"}, in entry order
-);
-CREATE TABLE IF NOT EXISTS events (
-    id INTEGER PRIMARY KEY,
-    tournament INTEGER NOT NULL REFERENCES tournaments(id),
-    time REAL NOT NULL,
-    text TEXT NOT NULL             -- what an organiser accepted, e.g. a changed bot
 );
 """
 
@@ -70,7 +73,7 @@ CREATE TABLE IF NOT EXISTS matches (
     round INTEGER NOT NULL,
     idx INTEGER NOT NULL,          -- position in the round's schedule
     seats TEXT NOT NULL,           -- JSON list of entrant indices, in seat order
-    seed INTEGER NOT NULL,
+    seed TEXT NOT NULL,            -- derived from the tournament's seed and the position
     status TEXT NOT NULL DEFAULT 'done',  -- pending | done | forfeit (not played: a disqualified entrant)
     completed INTEGER,
     hands INTEGER,
@@ -87,6 +90,15 @@ CREATE TABLE IF NOT EXISTS matches (
 
 _MATCH_COLUMNS = ("id, round, idx, seats, seed, status, completed, hands, scores, payoffs, faults, timings,"
                   " transcript, log_dir, tournament, finished")
+
+
+def shown_seed(row: dict[str, Any]) -> str | None:
+    """The seed of a stored tournament or match as it may be shown: a
+    tournament's once it has finished, a match's once it is stored as played;
+    None before, so that no page or listing gives away deals still to come."""
+    if "round" in row:  # a match
+        return row["seed"] if row["status"] != "pending" else None
+    return row["seed"] if row["status"] == "finished" else None
 
 
 def file_digest(command_argv: list[str]) -> str:
@@ -122,7 +134,7 @@ class Store:
                 raise StoreError(
                     f"--db {path}: schema version {row}; this arena reads {SCHEMA_VERSION} (and older)"
                 )
-            self.db.executescript(_SCHEMA + _MATCHES)
+            self.db.executescript(_SCHEMA + _TOURNAMENTS + _MATCHES)
             if self._version() is None:
                 self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError as exc:
@@ -182,7 +194,7 @@ class Store:
         return {"id": row[0], "name": row[1], "command": row[2], "sha256": row[3]}
 
     def new_tournament(
-        self, game: str, game_version: int, params: dict, seed: int, rounds: int, lifetime: str,
+        self, game: str, game_version: int, params: dict, seed: str, rounds: int, lifetime: str,
         entrants: list[tuple[str, int]], settings: dict[str, Any] | None = None,
     ) -> int:
         """A new tournament of ``entrants`` (name, bot id) in entry order."""
@@ -292,35 +304,59 @@ def _match_row(r: tuple) -> dict[str, Any]:
 
 
 def _migrate(db: sqlite3.Connection, version: int) -> None:
-    """Bring a schema 1 or 2 database to schema 3, keeping every result."""
-    with db:
-        db.execute("BEGIN")
-        if version < 2:
-            db.execute("ALTER TABLE tournaments ADD COLUMN settings TEXT")
-        db.execute("ALTER TABLE tournaments ADD COLUMN entrants TEXT")
-        tournaments = db.execute("SELECT id, bots FROM tournaments").fetchall()
-        names = dict(db.execute("SELECT id, name FROM bots").fetchall())
-        index: dict[int, dict[int, int]] = {}
-        for tid, bots in tournaments:
-            ids = json.loads(bots)
-            db.execute("UPDATE tournaments SET entrants=? WHERE id=?",
-                       (json.dumps([{"name": names.get(b, str(b)), "bot": b} for b in ids]), tid))
-            index[tid] = {}
-            for i, b in enumerate(ids):
-                index[tid].setdefault(b, i)  # before schema 3 one bot could be one entrant only
-        db.execute("ALTER TABLE matches RENAME TO matches_v2")
-        db.execute(_MATCHES)
-        for row in db.execute("SELECT id, tournament, round, idx, seats, seed, completed, hands, scores, payoffs,"
-                              " faults, timings, transcript, log_dir, finished FROM matches_v2").fetchall():
-            seats = [index[row[1]].get(b, b) for b in json.loads(row[4])]
-            db.execute(
-                "INSERT INTO matches (id, tournament, round, idx, seats, seed, status, completed, hands, scores,"
-                " payoffs, faults, timings, transcript, log_dir, finished)"
-                " VALUES (?, ?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (row[0], row[1], row[2], row[3], json.dumps(seats), *row[5:]),
-            )
-        db.execute("DROP TABLE matches_v2")
-        db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
+    """Bring an older database to the current schema, keeping every result."""
+    # Tables are rebuilt under the names others refer to: no foreign key may
+    # be checked half-way (the pragma only takes effect outside a transaction).
+    db.execute("PRAGMA foreign_keys=OFF")
+    try:
+        with db:
+            db.execute("BEGIN")
+            if version < 3:
+                _migrate_to_3(db, version)
+            _migrate_to_4(db)
+            db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
+    finally:
+        db.execute("PRAGMA foreign_keys=ON")
+
+
+def _migrate_to_4(db: sqlite3.Connection) -> None:
+    """Schema 4: seeds are text (a derived seed has 128 bits, more than an SQLite integer)."""
+    for table, create in (("tournaments", _TOURNAMENTS), ("matches", _MATCHES)):
+        columns = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
+        picked = ", ".join(f"CAST({c} AS TEXT)" if c == "seed" else c for c in columns)
+        db.execute(create.replace(f"IF NOT EXISTS {table} ", f"{table}_v4 "))
+        db.execute(f"INSERT INTO {table}_v4 ({', '.join(columns)}) SELECT {picked} FROM {table}")
+        db.execute(f"DROP TABLE {table}")
+        db.execute(f"ALTER TABLE {table}_v4 RENAME TO {table}")
+
+
+def _migrate_to_3(db: sqlite3.Connection, version: int) -> None:
+    """Schema 1 or 2 to 3: entrants are not bots (one bot may enter twice)."""
+    if version < 2:
+        db.execute("ALTER TABLE tournaments ADD COLUMN settings TEXT")
+    db.execute("ALTER TABLE tournaments ADD COLUMN entrants TEXT")
+    tournaments = db.execute("SELECT id, bots FROM tournaments").fetchall()
+    names = dict(db.execute("SELECT id, name FROM bots").fetchall())
+    index: dict[int, dict[int, int]] = {}
+    for tid, bots in tournaments:
+        ids = json.loads(bots)
+        db.execute("UPDATE tournaments SET entrants=? WHERE id=?",
+                   (json.dumps([{"name": names.get(b, str(b)), "bot": b} for b in ids]), tid))
+        index[tid] = {}
+        for i, b in enumerate(ids):
+            index[tid].setdefault(b, i)  # before schema 3 one bot could be one entrant only
+    db.execute("ALTER TABLE matches RENAME TO matches_v2")
+    db.execute(_MATCHES)
+    for row in db.execute("SELECT id, tournament, round, idx, seats, seed, completed, hands, scores, payoffs,"
+                          " faults, timings, transcript, log_dir, finished FROM matches_v2").fetchall():
+        seats = [index[row[1]].get(b, b) for b in json.loads(row[4])]
+        db.execute(
+            "INSERT INTO matches (id, tournament, round, idx, seats, seed, status, completed, hands, scores,"
+            " payoffs, faults, timings, transcript, log_dir, finished)"
+            " VALUES (?, ?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row[0], row[1], row[2], row[3], json.dumps(seats), *row[5:]),
+        )
+    db.execute("DROP TABLE matches_v2")
 
 
 def open_store(path: Path, *, create: bool = True) -> Store:

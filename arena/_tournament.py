@@ -18,7 +18,6 @@ import itertools
 import json
 import math
 import os
-import random
 import subprocess
 import sys
 import time
@@ -38,7 +37,7 @@ from ._host import BotHost, open_host
 from ._match import MatchSettings, add_endings, failed_start, max_reply, play_on
 from ._sandbox import SandboxPolicy
 from ._scoring import forfeit_scores
-from ._seeds import derive_seed
+from ._seeds import chance_stream, derive_seed
 from ._standings import compute_standings
 from ._store import Store
 from ._transcript import Transcript
@@ -51,11 +50,11 @@ class Pairing:
     round: int
     idx: int
     seats: tuple[int, ...]  # entrant indices, in seat order
-    seed: int
+    seed: str
 
 
 def schedule(
-    entrants: int, seats: int, rounds: int, seed: int, *, duplicate: bool = False,
+    entrants: int, seats: int, rounds: int, seed: int | str, *, duplicate: bool = False,
     gauntlet: int | None = None, first_round: int = 0, rotations: bool = False,
 ) -> list[Pairing]:
     """Every ordered choice of ``seats`` distinct entrants (every seating), per round.
@@ -89,7 +88,7 @@ class TournamentConfig:
     game: str
     params: dict[str, Any]
     bots: list[BotSpec]  # one per entrant, named
-    seed: int
+    seed: str
     rounds: int = 1
     jobs: int = 1
     seats: int = 0  # bots per match (0: the game's most)
@@ -124,7 +123,7 @@ class TournamentConfig:
         return chosen if self.sample is None else sample_sets(chosen, self.sample, self.seed)
 
 
-def sample_sets(pairings: list[Pairing], most: int, seed: int) -> list[Pairing]:
+def sample_sets(pairings: list[Pairing], most: int, seed: int | str) -> list[Pairing]:
     """At most ``most`` pairings a round: whole sets of entrants (every seating
     of the set, so each of them still plays every seat, and a duplicate deal
     stays whole), the sets taken in an order drawn from ``seed``, at least one.
@@ -140,7 +139,7 @@ def sample_sets(pairings: list[Pairing], most: int, seed: int) -> list[Pairing]:
             if p.round == r:
                 sets.setdefault(tuple(sorted(p.seats)), []).append(p)
         keys = sorted(sets)
-        random.Random(derive_seed(seed, "sample", r)).shuffle(keys)
+        chance_stream(derive_seed(seed, "sample", r)).shuffle(keys)
         taken = 0
         for key in keys:
             if taken and taken + len(sets[key]) > most:
@@ -422,28 +421,33 @@ async def _run_in_pool(plugin, config, todo, data, store_result, progress, fault
     afresh, and is never charged.
     """
     pool: dict[int, BotProcess] = {}
+    played: dict[int, int] = {}  # matches each pooled process has played (its match_start's "match")
     with open_host(config.sandbox, config.policy) as host:
         async with trio.open_nursery() as nursery:  # the bots' stderr drains
             try:
                 for p in todo:
                     if not _skip_forfeits(config, [p], store, tid, faults, progress, ids):
                         continue
-                    await _play_pooled(plugin, config, p, data, host, pool, nursery, store_result, progress, ids)
+                    await _play_pooled(plugin, config, p, data, host, pool, played, nursery, store_result, progress,
+                                       ids)
             finally:
                 await host.stop(list(pool.values()))
                 nursery.cancel_scope.deadline = trio.current_time() + 0.2
 
 
 async def _play_pooled(plugin, config, p: Pairing, data: Path, host: BotHost, pool: dict[int, BotProcess],
-                       nursery, store_result, progress, ids) -> None:
+                       played: dict[int, int], nursery, store_result, progress, ids) -> None:
     names = [config.bots[i].name for i in p.seats]
     if progress.on_start is not None:
         progress.on_start(ids[(p.round, p.idx)], p, names)
     params = plugin.Params(**config.params)
     specs = [config.bots[i] for i in p.seats]
-    dealer = plugin.open_dialogue(params, random.Random(p.seed), names, 0)
     settings = MatchSettings(timeout=config.timeout, startup_timeout=config.startup_timeout,
                              budget=config.budget, host=host)
+    for i in p.seats:
+        if i not in pool:
+            played[i] = 0  # a fresh process (its first, or after a fault) starts counting again
+    dealer = plugin.open_dialogue(params, chance_stream(p.seed), names, [played[i] for i in p.seats])
     for seat, i in enumerate(p.seats):
         if i in pool:
             continue
@@ -459,6 +463,8 @@ async def _play_pooled(plugin, config, p: Pairing, data: Path, host: BotHost, po
             store_result(p, record, None)
             return
     bots = [pool[i] for i in p.seats]
+    for i in p.seats:
+        played[i] += 1
     path = data / "transcripts" / f"r{p.round}-m{p.idx}.log.gz"
     transcript = Transcript(path)
     for seat, bp in enumerate(bots):
@@ -488,7 +494,7 @@ async def _play_pooled(plugin, config, p: Pairing, data: Path, host: BotHost, po
 def unplayed_score(plugin: GamePlugin, params: Any) -> float:
     """What a disqualified entrant scores in a match it does not play: its
     game's fault rule applied before the first hand."""
-    dealer = plugin.open_dialogue(params, random.Random(0), [f"seat{i}" for i in range(plugin.spec.max_seats)], 0)
+    dealer = plugin.open_dialogue(params, chance_stream(0), [f"seat{i}" for i in range(plugin.spec.max_seats)], 0)
     return forfeit_scores(dealer, [0])[0]
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 import socket
 import signal
 import sys
@@ -20,7 +19,7 @@ from ._games import load_game
 from ._bot import BadBotCommand, BotSpec
 from ._cluster import ClusterError
 from ._checks import UsageError, check_range, game_params, parse_param
-from ._plan import SEED_MAX, check_lifetime, check_limits, entrant, load_plugin
+from ._plan import check_lifetime, check_limits, check_seed, entrant, load_plugin
 from ._results_cli import print_standings, standings_format, standings_of
 from ._sandbox import SandboxPolicy, resolve_level
 from ._store import Store, file_digest, open_store
@@ -99,7 +98,9 @@ def tournament_cmd(
     cluster: Annotated[Optional[str], typer.Option(
         metavar="ADDRESS", help="Play the matches on the Dask cluster whose scheduler is at ADDRESS "
         "(tcp://HOST:8786; workers: `arena worker`); see docs/cluster.md.")] = None,
-    seed: Annotated[Optional[int], typer.Option(help="Tournament seed; every match's seed derives from it.")] = None,
+    seed: Annotated[Optional[str], typer.Option(
+        help="Tournament seed, a number or a word; every match's seed derives from it "
+             "(random if not given, shown when the tournament has finished).")] = None,
     db: Annotated[Path, typer.Option(help="SQLite file for the results.")] = Path("arena.db"),
     resume: Annotated[Optional[int], typer.Option(help="Continue tournament ID from the database.")] = None,
     accept_changed_bots: Annotated[bool, typer.Option(
@@ -204,8 +205,14 @@ def plan_tournament(game: str, specs: list[BotSpec], given: dict[str, Any], jobs
     """
     plugin = load_plugin(game)
     params = game_params(plugin, dict(parse_param(p) for p in given.get("param", [])), keys=True)
-    lifetime = given.get("lifetime", plugin.default_lifetime)
+    # A process that played one seating of a duplicate deal would know the
+    # cards of the next: with --duplicate every bot process plays one match.
+    duplicate = bool(given.get("duplicate"))
+    lifetime = given.get("lifetime", "match" if duplicate else plugin.default_lifetime)
     check_lifetime(plugin, lifetime, matches=2)  # a tournament is many matches
+    if duplicate and lifetime == "tournament":
+        raise UsageError("--duplicate plays each bot process for one match, so that no bot remembers a deal "
+                         "from one seating to the next: it cannot go with --lifetime tournament")
     table = given.get("seats")
     check_range("--seats", table, 1, 1000, optional=True)
     seats = plugin.table_seats(len(specs)) if table is None else table
@@ -217,9 +224,7 @@ def plan_tournament(game: str, specs: list[BotSpec], given: dict[str, Any], jobs
         raise UsageError(f"a {game} tournament needs at least {seats} entrants, got {len(specs)}")
     rounds = given.get("rounds", 1)
     check_range("--rounds", rounds, 1, 1_000_000)
-    seed = given.get("seed")
-    check_range("--seed", seed, 0, SEED_MAX, optional=True)
-    seed = secrets.randbits(32) if seed is None else seed
+    seed = check_seed(given.get("seed"))
     names = [s.name for s in specs]
     gauntlet = given.get("gauntlet")
     if gauntlet is not None and gauntlet not in names:
@@ -237,7 +242,7 @@ def plan_tournament(game: str, specs: list[BotSpec], given: dict[str, Any], jobs
 def _settings(given: dict[str, Any], plugin: Any) -> dict[str, Any]:
     """The run options a resume restores, checked; the sandbox level decided here, once."""
     timeout, startup, budget = given.get("timeout", 1.0), given.get("startup_timeout", 10.0), given.get("budget")
-    check_limits(timeout=timeout, startup_timeout=startup, budget=budget, seed=None)
+    check_limits(timeout=timeout, startup_timeout=startup, budget=budget)
     until_ci = given.get("until_ci")
     check_range("--until-ci", until_ci, 0, 1e12, low_open=True, optional=True)
     on_fault = given.get("on_fault", "forfeit")
@@ -310,6 +315,11 @@ def load_tournament(store: Store, tid: int, jobs: int, *, game: str | None = Non
                 raise UsageError(what + "; pass --accept-changed-bots to play on with it anyway")
             store.add_event(tid, "accepted: " + what)
     plugin = load_game(saved["game"])
+    if saved["game_version"] != plugin.spec.version:
+        # The same seeds would deal other cards: the tournament could not be finished as it began.
+        raise UsageError(f"tournament {tid} was started with {saved['game']} version {saved['game_version']}; "
+                         f"this arena has version {plugin.spec.version}, which deals differently: "
+                         "start a new tournament")
     settings = saved["settings"]
     # The level recorded must still work here; it is never silently replaced.
     resolve_level(settings.get("sandbox"))
@@ -336,7 +346,7 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
     if config.max_faults:
         extras.append(f"disqualified at {config.max_faults} fault{'s' if config.max_faults > 1 else ''}")
     typer.echo(
-        f"Started tournament {tid} ({config.game}, seed {config.seed}, {len(specs)} entrants, "
+        f"Started tournament {tid} ({config.game}, {len(specs)} entrants, "
         f"{total} matches{' at most' if config.until_ci else ''}, {f'cluster {config.cluster}' if config.cluster else f'jobs {config.jobs}'}, sandbox {config.sandbox}, "
         f"db {db}{''.join(', ' + w for w in extras)})",
         err=True,
@@ -363,7 +373,8 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
     played_total = per_round * outcome.rounds
     early = f" (stopped early after {outcome.rounds} of {config.rounds} rounds)" if outcome.stopped_early else ""
     typer.echo(
-        f"Finished tournament {tid}: {len(matches)} of {played_total} matches, {faults} with a fault{early}",
+        f"Finished tournament {tid}: {len(matches)} of {played_total} matches, {faults} with a fault{early}, "
+        f"seed {config.seed}",
         err=True,
     )
     if json_out:

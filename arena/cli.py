@@ -187,7 +187,7 @@ def _print_table(result: SeriesResult) -> None:
 
 
 # Options every game command shares (the same words as kuhn3's, which came first).
-SeedOpt = Annotated[Optional[int], typer.Option(help="Seed for every chance event (random and printed if not given).")]
+SeedOpt = Annotated[Optional[str], typer.Option(help="Seed for every chance event: a number or a word (random and printed if not given).")]
 TimeoutOpt = Annotated[float, typer.Option(help="Seconds allowed for each reply.")]
 BudgetOpt = Annotated[Optional[float], typer.Option(help="Total seconds each bot may use in a match.")]
 StartupOpt = Annotated[float, typer.Option(

@@ -102,9 +102,21 @@ class GamePlugin:
     Params: ClassVar[type[BaseModel]]
 
     def open_dialogue(
-        self, params: BaseModel, rng: random.Random, names: list[str], match_index: int = 0
+        self, params: BaseModel, rng: random.Random, names: list[str], match_index: int | Sequence[int] = 0
     ) -> DialogueRun:
-        """A new match. ``rng`` is the only source of chance (seeded by the arena)."""
+        """A new match. ``rng`` is the only source of chance: a ``random.Random``
+        whose draws come from a keyed cryptographic stream (``arena._seeds``),
+        so that no bot can work out cards to come from cards it has seen. Draw
+        every chance event from it (never from the ``random`` module's own
+        generator); a second stream, if the game needs one, is
+        ``type(rng)(rng.getrandbits(128))``.
+
+        ``match_index`` is the match's place in a series played by the same
+        processes (one number), or, when a tournament keeps one process per
+        entrant, how many matches each seat's process played before this one
+        (one number per seat). JSON games send it as ``match``
+        (``protocols.jsonlines.match_number``); roles that alternate along a
+        series follow ``protocols.jsonlines.series_position``."""
         raise NotImplementedError(f"{type(self).__name__} must define open_dialogue")
 
     # --- parameters -------------------------------------------------------

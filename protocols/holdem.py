@@ -310,7 +310,7 @@ def _pot(pot: Pot) -> PotResult:
 class HoldemPlugin(BuiltinGame):
     spec = GameSpec(
         id="holdem",
-        version=VERSION,
+        version=2,  # 2: deals from the keyed chance stream (arena._seeds)
         title="Texas Hold'em",
         min_seats=2,
         max_seats=10,

@@ -163,10 +163,27 @@ def tell(messages: Sequence[tuple[int, BaseModel]]) -> Generator[Exchange, list[
     yield Exchange([(seat, encode(m)) for seat, m in messages], reply=False)
 
 
+MatchIndex = int | Sequence[int]
+
+
+def match_number(match: MatchIndex, seat: int) -> int:
+    """Seat ``seat``'s ``match`` field: ``match`` is one number for every seat
+    (a series played by the same processes), or one per seat (a tournament
+    that keeps a process per entrant: each has played its own number of
+    matches before this one)."""
+    return match if isinstance(match, int) else match[seat]
+
+
+def series_position(match: MatchIndex) -> int:
+    """Where the match sits in a series of the same processes (roles alternate
+    on it); 0 when the processes come from a tournament's pool."""
+    return match if isinstance(match, int) else 0
+
+
 def start_match(
     game: str,
     game_version: int,
-    match: int,
+    match: MatchIndex,
     names: list[str],
     params: BaseModel,
     roles: Sequence[str | None] | None = None,
@@ -176,7 +193,7 @@ def start_match(
     dumped = params.model_dump(mode="json")
     yield from ask_all(
         [
-            (seat, MatchStart(game=game, game_version=game_version, match=match, seat=seat,
+            (seat, MatchStart(game=game, game_version=game_version, match=match_number(match, seat), seat=seat,
                               role=roles[seat], players=list(names), params=dumped))
             for seat in range(len(names))
         ],
@@ -185,15 +202,16 @@ def start_match(
     )
 
 
-def end_match(match: int, scores: list[float], seats: int) -> Generator[Exchange, list[str], None]:
-    yield from tell([(seat, MatchEnd(match=match, scores=scores)) for seat in range(seats)])
+def end_match(match: MatchIndex, scores: list[float], seats: int) -> Generator[Exchange, list[str], None]:
+    yield from tell([(seat, MatchEnd(match=match_number(match, seat), scores=scores)) for seat in range(seats)])
 
 
-def abandoned(match: int, scores: list[float], seats: int) -> list[tuple[int, bytes]]:
+def abandoned(match: MatchIndex, scores: list[float], seats: int) -> list[tuple[int, bytes]]:
     """What every seat is told when the match was cancelled (another seat's
     fault): its ``match_end``, ``completed`` false, so that a bot that plays
     on in the same process starts the next match in step."""
-    return [(seat, encode(MatchEnd(match=match, scores=scores, completed=False))) for seat in range(seats)]
+    return [(seat, encode(MatchEnd(match=match_number(match, seat), scores=scores, completed=False)))
+            for seat in range(seats)]
 
 
 def export_schemas(models: Sequence[type[BaseModel]], folder: Path, prefix: str) -> list[Path]:

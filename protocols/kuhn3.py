@@ -424,7 +424,7 @@ def seeded_chance(rng: random.Random) -> SeededChance:
 class Kuhn3Plugin(BuiltinGame):
     spec = GameSpec(
         id="kuhn3",
-        version=1,
+        version=2,  # 2: deals from the keyed chance stream (arena._seeds)
         title="3-player Kuhn poker",
         min_seats=3,
         max_seats=3,

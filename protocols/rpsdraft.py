@@ -209,7 +209,7 @@ __all__ = ["MODELS", "RpsDraftDealer", "seeded_chance"]
 class RpsDraftPlugin(BuiltinGame):
     spec = GameSpec(
         id="rpsdraft",
-        version=1,
+        version=2,  # 2: deals from the keyed chance stream (arena._seeds)
         title="RPS card draft",
         min_seats=2,
         max_seats=2,

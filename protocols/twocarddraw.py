@@ -46,7 +46,9 @@ from games.twocarddraw import (
 from ._builtin import SAMPLE_BOTS, BuiltinGame
 from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
-from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, start_match, tell
+from .jsonlines import (
+    FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, series_position, start_match, tell,
+)
 
 GAME = "twocarddraw"
 VERSION = 1
@@ -141,8 +143,10 @@ class TwoCardDrawDealer:
         self.params = params
         self.rng = rng
         # The built-in opponent's choices draw from a stream of their own, so
-        # that the cards depend on the seed alone.
-        self.strategy_rng = random.Random(rng.getrandbits(64))
+        # that the cards depend on the seed alone; of the same kind as the
+        # match's (keyed, when the arena deals), so its mixed play cannot be
+        # predicted from the actions it shows either.
+        self.strategy_rng = type(rng)(rng.getrandbits(128))
         self.names = list(names)
         self.match_index = match_index
         self.strategy = strategy
@@ -205,7 +209,7 @@ class TwoCardDrawDealer:
             if self.strategy is not None:
                 seat_of: tuple[int | None, int | None] = (0, None)
             else:
-                first = (n + self.match_index) % 2
+                first = (n + series_position(self.match_index)) % 2
                 seat_of = (first, 1 - first)
             # Every hand draws the same number of cards from the seed whatever the
             # players do: two cards and two replacements per position. Every
@@ -307,7 +311,9 @@ class TwoCardDrawDealer:
 class TwoCardDrawPlugin(BuiltinGame):
     spec = GameSpec(
         id="twocarddraw",
-        version=2,  # 2: a fixed number of cards per hand from the seed (duplicate deals)
+        # 2: a fixed number of cards per hand from the seed (duplicate deals);
+        # 3: deals from the keyed chance stream (arena._seeds)
+        version=3,
         title="TwoCardDraw",
         min_seats=1,
         max_seats=2,

@@ -28,7 +28,10 @@ from games.vonneumann import Phase, VonNeumannMatch, VonNeumannParams, session_p
 from ._builtin import BuiltinGame
 from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
-from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, encode_fields, end_match, reply_fields, start_match
+from .jsonlines import (
+    FRAMING_MODELS, MatchIndex, Message, Reply, abandoned, encode_fields, end_match, match_number, reply_fields,
+    series_position, start_match,
+)
 
 GAME = "vonneumann"
 VERSION = 1
@@ -109,12 +112,12 @@ class VonNeumannDealer:
     """
 
     def __init__(self, params: VonNeumannParams, deal: Deal, names: list[str] | None = None,
-                 match_index: int = 0) -> None:
+                 match_index: MatchIndex = 0) -> None:
         self.params = params
         self.names = list(names) if names else ["seat0", "seat1"]
         self.match_index = match_index
         # Alternate who is A first from one match of a series to the next.
-        self.state = VonNeumannMatch(params, first_a=match_index % 2)
+        self.state = VonNeumannMatch(params, first_a=series_position(match_index) % 2)
         self._deal = deal
         self._started = False
 
@@ -155,7 +158,7 @@ class VonNeumannDealer:
         assert m.cards is not None
         return encode_fields({
             "type": kind,
-            "match": self.match_index,
+            "match": match_number(self.match_index, seat),
             "session": m.session,
             "game": m.game,
             "match_game": m.match_game,
@@ -205,7 +208,7 @@ def seeded_deal(rng) -> Deal:
 class VonNeumannPlugin(BuiltinGame):
     spec = GameSpec(
         id="vonneumann",
-        version=1,
+        version=2,  # 2: deals from the keyed chance stream (arena._seeds)
         title="von Neumann poker",
         min_seats=2,
         max_seats=2,

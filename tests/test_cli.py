@@ -17,7 +17,7 @@ def test_games_lists_kuhn3_with_version_and_seats():
     header, *rows = proc.stdout.splitlines()
     assert header.split()[:3] == ["GAME", "VERSION", "SEATS"]
     kuhn3 = next(r for r in rows if r.startswith("kuhn3 "))
-    assert kuhn3.split()[1:3] == ["1", "3"]
+    assert kuhn3.split()[1:3] == ["2", "3"]
 
 
 def test_json_has_the_promised_keys_and_exit_code_0():
@@ -25,7 +25,7 @@ def test_json_has_the_promised_keys_and_exit_code_0():
     assert proc.returncode == 0, proc.stderr
     for key in ("game", "seed", "hands", "completed", "seats", "faults"):
         assert key in result
-    assert result["game"] == "kuhn3" and result["seed"] == 11 and result["hands"] == 7
+    assert result["game"] == "kuhn3" and result["seed"] == "11" and result["hands"] == 7
     assert result["completed"] is True and result["faults"] == []
     assert [s["bot"] for s in result["seats"]] == [GOOD] * 3
     assert sum(s["bankroll"] for s in result["seats"]) == 0
@@ -148,7 +148,7 @@ def test_games_describes_one_game_from_its_plugin():
     proc = run_arena("games", "twocarddraw")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].startswith("twocarddraw version 2: ") and "seats: 1-2" in lines
+    assert lines[0].startswith("twocarddraw version 3: ") and "seats: 1-2" in lines
     # every parameter of the model, with its default and range
     bet1 = next(line for line in lines if line.split()[:1] == ["bet1"])
     assert "default null" in bet1 and "range 1..5" in bet1

@@ -37,8 +37,10 @@ def test_tournament_lifetime_one_process_per_bot_for_all_matches(tmp_path):
     logs = sorted((tmp_path / "t-data").rglob("stderr.log"))
     assert len(logs) == 3  # one log, so one process, per bot
     for log in logs:
-        pids = [line.split()[1] for line in log.read_text().splitlines() if line.startswith("PID ")]
-        assert len(pids) == 8 and len(set(pids)) == 1
+        starts = [line.split() for line in log.read_text().splitlines() if line.startswith("PID ")]
+        assert len(starts) == 8 and len({s[1] for s in starts}) == 1
+        # match_start's "match" counts the matches this process has played
+        assert [int(s[3]) for s in starts] == list(range(8))
 
 
 def test_kuhn3_refuses_a_shared_lifetime_for_several_matches(tmp_path):

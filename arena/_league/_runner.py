@@ -21,7 +21,6 @@ from __future__ import annotations
 import base64
 import json
 import math
-import secrets
 import shlex
 import shutil
 import time
@@ -321,8 +320,6 @@ class LeagueRunner:
                                  "rounds": self.settings.rounds, **extra}
         if self.settings.sandbox is not None:
             given["sandbox"] = self.settings.sandbox
-        if self.settings.cluster is not None:
-            given["lifetime"] = "match"  # a cluster plays each match with fresh processes
         params = [f"{k}={json.dumps(v)}" for k, v in manifest_params(game).items()]
         params += self.settings.params.get(game, [])
         if params:
@@ -342,7 +339,7 @@ class LeagueRunner:
         """Plan, store and play one tournament over the pool of ``game``; None when too few bots."""
         pool = self.league.pool(game) if pool is None else pool
         specs = self._specs(pool)
-        extra: dict[str, Any] = {"seed": secrets.randbits(32)}
+        extra: dict[str, Any] = {}  # a fresh random seed, shown once the tournament has finished
         if version is not None:
             extra["gauntlet"] = next(p["label"] for p in pool if p["id"] == version)
             extra["sample"] = self.settings.placement_matches

@@ -67,7 +67,7 @@ def serve(options: ServeOptions) -> int:
             game_params(load_plugin(g), {**manifest_params(g), **dict(parse_param(p) for p in given)}, keys=True)
         except UsageError as exc:
             raise UsageError(f"--param {g}.…: {exc}") from None
-    check_limits(timeout=options.timeout, startup_timeout=10.0, budget=None, seed=None)
+    check_limits(timeout=options.timeout, startup_timeout=10.0, budget=None)
     if options.check:
         level = resolve_level(options.sandbox, untrusted=True, warn=log)
         where = f"cluster {options.cluster}" if options.cluster else f"jobs {options.jobs}"

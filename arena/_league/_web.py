@@ -42,6 +42,7 @@ from starlette.templating import Jinja2Templates
 
 from .._games import load_game
 from .._results_cli import replay_command
+from .._store import shown_seed
 from ._db import League
 from ._ratings import Ratings
 from ._runner import LeagueRunner
@@ -187,7 +188,7 @@ def _fault_words(f: dict[str, Any], names: list[str], private: bool) -> dict[str
 
 
 def _match_summary(m: dict[str, Any], names: list[str]) -> dict[str, Any]:
-    return {"id": m["id"], "tournament": m["tournament"], "round": m["round"], "seed": m["seed"],
+    return {"id": m["id"], "tournament": m["tournament"], "round": m["round"], "seed": shown_seed(m),
             "status": m["status"], "entrants": [names[i] for i in m["seats"]], "scores": m["scores"],
             "faults": [_fault_words(f, [names[i] for i in m["seats"]], False) for f in m["faults"]],
             "finished": m["finished"]}
@@ -271,11 +272,12 @@ async def match_page(request: Request) -> Response:
                       "stderr": f"/matches/{m['id']}/stderr/{s}" if private[s] else None})
     data = {
         "match": {"id": m["id"], "tournament": m["tournament"], "round": m["round"], "index": m["idx"],
-                  "seed": m["seed"], "status": m["status"], "hands": m["hands"], "completed": m["completed"],
+                  "seed": shown_seed(m), "status": m["status"], "hands": m["hands"], "completed": m["completed"],
                   "finished": m["finished"], "game": t["game"], "params": t["params"]},
         "seats": seats,
         "faults": [_fault_words(f, names, private[f["seat"]]) for f in m["faults"]],
-        "replay": replay_command(t["game"], t["params"], defaults, local, m["seed"], t["settings"]),
+        "replay": (replay_command(t["game"], t["params"], defaults, local, m["seed"], t["settings"])
+                   if shown_seed(m) is not None else None),
         # A window of the transcript around the step; ?step=N moves it.
         "transcript": lines[first:step_i + WINDOW + 1], "transcript_lines": len(lines),
         "current": lines[step_i] if lines else None, "step": step_i, "permalink": f"/matches/{m['id']}",
@@ -337,7 +339,7 @@ async def tournaments_page(request: Request) -> Response:
                                       (t["id"],)).fetchone()
         rows.append({"id": t["id"], "game": t["game"], "kind": kinds[t["id"]][0], "status": t["status"],
                      "entrants": len(t["entrants"]), "matches": total[0] or 0, "done": total[1] or 0,
-                     "playing": live is not None, "seed": t["seed"]})
+                     "playing": live is not None, "seed": shown_seed(t)})
         if len(rows) >= 100:
             break
     data = {"tournaments": rows, "games": site.runner.settings.games, "next_tournament": site.runner.next_run,
@@ -358,7 +360,7 @@ async def tournament_page(request: Request) -> Response:
     matches = site.store.matches(tid, pending=True)
     done = [m for m in matches if m["status"] != "pending"]
     data = {"tournament": {"id": tid, "game": t["game"], "kind": kinds[tid][0], "status": t["status"],
-                           "seed": t["seed"], "params": t["params"], "entrants": names,
+                           "seed": shown_seed(t), "params": t["params"], "entrants": names,
                            "matches": len(matches), "done": len(done),
                            "playing": tid in site.runner.live},
             "matches": [_match_summary(m, names) for m in done[-200:]][::-1]}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Test bot for rpsdraft: plays the first card, and logs its pid at every match_start."""
+"""Test bot for rpsdraft: plays the first card, and logs its pid and the match number at every match_start."""
 import json
 import os
 import sys
@@ -10,9 +10,10 @@ REPLIES = {
     "main_play": {"type": "play", "index": 0},
 }
 for line in sys.stdin:
-    kind = json.loads(line)["type"]
+    msg = json.loads(line)
+    kind = msg["type"]
     if kind == "match_start":
-        sys.stderr.write(f"PID {os.getpid()}\n")
+        sys.stderr.write(f"PID {os.getpid()} MATCH {msg['match']}\n")
         sys.stderr.flush()
     reply = REPLIES.get(kind)
     if reply is not None:
