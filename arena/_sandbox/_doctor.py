@@ -59,10 +59,22 @@ def doctor_report() -> str:
         lines.append(f"{yes[False]} cgroups {info.cgroup_error or 'unavailable'}: memory is bounded by "
                      "RLIMIT_AS only (no out-of-memory verdict), processes by RLIMIT_NPROC in the bot's "
                      "own user namespace")
+    if cg.usable and cg.cpu_control and cg.cpu_accounting:
+        lines.append(f"{yes[True]} CPU per bot process: all its processes share one CPU cgroup "
+                     f"(v{cg.cpu_control[1]}) with the same weight as every other bot and at most one "
+                     "CPU, however many sessions or processes it makes; the CPU time limit counts "
+                     "all its processes together, living and dead, and stops the bot with a verdict")
+    else:
+        why = cg.cpu_problem if cg.usable else (info.cgroup_error or "no cgroups")
+        lines.append(f"{yes[False]} CPU {why}: per process only: the CPU time limit (RLIMIT_CPU) "
+                     "counts each process of a bot apart (together they may use many times it, with "
+                     "no verdict), and a bot with many sessions gets as many shares of a core "
+                     "(scheduler autogroups), so it can make a seat on the same core late")
     lines += [
         "",
         "not covered at any level: no seccomp filter (the kernel's whole system call "
-        "interface is reachable); CPU time used while others think slows them on a shared core; "
+        "interface is reachable); a bot's CPU use within its equal share still slows one thinking "
+        "on the same core (by up to half, one spinning bot against one thinking); "
         "timing side channels",
         "",
         f"default level: {info.best_default}"

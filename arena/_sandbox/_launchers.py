@@ -165,7 +165,7 @@ class SandboxLauncher(Launcher):
 
     def plan(self, spec: BotSpec, sock_fd: int) -> LaunchPlan:
         if self._watch and self._watchdog is None:
-            self._watchdog = Watchdog(self.token, str(self._state), self._cgroup_tops())
+            self._watchdog = Watchdog(self.token, str(self._state), self._cgroup_tops(), self.policy.cpu_seconds)
         env = bot_environment()
         view = build_view(spec, env["PATH"], self._stage)
         n = next(self._counter)
