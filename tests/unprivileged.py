@@ -31,6 +31,7 @@ TESTS = [
     "tests/test_trust.py",
     "tests/test_adversarial.py",
     "tests/test_fair_deadlines.py::test_in_the_sandbox",
+    "tests/test_shared_kernel_objects.py",
 ]
 
 

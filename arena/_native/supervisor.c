@@ -1,7 +1,7 @@
 /*
  * arena-supervisor: the parent of every bot process, at every sandbox level.
  *
- *   arena-supervisor SOCKET_FD -- PROGRAM [ARG...]
+ *   arena-supervisor [--seccomp] SOCKET_FD -- PROGRAM [ARG...]
  *
  * SOCKET_FD is one end of a SOCK_SEQPACKET socketpair whose other end the
  * arena holds. The arena sends one packet carrying two descriptors (the read
@@ -29,11 +29,22 @@
  *
  * It is PID 1 in a PID namespace at the sandboxed levels: the bot is PID 2,
  * so signals a bot sends itself (abort) act as everywhere else.
+ *
+ * With --seccomp the bot runs under the seccomp filter below (installed in
+ * the child just before exec, with no_new_privs): it refuses the system calls
+ * that reach kernel objects namespaces do not separate (the keyring, file
+ * locks, inotify, ...) or that widen what the kernel exposes. If the filter
+ * cannot be installed the bot does not run ("exec-failed", reason on stderr).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stddef.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -43,6 +54,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -191,6 +203,250 @@ static int finish(pid_t bot, int *bot_status, int *bot_done) {
     return 0;
 }
 
+/* -- the bot's seccomp filter ------------------------------------------------
+ *
+ * Namespaces give each bot its own processes, network, IPC and files, but
+ * some kernel objects are keyed by uid or by inode and seen by every seat:
+ * the keyring, record/OFD locks and flock on the shared read-only files
+ * (and /dev/null), inotify/fanotify/dnotify watches on them, the page cache
+ * probed without waiting. The filter refuses those calls outright (it sees
+ * numbers and arguments, never which file a call is about), and the calls
+ * that would widen what the kernel exposes: new namespaces, mounts, ptrace,
+ * io_uring (whose operations bypass this filter), bpf, perf, userfaultfd,
+ * modules, kexec, socket families that network namespaces do not separate.
+ * A refused call fails with an errno, as on a kernel without the feature:
+ * locks ENOLCK; clone3 ENOSYS (the C library then uses clone, whose flags
+ * the filter can read); x32 numbers ENOSYS; other socket families
+ * EAFNOSUPPORT; RWF_NOWAIT reads EOPNOTSUPP; the rest EPERM. A call of
+ * another architecture (32-bit, on a 64-bit kernel) kills the process: its
+ * numbers mean other calls. */
+
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__) && defined(__AARCH64EL__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* Numbers of calls newer than some C libraries' headers: the same on every
+ * architecture from 424 on. */
+#ifndef __NR_open_tree
+#define __NR_open_tree 428
+#endif
+#ifndef __NR_move_mount
+#define __NR_move_mount 429
+#endif
+#ifndef __NR_fsopen
+#define __NR_fsopen 430
+#endif
+#ifndef __NR_fsconfig
+#define __NR_fsconfig 431
+#endif
+#ifndef __NR_fsmount
+#define __NR_fsmount 432
+#endif
+#ifndef __NR_fspick
+#define __NR_fspick 433
+#endif
+#ifndef __NR_clone3
+#define __NR_clone3 435
+#endif
+#ifndef __NR_pidfd_getfd
+#define __NR_pidfd_getfd 438
+#endif
+#ifndef __NR_process_madvise
+#define __NR_process_madvise 440
+#endif
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr 442
+#endif
+#ifndef __NR_quotactl_fd
+#define __NR_quotactl_fd 443
+#endif
+#ifndef __NR_cachestat
+#define __NR_cachestat 451
+#endif
+#ifndef __NR_open_tree_attr
+#define __NR_open_tree_attr 467
+#endif
+#ifndef F_OFD_GETLK
+#define F_OFD_GETLK 36
+#define F_OFD_SETLK 37
+#define F_OFD_SETLKW 38
+#endif
+#ifndef RWF_NOWAIT
+#define RWF_NOWAIT 0x8
+#endif
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x80
+#endif
+
+#define NS_FLAGS (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | \
+                  CLONE_NEWPID | CLONE_NEWNET)
+
+/* Every call refused whatever its arguments, with EPERM. */
+static const int refused[] = {
+    /* keys: one keyring per uid of the host, listed in /proc/keys to every uid */
+    __NR_add_key, __NR_request_key, __NR_keyctl,
+    /* watches on files other seats open */
+#ifdef __NR_inotify_init
+    __NR_inotify_init,
+#endif
+    __NR_inotify_init1, __NR_inotify_add_watch, __NR_fanotify_init, __NR_fanotify_mark,
+    /* interfaces beside this filter, or into other processes and the kernel */
+    __NR_io_uring_setup, __NR_io_uring_enter, __NR_io_uring_register, __NR_userfaultfd, __NR_bpf,
+    __NR_perf_event_open, __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev, __NR_kcmp,
+    __NR_pidfd_getfd, __NR_process_madvise, __NR_cachestat, __NR_name_to_handle_at,
+    __NR_open_by_handle_at, __NR_syslog,
+    /* namespaces and mounts (a user namespace of its own would allow them) */
+    __NR_setns, __NR_mount, __NR_umount2, __NR_pivot_root, __NR_chroot, __NR_open_tree,
+    __NR_open_tree_attr, __NR_move_mount, __NR_fsopen, __NR_fsconfig, __NR_fsmount, __NR_fspick,
+    __NR_mount_setattr,
+    /* the machine's own business */
+    __NR_kexec_load, __NR_kexec_file_load, __NR_init_module, __NR_finit_module, __NR_delete_module,
+    __NR_reboot, __NR_swapon, __NR_swapoff, __NR_acct, __NR_quotactl, __NR_quotactl_fd,
+    __NR_settimeofday, __NR_clock_settime, __NR_clock_adjtime, __NR_vhangup,
+#ifdef __NR_lookup_dcookie
+    __NR_lookup_dcookie,
+#endif
+#ifdef __NR_uselib
+    __NR_uselib,
+#endif
+#ifdef __NR_iopl
+    __NR_iopl, __NR_ioperm,
+#endif
+};
+
+#define MAX_FILTER 255
+struct filter {
+    struct sock_filter code[MAX_FILTER];
+    unsigned n;
+};
+
+#define ERRNO(e) (SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ARG_LOW(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+#else
+#define ARG_LOW(i) (offsetof(struct seccomp_data, args) + 8 * (i) + 4)
+#endif
+
+static void put(struct filter *f, struct sock_filter ins) {
+    if (f->n < MAX_FILTER) f->code[f->n] = ins;
+    f->n++;
+}
+
+static void ret(struct filter *f, unsigned action) {
+    put(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, action));
+}
+
+/* if A == value: return action (else fall through) */
+static void when(struct filter *f, unsigned value, unsigned action) {
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, value, 0, 1));
+    ret(f, action);
+}
+
+/* A block for one call whose arguments decide: it starts when the number
+ * matches, loads the low 32 bits of argument `arg` (the kernel reads these
+ * calls' arguments as 32-bit values), and ends with "allow" (end_call). */
+static unsigned begin_call(struct filter *f, int nr, int arg) {
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 0));
+    unsigned at = f->n - 1;
+    put(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LOW(arg)));
+    return at;
+}
+
+static void end_call(struct filter *f, unsigned at) {
+    ret(f, SECCOMP_RET_ALLOW);
+    if (f->n <= MAX_FILTER) f->code[at].jf = (unsigned char)(f->n - at - 1);
+}
+
+/* if A & mask: return action (A is kept) */
+static void when_any(struct filter *f, unsigned mask, unsigned action) {
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, mask, 0, 1));
+    ret(f, action);
+}
+
+static int build_filter(struct filter *f) {
+#ifndef NATIVE_ARCH
+    (void)f;
+    return -1;
+#else
+    f->n = 0;
+    put(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0));
+    ret(f, SECCOMP_RET_KILL_PROCESS);
+    put(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+#ifdef __x86_64__
+    /* x32 numbers (bit 30) reach the same kernel code under other numbers */
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
+    ret(f, ERRNO(ENOSYS));
+#endif
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        when(f, (unsigned)refused[i], ERRNO(EPERM));
+    when(f, __NR_flock, ERRNO(ENOLCK));
+    when(f, __NR_clone3, ERRNO(ENOSYS));
+
+    unsigned at = begin_call(f, __NR_fcntl, 1);
+    const unsigned locks[] = {F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW};
+    for (size_t i = 0; i < sizeof locks / sizeof locks[0]; i++) when(f, locks[i], ERRNO(ENOLCK));
+    when(f, F_SETLEASE, ERRNO(EPERM));
+    when(f, F_GETLEASE, ERRNO(EPERM));
+    when(f, F_NOTIFY, ERRNO(EPERM));
+    end_call(f, at);
+
+    /* new namespaces; clone's low byte is the exit signal, where unshare has CLONE_NEWTIME */
+    at = begin_call(f, __NR_clone, 0);
+    when_any(f, NS_FLAGS, ERRNO(EPERM));
+    end_call(f, at);
+    at = begin_call(f, __NR_unshare, 0);
+    when_any(f, NS_FLAGS | CLONE_NEWTIME, ERRNO(EPERM));
+    end_call(f, at);
+
+    /* only the families a network namespace separates (vsock reaches a VM's host) */
+    at = begin_call(f, __NR_socket, 0);
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 4, 0));
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 3, 0));
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 2, 0));
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_NETLINK, 1, 0));
+    ret(f, ERRNO(EAFNOSUPPORT));
+    end_call(f, at);
+
+    /* a read that fails rather than wait for the disk tells what other seats read */
+    at = begin_call(f, __NR_preadv2, 5);
+    when_any(f, RWF_NOWAIT, ERRNO(EOPNOTSUPP));
+    end_call(f, at);
+
+    /* PER_LINUX or PER_LINUX32 only, without READ_IMPLIES_EXEC; 0xffffffff asks */
+    at = begin_call(f, __NR_personality, 0);
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 3, 0));
+    put(f, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf7u | 0x0400000u));
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0));
+    ret(f, ERRNO(EPERM));
+    end_call(f, at);
+
+    ret(f, SECCOMP_RET_ALLOW);
+    return f->n <= MAX_FILTER ? 0 : -1;
+#endif
+}
+
+/* In the bot's process, just before exec: 0, or an errno with the reason on stderr. */
+static int install_filter(void) {
+    static struct filter f;
+    if (build_filter(&f) != 0) {
+        fprintf(stderr, "arena-supervisor: no seccomp filter for this architecture or it is too long; "
+                        "the bot is not started\n");
+        return ENOSYS;
+    }
+    struct sock_fprog prog = {(unsigned short)f.n, f.code};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+        int err = errno;
+        fprintf(stderr, "arena-supervisor: cannot install the seccomp filter (%s); the bot is not started\n",
+                strerror(err));
+        return err;
+    }
+    return 0;
+}
+
 static int receive_fds(int *in_fd, int *out_fd) {
     char data[8];
     char control[CMSG_SPACE(2 * sizeof(int))];
@@ -217,8 +473,11 @@ static int receive_fds(int *in_fd, int *out_fd) {
 }
 
 int main(int argc, char **argv) {
+    int seccomp = argc > 1 && strcmp(argv[1], "--seccomp") == 0;
+    argv += seccomp;
+    argc -= seccomp;
     if (argc < 4 || strcmp(argv[2], "--") != 0) {
-        fprintf(stderr, "usage: arena-supervisor SOCKET_FD -- PROGRAM [ARG...]\n");
+        fprintf(stderr, "usage: arena-supervisor [--seccomp] SOCKET_FD -- PROGRAM [ARG...]\n");
         return 2;
     }
     sock = atoi(argv[1]);
@@ -276,7 +535,8 @@ int main(int argc, char **argv) {
             _exit(127);
         }
         /* in_fd, out_fd, sock and exec_pipe are close-on-exec */
-        int err = run(program);
+        int err = seccomp ? install_filter() : 0;
+        if (err == 0) err = run(program);
         (void)!write(exec_pipe[1], &err, sizeof err);
         _exit(127);
     }

@@ -21,6 +21,13 @@ VIEW = (
     "and /dev/shm (size-limited, counted against it, gone when it ends); nothing else"
 )
 
+SECCOMP = (
+    "refuses the kernel objects every seat would share (keyrings, record, OFD "
+    "and flock locks, inotify, fanotify, dnotify, leases, page-cache probes), new namespaces and "
+    "mounts, ptrace, io_uring, bpf, perf, userfaultfd, modules, kexec, reboot, sockets other than "
+    "unix, IP and netlink; a call of another architecture kills the bot (x32 numbers fail)"
+)
+
 
 def doctor_report() -> str:
     """Lines for a person: levels, what each guarantees here, defaults."""
@@ -50,6 +57,8 @@ def doctor_report() -> str:
         ok = info.works(level)
         lines.append(f"{yes[ok]} {level:<7} {how}: {isolation}"
                      + ("" if ok else f" -- UNAVAILABLE: {info.errors.get(level)}"))
+    sandboxed = info.works("basic") or info.works("strict")
+    lines.append(f"{yes[sandboxed]} seccomp filter at basic and strict: " + SECCOMP)
     cg = info.cgroups
     if cg.usable:
         where = ", ".join(str(p) for p in cg.parents())
@@ -72,8 +81,10 @@ def doctor_report() -> str:
                      "(scheduler autogroups), so it can make a seat on the same core late")
     lines += [
         "",
-        "not covered at any level: no seccomp filter (the kernel's whole system call "
-        "interface is reachable); a bot's CPU use within its equal share still slows one thinking "
+        "not covered at any level: the system calls the filter allows still reach the kernel (a "
+        "kernel bug is an escape); futex wake-ups on the pages of shared files and machine-wide "
+        "counters (load, free memory) are seen by every seat; "
+        "a bot's CPU use within its equal share still slows one thinking "
         "on the same core (by up to half, one spinning bot against one thinking); "
         "timing side channels",
         "",

@@ -175,7 +175,7 @@ class SandboxLauncher(Launcher):
             if self.cg_layout is not None:
                 cg = BotCgroup(self.cg_layout, f"arena-{self.token}/b{n}", self.policy)
             uid = claim.uid if claim is not None else os.geteuid()
-            inner = self._inner(uid) + [SUPERVISOR_TARGET, str(sock_fd), "--", *view.argv]
+            inner = self._inner(uid) + [SUPERVISOR_TARGET, "--seccomp", str(sock_fd), "--", *view.argv]
             argv = self._outer(view, cg, inner)
         except BaseException:
             if cg is not None:
