@@ -270,7 +270,7 @@ def _normalised(report: dict) -> dict:
         "uid": report["uid"],
         "CapEff": report["CapEff"], "CapBnd": report["CapBnd"], "NoNewPrivs": report["NoNewPrivs"],
         "new namespaces": sorted(n for n, v in report["ns"].items() if v != mine[n]),
-        "root": report["root"], "shadow": report["shadow"],
+        "root": report["root"], "shadow": report["shadow"], "leaks": report["leaks"],
     }
 
 
@@ -308,7 +308,9 @@ def test_every_path_starts_bots_the_same_way(level, tmp_path):
     assert all(normal.values()), {k: len(v) for k, v in normal.items()}
     first = normal["single match"][0]
     assert first["uid"] in ("own uid", "user namespace") and first["CapEff"] == "0000000000000000" and first["NoNewPrivs"] == "1"
-    assert first["new namespaces"] == ["ipc", "mnt", "net", "pid", "uts"] and first["shadow"] is False
+    assert first["new namespaces"] == ["cgroup", "ipc", "mnt", "net", "pid", "uts"] and first["shadow"] is False
+    # no host path or run token: no OLDPWD, mounts and cgroups shown as the sandbox's own
+    assert first["leaks"] == [], first["leaks"]
     # the system's links, its own folder's and its interpreter's paths, private places; no /home, /var, /srv
     assert not {"home", "var", "srv", "opt", "mnt", "media", "boot"} & set(first["root"]), first["root"]
     for path, reports in normal.items():

@@ -84,8 +84,8 @@ def doctor_report() -> str:
         "not covered at any level: the system calls the filter allows still reach the kernel (a "
         "kernel bug is an escape); futex wake-ups on the pages of shared files and machine-wide "
         "counters (load, free memory) are seen by every seat; "
-        "a bot's CPU use within its equal share still slows one thinking "
-        "on the same core (by up to half, one spinning bot against one thinking); "
+        "a bot's CPU use within its equal share still slows one thinking on the same core (by up "
+        "to half, one spinning bot against one thinking); "
         "timing side channels",
         "",
         f"default level: {info.best_default}"

@@ -8,7 +8,8 @@ rlimits, and (as root) under a uid of their own with no capabilities and in
 cgroups of their own.
 
 ``basic`` builds the view with util-linux: real root (or the root of a new
-user namespace when the arena is not root) mounts a read-only skeleton and
+user namespace when the arena is not root) fills a tmpfs root from a skeleton
+(read-only once built, so no mount shows a host path) and
 the view's binds, then ``pivot_root`` into it and detaches the old root, so
 nothing of the host's filesystem is left reachable. ``strict`` builds the
 same view with bubblewrap.
@@ -122,7 +123,8 @@ class SandboxLauncher(Launcher):
         self._counter = itertools.count()
         # Private to the arena's user: staged copies and skeletons live here.
         base = "/run" if root and os.access("/run", os.W_OK) else None
-        self._state = Path(tempfile.mkdtemp(prefix=f"arena-sandbox-{self.token}-", dir=base))
+        # Named at random, not by the token: a staged copy's mount shows the path.
+        self._state = Path(tempfile.mkdtemp(prefix="arena-sandbox-", dir=base))
         self._staged: dict[tuple[str, bool, int, int], str] = {}
 
     @property
@@ -171,13 +173,15 @@ class SandboxLauncher(Launcher):
         n = next(self._counter)
         claim = UidClaim(os.getpid() * 7 + n) if self.root else None
         cg = None
+        fds: list[int] = []  # descriptors the launch chain reads (strict: the supervisor's bytes)
         try:
             if self.cg_layout is not None:
                 cg = BotCgroup(self.cg_layout, f"arena-{self.token}/b{n}", self.policy)
             uid = claim.uid if claim is not None else os.geteuid()
             inner = self._inner(uid) + [SUPERVISOR_TARGET, "--seccomp", str(sock_fd), "--", *view.argv]
-            argv = self._outer(view, cg, inner)
+            argv = self._outer(view, cg, inner, fds)
         except BaseException:
+            _close_all(fds)
             if cg is not None:
                 cg.remove()
             if claim is not None:
@@ -187,6 +191,7 @@ class SandboxLauncher(Launcher):
                      MARKER_ENV: self.token}
 
         def cleanup() -> str | None:
+            _close_all(fds)
             verdict = None
             if cg is not None:
                 cg.kill()
@@ -196,7 +201,7 @@ class SandboxLauncher(Launcher):
                 claim.release()
             return verdict
 
-        return LaunchPlan(argv=argv, env=outer_env, pass_fds=(sock_fd,), cleanup=cleanup,
+        return LaunchPlan(argv=argv, env=outer_env, pass_fds=(sock_fd, *fds), cleanup=cleanup,
                           bot_argv=view.argv, view=view)
 
     def _inner(self, uid: int) -> list[str]:
@@ -227,7 +232,7 @@ class SandboxLauncher(Launcher):
         w = self.policy.wall_seconds
         return ["timeout", "--foreground", "-s", "KILL", f"{w:g}"] if w else []
 
-    def _outer(self, view: View, cg: BotCgroup | None, inner: list[str]) -> list[str]:
+    def _outer(self, view: View, cg: BotCgroup | None, inner: list[str], fds: list[int]) -> list[str]:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -243,6 +248,11 @@ class SandboxLauncher(Launcher):
         shutil.rmtree(self._state, ignore_errors=True)
 
 
+def _close_all(fds: list[int]) -> None:
+    while fds:
+        os.close(fds.pop())
+
+
 def _attach(cg: BotCgroup | None) -> str:
     if cg is None:
         return ""
@@ -251,7 +261,9 @@ def _attach(cg: BotCgroup | None) -> str:
 
 
 def _make_skeleton(skel: Path, dirs: list[str], files: list[str]) -> None:
-    """The new root's mount points: folders, empty files and the root's links."""
+    """The new root's mount points (folders, empty files, the root's links)
+    and the supervisor, copied: the root is a tmpfs filled from this, so that
+    no mount inside shows where on the host it came from."""
     skel.mkdir(mode=0o755)
     for d in dirs:
         (skel / d).mkdir(mode=0o755, parents=True, exist_ok=True)
@@ -260,6 +272,9 @@ def _make_skeleton(skel: Path, dirs: list[str], files: list[str]) -> None:
         (skel / f).touch(mode=0o644)
     for name, target in ROOT_LINKS:
         (skel / name).symlink_to(target)
+    supervisor = skel / SUPERVISOR_TARGET.lstrip("/")
+    shutil.copyfile(supervisor_path(), supervisor)
+    supervisor.chmod(0o755)
     for d in [skel, *skel.rglob("*")]:  # mkdir's mode is cut by the umask
         if d.is_dir() and not d.is_symlink():
             d.chmod(0o755)
@@ -288,9 +303,9 @@ class BasicLauncher(SandboxLauncher):
         n = len(self._fstabs)
         skel = self._state / f"skeleton-{n}"
         r = str(self._root)
-        lines = [f"{_esc(str(skel))} {_esc(r)} none bind,ro 0 0"]
+        lines = []
         dirs = ["usr", "proc", "tmp", "dev", "dev/shm", "etc", ".arena", ".arena/old"]
-        files = [f"dev/{d}" for d in DEVICES] + [SUPERVISOR_TARGET.lstrip("/")]
+        files = [f"dev/{d}" for d in DEVICES]
         lines.append(f"/usr {_esc(r + '/usr')} none bind,ro,nosuid,nodev 0 0")
         for f in SYSTEM_FILES:
             if os.path.exists(f):
@@ -303,7 +318,6 @@ class BasicLauncher(SandboxLauncher):
             f"proc {_esc(r + '/proc')} proc nosuid,nodev,noexec 0 0",
             f"arena-tmp {_esc(r + '/tmp')} tmpfs size={p.file_mb}m,mode=1777,nosuid,nodev 0 0",
             f"arena-shm {_esc(r + '/dev/shm')} tmpfs size={p.shm_mb}m,mode=1777,nosuid,nodev 0 0",
-            f"{_esc(supervisor_path())} {_esc(r + SUPERVISOR_TARGET)} none bind,ro 0 0",
         ]
         later: list[str] = []  # binds whose mount point is in a private tmpfs
         prep: list[str] = []
@@ -328,29 +342,40 @@ class BasicLauncher(SandboxLauncher):
         mount = shlex.quote(self.tools["mount"])
         first = self._state / f"fstab-{n}"
         first.write_text("\n".join(lines) + "\n")
-        commands = f"{mount} -a -T {shlex.quote(str(first))}"
+        # The root: a small tmpfs filled from the skeleton, read-only once its
+        # mounts are in place.
+        root = shlex.quote(r)
+        commands = (f"{mount} -t tmpfs -o size=4m,mode=0755 arena-root {root} && "
+                    f"{shlex.quote(self.tools['cp'])} -a {shlex.quote(str(skel))}/. {root}/ && "
+                    f"{mount} -a -T {shlex.quote(str(first))}")
         if later:
             second = self._state / f"fstab-{n}-late"
             second.write_text("\n".join(later) + "\n")
             commands += " && umask 022 && " + " && ".join(prep)
             commands += f" && {mount} -a -T {shlex.quote(str(second))}"
+        commands += f" && {mount} -o remount,ro {root}"
         self._fstabs[key] = (commands, str(first))
         return self._fstabs[key]
 
-    def _outer(self, view, cg, inner):
-        argv = self._wall() + [self.tools["unshare"]]
+    def _outer(self, view, cg, inner, fds):
+        argv = self._wall()
+        if cg is not None:
+            # Into the bot's cgroups before the cgroup namespace is made, so
+            # that inside they are its root (no host path, no run token).
+            argv += [self.tools["sh"], "-c", _attach(cg) + 'exec "$@"', "arena-sandbox"]
+        argv.append(self.tools["unshare"])
         if not self.root:
             argv += ["--user", "--map-root-user"]
-        argv += ["--net", "--pid", "--ipc", "--uts", "--mount", "--fork", "--kill-child",
+        argv += ["--net", "--pid", "--ipc", "--uts", "--mount", "--cgroup", "--fork", "--kill-child",
                  "--propagation", "private", "--"]
         # Real root (or the new user namespace's root) builds the view, then
         # leaves the host's filesystem behind for good.
         t = {k: shlex.quote(self.tools[k]) for k in ("pivot_root", "umount")}
         mounts, _ = self._fstab(view)
         script = (
-            _attach(cg) + f"{mounts} && "
+            f"{mounts} && "
             f"cd {shlex.quote(str(self._root))} && {t['pivot_root']} . .arena/old && "
-            f"{t['umount']} -l /.arena/old && cd /tmp && exec \"$@\""
+            f"{t['umount']} -l /.arena/old && cd /tmp && unset OLDPWD && exec \"$@\""
         )
         return argv + [self.tools["sh"], "-c", script, "arena-sandbox", *inner]
 
@@ -384,7 +409,7 @@ class StrictLauncher(SandboxLauncher):
 
     level = "strict"
 
-    def _outer(self, view, cg, inner):
+    def _outer(self, view, cg, inner, fds):
         p = self.policy
         argv = self._wall() + [self.tools["unshare"], "--fork", "--kill-child", "--"]
         if cg is not None:
@@ -410,8 +435,12 @@ class StrictLauncher(SandboxLauncher):
             "--proc", "/proc", "--dev", "/dev",
             "--perms", "1777", "--size", str(p.file_mb << 20), "--tmpfs", "/tmp",
             "--perms", "1777", "--size", str(p.shm_mb << 20), "--tmpfs", "/dev/shm",
-            "--perms", "0755", "--dir", "/.arena", "--ro-bind", supervisor_path(), SUPERVISOR_TARGET,
+            "--perms", "0755", "--dir", "/.arena",
         ]
+        # The supervisor is copied in from a descriptor (bwrap reads it to the
+        # end, so a fresh one each time): a bind would show its host path.
+        fds.append(os.open(supervisor_path(), os.O_RDONLY | os.O_CLOEXEC))
+        argv += ["--perms", "0555", "--file", str(fds[-1]), SUPERVISOR_TARGET]
         made = {"/", "/tmp", "/usr", "/proc", "/dev", "/etc", "/.arena"}
         for b in view.binds:
             # bwrap would create missing parents 0700: a stranger uid could not pass
@@ -423,7 +452,7 @@ class StrictLauncher(SandboxLauncher):
             made.add(b.target)
         argv += [
             # The root bwrap builds is a tmpfs whose folders (as not root) belong
-            # to the bot's own uid: read-only, like basic's skeleton.
+            # to the bot's own uid: read-only, like basic's root.
             "--remount-ro", "/",
             "--chdir", "/tmp", "--clearenv",
             "--setenv", "PATH", view.path, "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp",

@@ -18,10 +18,10 @@ from ._cgroups import CgroupLayout, probe_cgroups
 from ._launchers import BasicLauncher, Launcher, StrictLauncher
 
 LEVELS = ("none", "basic", "strict")
-TOOLS = ("unshare", "setpriv", "prlimit", "mount", "umount", "pivot_root", "sh", "bwrap")
+TOOLS = ("unshare", "setpriv", "prlimit", "mount", "umount", "pivot_root", "sh", "cp", "bwrap")
 _NEEDS = {
     "none": (),
-    "basic": ("unshare", "setpriv", "prlimit", "mount", "umount", "pivot_root", "sh"),
+    "basic": ("unshare", "setpriv", "prlimit", "mount", "umount", "pivot_root", "sh", "cp"),
     "strict": ("unshare", "setpriv", "prlimit", "sh", "bwrap"),
 }
 

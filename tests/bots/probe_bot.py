@@ -2,8 +2,8 @@
 """An rpsdraft bot that reports what it can see and do, on stderr, once per process.
 
 The report is a few short lines ``PROBE PID KEY JSON`` with its uid, capabilities,
-no_new_privs, namespace ids, what is at the root of its filesystem, and
-whether it can read /etc/shadow. With ``fail`` as an argument it then
+no_new_privs, namespace ids, what is at the root of its filesystem, whether
+it can read /etc/shadow, and what it can see of the host's paths. With ``fail`` as an argument it then
 answers its first pick with garbage (so that a quarantine prints its stderr).
 Further arguments (a tag) only mark the process.
 """
@@ -46,12 +46,31 @@ def identity():
     return "own uid" if os.getuid() >= 2_147_000_000 else f"uid {os.getuid()}"
 
 
+def host_leaks():
+    """What the sandbox shows of the host: a stale OLDPWD, a mount whose
+    source is not the place it is mounted at (its path inside its own
+    filesystem, which may be mounted lower on the host: /root/.x may show as
+    /.x), the system tree, filesystem roots and device nodes aside; a cgroup
+    path other than its namespace's root."""
+    leaks = [f"OLDPWD={os.environ['OLDPWD']}"] if "OLDPWD" in os.environ else []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            source, point = line.split()[3:5]
+            if source not in ("/", "/newroot") and not point.endswith(source) and not (
+                    source.startswith("/usr/") or point.startswith("/dev/") or point.startswith("/proc/")):
+                leaks.append(f"mount {source} at {point}")
+    with open("/proc/self/cgroup") as f:
+        leaks += [f"cgroup {line.strip()}" for line in f if line.strip().split(":", 2)[2] != "/"]
+    return leaks
+
+
 report = {
     "uid": identity(),
     "CapEff": status("CapEff"),
     "CapBnd": status("CapBnd"),
     "NoNewPrivs": status("NoNewPrivs"),
-    "ns": {n: os.readlink(f"/proc/self/ns/{n}") for n in ("pid", "net", "mnt", "ipc", "uts")},
+    "ns": {n: os.readlink(f"/proc/self/ns/{n}") for n in ("pid", "net", "mnt", "ipc", "uts", "cgroup")},
+    "leaks": host_leaks(),
     "root": sorted(os.listdir("/")),
     "shadow": readable("/etc/shadow"),
     "pid": os.getpid(),
