@@ -343,9 +343,10 @@ class BasicLauncher(SandboxLauncher):
         first = self._state / f"fstab-{n}"
         first.write_text("\n".join(lines) + "\n")
         # The root: a small tmpfs filled from the skeleton, read-only once its
-        # mounts are in place.
+        # mounts are in place (the mount is made read-only, not the tmpfs
+        # itself, which a user namespace may not remount).
         root = shlex.quote(r)
-        commands = (f"{mount} -t tmpfs -o size=4m,mode=0755 arena-root {root} && "
+        commands = (f"{mount} -t tmpfs -o size=4m,mode=0755,nosuid,nodev arena-root {root} && "
                     f"{shlex.quote(self.tools['cp'])} -a {shlex.quote(str(skel))}/. {root}/ && "
                     f"{mount} -a -T {shlex.quote(str(first))}")
         if later:
@@ -353,7 +354,7 @@ class BasicLauncher(SandboxLauncher):
             second.write_text("\n".join(later) + "\n")
             commands += " && umask 022 && " + " && ".join(prep)
             commands += f" && {mount} -a -T {shlex.quote(str(second))}"
-        commands += f" && {mount} -o remount,ro {root}"
+        commands += f" && {mount} -o remount,bind,ro {root}"
         self._fstabs[key] = (commands, str(first))
         return self._fstabs[key]
 
