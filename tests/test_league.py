@@ -267,3 +267,15 @@ def test_seed_faithful_defaults(tmp_path):
     assert "(`arena games GAME`)" in " ".join(re.sub(r"[│╭╮╰╯─]", " ", run_arena("tournament", "--help").stdout).split())
     assert "a round is both seatings of every pair of entrants: two of the seed's rounds" in \
         run_arena("games", "rpsdraft").stdout
+
+
+def test_duplicate_deals_play_every_bot_process_for_one_match(tmp_path):
+    """rpsdraft keeps one process per entrant by default; with --duplicate (as
+    the league server always plays, through the same plan_tournament) each
+    process plays one match, so no bot remembers a deal between seatings."""
+    db = tmp_path / "t.db"
+    _, result = tournament(db, "rpsdraft", f"odds={ODDS}", f"odds2={ODDS}", "--seed", "1", "--duplicate")
+    assert result["completed"]
+    with sqlite3.connect(db) as conn:
+        (lifetime,) = conn.execute("SELECT lifetime FROM tournaments").fetchone()
+    assert lifetime == "match"
