@@ -32,6 +32,7 @@ from protocols.jsonlines import Reply
 
 from ._checks import UsageError, game_params
 from ._plan import load_plugin
+from ._scoring import forfeit_scores, tournament_scores
 from ._seeds import chance_stream
 from ._text import inert
 
@@ -75,15 +76,23 @@ def _open(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> Any:
     return plugin.open_dialogue(params, chance_stream(seed), names, 0)
 
 
-def drive(run: Any, answer: Answer, sink: Callable[[str], None]) -> Any:
+def drive(run: Any, answer: Answer, sink: Callable[[str], None],
+          on_fault: Callable[[ProtocolError], None] | None = None) -> Any:
     """Play ``run``'s dialogue to its end; ``sink`` gets every wire line
-    (``seat -> line`` sent, ``seat <- line`` replied). Returns the outcome."""
+    (``seat -> line`` sent, ``seat <- line`` replied). Returns the outcome.
+    A fault the dialogue reports and plays on after (``Exchange.fault``) goes
+    to ``on_fault``, or is raised when there is none."""
     gen = run.run()
     replies: list[str] | None = None
     try:
         while True:
             exchange = gen.send(replies)
             replies = []
+            if exchange.fault is not None:
+                if on_fault is None:
+                    raise exchange.fault
+                on_fault(exchange.fault)
+                continue
             for seat, payload in exchange.sends:
                 for line in payload.decode().splitlines():
                     sink(f"{seat} -> {line}")
@@ -116,7 +125,7 @@ def playthrough(plugin: GamePlugin) -> list[str]:
 def check_game(plugin: GamePlugin) -> list[Check]:
     """Every check, in order; each one runs even if an earlier one failed."""
     checks = [_check_contract, _check_rules, _check_golden, _check_determinism,
-              _check_legal_play, _check_bad_replies, _check_schemas]
+              _check_legal_play, _check_bad_replies, _check_fault_never_pays, _check_schemas]
     results = []
     for check in checks:
         try:
@@ -268,8 +277,11 @@ def _check_bad_replies(plugin: GamePlugin) -> Check:
                 return _bad_reply(legal, seen, rng)
             return legal
 
+        played_on: list[ProtocolError] = []
         try:
-            outcome = drive(run, answer, lambda line: None)
+            outcome = drive(run, answer, lambda line: None, played_on.append)
+            if played_on:
+                raise played_on[0]
         except ProtocolError as exc:
             if not spoiled or exc.seat != spoiled[0]:
                 return Check("random bad replies", False, f"seed {seed}: seat {exc.seat} was faulted, but the "
@@ -288,6 +300,43 @@ def _check_bad_replies(plugin: GamePlugin) -> Check:
             return Check("random bad replies", False, f"seed {seed}: {problem}")
     return Check("random bad replies", True, f"{MATCHES} matches: {faults} ended with a protocol fault "
                  f"on the seat that sent the bad reply, {completed} ran to their end")
+
+
+def _check_fault_never_pays(plugin: GamePlugin) -> Check:
+    """At every reply of random legal matches, what each asked seat would
+    score by faulting there (the game's fault rule) is at most what the same
+    play scores to the end: a bot can never cut its losses by faulting."""
+    points = 0
+    worst: tuple[float, str] | None = None
+    for raw, seed in _random_matches(plugin):
+        run = _open(plugin, raw, seed)
+        rng = random.Random(seed)
+        gen = run.run()
+        replies: list[str] | None = None
+        faulting: list[tuple[int, int, float]] = []  # (reply number, seat, score by faulting there)
+        try:
+            while True:
+                exchange = gen.send(replies)
+                replies = []
+                if exchange.reply:
+                    for seat in {s for s, _ in exchange.sends}:
+                        faulting.append((len(faulting), seat, forfeit_scores(run, [seat])[seat]))
+                    replies = [plugin.random_reply(run, s, p, rng) for s, p in exchange.sends]
+        except StopIteration:
+            pass
+        final = tournament_scores(run)
+        points += len(faulting)
+        for n, seat, score in faulting:
+            gain = score - final[seat]
+            if gain > 1e-9 and (worst is None or gain > worst[0]):
+                worst = (gain, f"seed {seed}: seat {seat} faulting at reply {n} scores {score:g}, "
+                               f"playing on to the end {final[seat]:g}")
+    if worst is not None:
+        return Check("fault never pays", False, worst[1],
+                     ["forfeit(seat) must give the faulting seat no more than the worst it could have had "
+                      "by playing on legally: its score so far minus the most the rest of the match can cost"])
+    return Check("fault never pays", True, f"{points} fault points in {MATCHES} random matches: none scores "
+                 "more than playing on")
 
 
 def _forfeit_problem(run: Any, seat: int) -> str | None:

@@ -72,14 +72,21 @@ def deliver(bots: list[BotProcess], sends: list[tuple[int, bytes]], now: float,
     """Write every message (what does not fit waits); fault a seat whose backlog is overdue.
 
     Never waits. Returns the seat whose stdin turned out closed (the caller
-    raises its fault, which needs a wait for how it ended), else None.
+    raises its fault, which needs a wait for how it ended), else None; the
+    other seats' messages are written all the same (a game may play on
+    without that seat).
     """
+    lost = None
     for seat, payload in sends:
+        if seat == lost:
+            continue
         state = bots[seat].queue(payload, now)
         if state == 0:
             backlog.add(seat)
-        elif state < 0:
-            return seat
+        elif state < 0 and lost is None:
+            lost = seat
+    if lost is not None:
+        return lost
     if backlog:
         just_sent = {s for s, _ in sends}
         for seat in list(backlog):

@@ -102,6 +102,8 @@ class MatchResult:
     tournament_scores: list[float] = field(default_factory=list)
     #: the same after a fault, by the game's fault rule (None without a fault)
     forfeit_scores: list[float] | None = None
+    #: the match went on to its end without the seats that faulted (``seat_gone``)
+    played_on: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -115,6 +117,7 @@ class MatchResult:
             "faults": [f.to_json() for f in self.faults],
             "tournament_scores": self.tournament_scores,
             "forfeit_scores": self.forfeit_scores,
+            "played_on": self.played_on,
             "exchanges": self.exchanges,
             "native_messages": self.native_messages,
             "duration": round(self.duration, 6),
@@ -239,8 +242,8 @@ async def play_on(
     for bot in bots:
         bot.time_used = 0.0  # a time budget is per match
     started = time.perf_counter()
-    outcome, pending, exchanges, native = await _drive(dealer, bots, settings)
-    result = _result(plugin, specs, params, seed, dealer, bots, outcome, pending, exchanges,
+    outcome, found, exchanges, native = await _drive(dealer, bots, settings)
+    result = _result(plugin, specs, params, seed, dealer, bots, outcome, found, exchanges,
                      time.perf_counter() - started, settings)
     result.native_messages = native
     return result
@@ -260,22 +263,33 @@ def add_endings(result: MatchResult, bots: list[BotProcess]) -> None:
                 fault.detail += f" (sandbox: {bot.sandbox_verdict})"
 
 
+#: one fault found in a match: (seat, the error, what a correct reply was, the hand it happened in)
+PendingFault = tuple[int, "BotFault | ProtocolError", "str | None", "int | None"]
+
+
 async def _drive(
     dealer: Any, bots: list[BotProcess], settings: MatchSettings
-) -> tuple[Any, tuple[int, BotFault | ProtocolError, str | None] | None, int, int]:
-    """Run one dialogue over open bots: (outcome or None, pending fault, exchanges,
-    of which the compiled loop's)."""
+) -> tuple[Any, list[PendingFault], int, int]:
+    """Run one dialogue over open bots: (outcome or None, faults, exchanges,
+    of which the compiled loop's).
+
+    A fault ends the match (fail-fast: no outcome), unless the dialogue plays
+    on without the faulting seat (``seat_gone``, e.g. hold'em folds it out):
+    then the fault is recorded, the bot is stopped, and the match goes on.
+    """
     limits = settings.limits()
     progress = settings.progress
     exchanges = native = 0
     gen = dealer.run()
-    replies: list[str] | None = None
+    replies: list[str | None] | None = None
     sends: list[tuple[int, bytes]] = []
     expect: Any = None
     backlog: set[int] = set()  # seats whose input is not all delivered yet
     next_checkpoint = CHECKPOINT_EVERY
     fast = fastloop() if settings.native else None
     compiled = CompiledLoop.open(dealer, bots, limits) if fast else None
+    gone = getattr(dealer, "seat_gone", None)
+    faults: list[PendingFault] = []
     try:
         while True:
             try:
@@ -283,7 +297,13 @@ async def _drive(
             except StopIteration as stop:
                 sends = []
                 await finish(bots, backlog, limits)
-                return stop.value, None, exchanges, native
+                return stop.value, faults, exchanges, native
+            if exchange.fault is not None:  # a reply the dialogue refused; it plays on without that seat
+                error = exchange.fault
+                faults.append((error.seat, error, error.expected, _hand(dealer)))
+                _leave(bots[error.seat], backlog)
+                replies = []
+                continue
             handback = None
             if compiled is not None and compiled.ready(backlog):
                 # The compiled loop plays on from here; the dialogue resumes where it stops.
@@ -296,27 +316,38 @@ async def _drive(
                 next_checkpoint = exchanges  # a turn for trio after every call
             expect = exchange.expect
             sends = exchange.sends
-            if handback is not None and handback.mid:
-                replies = await complete(bots, sends, handback.written, handback.accepted, handback.sent_at,
-                                         backlog, limits)
-            else:
-                replies = None
-                if fast is not None and exchange.reply:
-                    replies = await exchange_natively(fast, bots, sends, backlog, limits)
-                    if replies is not None:
-                        native += len(sends)
-                if replies is None:
-                    now = trio.current_time()
-                    gone = deliver(bots, sends, now, backlog, limits)
-                    if gone is not None:
-                        await bots[gone].raise_gone(during="writing to it")
-                    if exchange.reply:
-                        for seat, _ in sends:
-                            bots[seat].awaiting += 1
-                        replies = reply_nowait(bots, sends, now, backlog) or await gather(
-                            bots, sends, now, backlog, limits)
-                    else:
-                        replies = []
+            try:
+                if handback is not None and handback.mid:
+                    replies = await complete(bots, sends, handback.written, handback.accepted, handback.sent_at,
+                                             backlog, limits)  # type: ignore[assignment]
+                else:
+                    replies = None
+                    if fast is not None and exchange.reply:
+                        replies = await exchange_natively(fast, bots, sends, backlog, limits)  # type: ignore[assignment]
+                        if replies is not None:
+                            native += len(sends)
+                    if replies is None:
+                        now = trio.current_time()
+                        lost = deliver(bots, sends, now, backlog, limits)
+                        if lost is not None:
+                            await bots[lost].raise_gone(during="writing to it")
+                        if exchange.reply:
+                            for seat, _ in sends:
+                                bots[seat].awaiting += 1
+                            replies = reply_nowait(bots, sends, now, backlog) or await gather(  # type: ignore[assignment]
+                                bots, sends, now, backlog, limits)
+                        else:
+                            replies = []
+            except BotFault as exc:
+                seat = exc.seat if exc.seat is not None else (sends[0][0] if sends else 0)
+                asked = exchange.reply and any(s == seat for s, _ in sends)
+                # Playing on needs every other reply of the exchange: one seat asked at a time.
+                if gone is None or (exchange.reply and len(sends) > 1) or not gone(seat):
+                    raise
+                words = expect() if callable(expect) else expect
+                faults.append((seat, exc, words if asked else None, _hand(dealer)))
+                _leave(bots[seat], backlog)
+                replies = [None] if asked else []
             exchanges += len(sends)
             if exchanges >= next_checkpoint:
                 next_checkpoint = exchanges + CHECKPOINT_EVERY
@@ -324,31 +355,42 @@ async def _drive(
                 if progress is not None:
                     progress(dealer.standings()[0])
     except ProtocolError as exc:
-        return None, (exc.seat, exc, exc.expected), exchanges, native
+        faults.append((exc.seat, exc, exc.expected, _hand(dealer)))
+        return None, faults, exchanges, native
     except BotFault as exc:
         seat = exc.seat if exc.seat is not None else (sends[0][0] if sends else 0)
         asked = any(s == seat for s, _ in sends)
         words = (expect() if callable(expect) else expect) if asked else None
-        return None, (seat, exc, words), exchanges, native
+        faults.append((seat, exc, words, _hand(dealer)))
+        return None, faults, exchanges, native
     finally:
         gen.close()
 
 
+def _hand(dealer: Any) -> int | None:
+    return dealer.context().get("hand")
+
+
+def _leave(bot: BotProcess, backlog: set[int]) -> None:
+    """A seat the match plays on without: nothing more is written to it, and it is stopped now."""
+    backlog.discard(bot.seat)
+    bot.close_stdin()
+    bot.ask_stop()
+
+
 def failed_start(plugin, specs, match, dealer, exc: BotFault, settings) -> MatchResult:
     params, seed = match
-    pending = (exc.seat or 0, exc, None)
-    return _result(plugin, specs, params, seed, dealer, [], None, pending, 0, 0.0, settings)
+    found: list[PendingFault] = [(exc.seat or 0, exc, None, None)]
+    return _result(plugin, specs, params, seed, dealer, [], None, found, 0, 0.0, settings)
 
 
 def _result(
-    plugin, specs, params, seed, dealer, bots, outcome, pending, exchanges, duration, settings
+    plugin, specs, params, seed, dealer, bots, outcome, found: list[PendingFault], exchanges, duration, settings
 ) -> MatchResult:
     hands, payoffs = dealer.standings()
     scores = dealer.scores()
     faults: list[Fault] = []
-    if pending is not None:
-        fseat, exc, expected = pending
-        hand = dealer.context().get("hand")
+    for fseat, exc, expected, hand in found:
         bot = bots[fseat] if fseat < len(bots) else None
         if isinstance(exc, ProtocolError):
             kind, detail, received = FaultKind(exc.kind), exc.reason, exc.received
@@ -389,6 +431,7 @@ def _result(
         params=params.model_dump(mode="json"),
         hands=hands,
         completed=outcome is not None and not faults,
+        played_on=outcome is not None and bool(faults),
         seats=seats,
         faults=faults,
         exchanges=exchanges,
@@ -416,6 +459,12 @@ class SeriesResult:
         return len(self.matches) == self.planned and all(m.completed for m in self.matches)
 
     @property
+    def played_on(self) -> bool:
+        """Every match went to its end, some without seats that faulted."""
+        return (len(self.matches) == self.planned and any(m.played_on for m in self.matches)
+                and all(m.completed or m.played_on for m in self.matches))
+
+    @property
     def faults(self) -> list[Fault]:
         return [f for m in self.matches for f in m.faults]
 
@@ -435,6 +484,7 @@ class SeriesResult:
             "lifetime": self.lifetime,
             "hands": self.hands,
             "completed": self.completed,
+            "played_on": self.played_on,
             "seats": [s.to_json() for s in self.seats],
             "faults": [f.to_json() for f in self.faults],
             "exchanges": sum(m.exchanges for m in self.matches),

@@ -16,7 +16,8 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ._checks import UsageError
-from ._standings import compute_standings
+from ._standings import Disqualification, compute_standings
+from ._tournament import BROKEN_START
 from ._store import Store, open_store, shown_seed
 from ._text import inert
 
@@ -50,7 +51,8 @@ def standings_of(store: Store, tid: int) -> dict[str, Any]:
     settings = saved["settings"]
     names = [e["name"] for e in saved["entrants"]]
     return compute_standings(names, store.matches(tid), max_faults=settings.get("max_faults"),
-                             unplayed=settings.get("unplayed", 0.0), duplicate=bool(settings.get("duplicate")))
+                             broken_start=settings.get("broken_start"), unplayed=settings.get("unplayed", 0.0),
+                             duplicate=bool(settings.get("duplicate")))
 
 
 def format_words(settings: dict[str, Any]) -> list[str]:
@@ -63,9 +65,9 @@ def format_words(settings: dict[str, Any]) -> list[str]:
     if settings.get("until_ci") is not None:
         words.append(f"until every 95% interval is within +/-{settings['until_ci']:g}")
     if settings.get("on_fault") == "score-so-far":
-        words.append("faults keep their score so far")
-    if settings.get("max_faults"):
-        words.append(f"disqualified at {settings['max_faults']} fault{'s' if settings['max_faults'] > 1 else ''}")
+        words.append("faults keep their score so far (a fault can pay)")
+    # (a tournament stored before --broken-start had none: it says so)
+    words += Disqualification(0, settings.get("max_faults"), settings.get("broken_start")).describe(BROKEN_START)
     return words
 
 
@@ -73,7 +75,7 @@ def standings_format(settings: dict[str, Any]) -> dict[str, Any]:
     """The same, for the JSON: the options that change what the standings mean."""
     return {"duplicate": bool(settings.get("duplicate")), "gauntlet": settings.get("gauntlet"),
             "until_ci": settings.get("until_ci"), "on_fault": settings.get("on_fault", "forfeit"),
-            "max_faults": settings.get("max_faults")}
+            "max_faults": settings.get("max_faults"), "broken_start": settings.get("broken_start")}
 
 
 def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[str, Any]) -> None:
@@ -82,7 +84,9 @@ def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[s
     from rich.text import Text
 
     console = Console(width=None if sys.stdout.isatty() else 1000)
-    t = Table(title=" · ".join([f"tournament {tid}", game, *format_words(settings)]))
+    ranked = ["ranked by mean score per match (entrants played different numbers of matches)"] \
+        if table.get("ranked_by") == "mean" else []
+    t = Table(title=" · ".join([f"tournament {tid}", game, *format_words(settings), *ranked]))
     for col in ("rank", "bot", "score", "mean", "95% CI", "matches", "rating (μ ± σ)", "faults"):
         t.add_column(col, justify="left" if col in ("bot", "faults") else "right")
     for rank, row in enumerate(table["standings"], 1):

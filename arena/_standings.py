@@ -48,9 +48,50 @@ def grouped_ci(values: list[float], keys: list[Any]) -> tuple[float, float, floa
     return mean, mean - half, mean + half
 
 
+class Disqualification:
+    """The one rule for when an entrant is out of a tournament: at its
+    ``max_faults``-th fault, or once its first ``broken_start`` matches have
+    all faulted (a bot broken from the start must not cancel every table).
+    ``None`` (or 0) turns either part off."""
+
+    def __init__(self, entrants: int, max_faults: int | None, broken_start: int | None) -> None:
+        self.max_faults, self.broken_start = max_faults or None, broken_start or None
+        self.faults = [0] * entrants
+        self.matches = [0] * entrants
+        self.faulted_matches = [0] * entrants
+        self.out = [False] * entrants
+
+    def add(self, seats: list[int], faulted_seats: set[int]) -> list[int]:
+        """One match of ``seats`` (entrants); returns who it puts out."""
+        newly = []
+        for seat, who in enumerate(seats):
+            self.matches[who] += 1
+            if seat in faulted_seats:
+                self.faults[who] += 1
+                self.faulted_matches[who] += 1
+            if self.out[who]:
+                continue
+            if ((self.max_faults is not None and self.faults[who] >= self.max_faults)
+                    or (self.broken_start is not None and self.matches[who] == self.broken_start
+                        and self.faulted_matches[who] == self.broken_start)):
+                self.out[who] = True
+                newly.append(who)
+        return newly
+
+    def describe(self, usual_start: int | None = None) -> list[str]:
+        """The rule in words, leaving out a ``broken_start`` of ``usual_start`` (the default)."""
+        words = []
+        if self.max_faults:
+            words.append(f"disqualified at {self.max_faults} fault{'s' if self.max_faults > 1 else ''}")
+        if self.broken_start != usual_start:
+            words.append(f"disqualified if its first {self.broken_start} matches all fault" if self.broken_start
+                         else "never disqualified for faulting from the start")
+        return words
+
+
 def compute_standings(
     names: list[str], matches: list[dict[str, Any]], *, max_faults: int | None = None,
-    unplayed: float = 0.0, duplicate: bool = False,
+    broken_start: int | None = None, unplayed: float = 0.0, duplicate: bool = False,
 ) -> dict[str, Any]:
     """Standings, cross-table and head-to-head from stored matches.
 
@@ -63,40 +104,44 @@ def compute_standings(
 
     * for the rating, a seat that faulted ranks below every seat of its match
       that did not; the others rank by score;
-    * with ``max_faults``, an entrant's ``max_faults``-th fault disqualifies
-      it: every later match of its counts as a forfeit, ``unplayed`` for it
-      and a win over it for the rating, and does not count for the others'
-      scores (whether or not it was played before the disqualification was
-      known).
+    * an entrant is disqualified by ``Disqualification`` (its ``max_faults``-th
+      fault, or its first ``broken_start`` matches all faulted): every later
+      match of its counts as a forfeit, ``unplayed`` for it and a win over it
+      for the rating, and does not count for the others' scores (whether or
+      not it was played before the disqualification was known);
+    * entrants are ranked by total score when all played the same number of
+      matches, else by mean score per match (``ranked_by``).
 
     With ``duplicate``, the seatings of one set of entrants in a round share
     their cards, so their scores are not independent: a 95% interval takes
     each such set as one observation (the reason duplicate deals narrow it).
     """
-    tally = _Tally(len(names), max_faults, unplayed, duplicate)
+    tally = _Tally(len(names), Disqualification(len(names), max_faults, broken_start), unplayed, duplicate)
     for position, match in enumerate(matches):
         tally.add(match, position)
     rows = tally.rows(names)
-    # Disqualified entrants last; then by score.
-    order = sorted(range(len(names)), key=lambda i: (rows[i]["disqualified"], -rows[i]["score"], names[i]))
+    # Disqualified entrants last; then by score, or by mean per match when
+    # entrants played different numbers of matches (a total would reward the busier).
+    by_mean = len({r["matches"] for r in rows if not r["disqualified"]}) > 1
+    key = "mean" if by_mean else "score"
+    order = sorted(range(len(names)), key=lambda i: (rows[i]["disqualified"], -rows[i][key], names[i]))
     cross = {
         names[a]: {names[b]: statistics.fmean(x for x, _, _ in v)
                    for (x_, b), v in sorted(tally.pairs.items()) if x_ == a}
         for a in range(len(names))
     }
-    return {"standings": [rows[i] for i in order], "cross_table": cross,
+    return {"standings": [rows[i] for i in order], "ranked_by": key, "cross_table": cross,
             "head_to_head": head_to_head(names, tally.pairs)}
 
 
 class _Tally:
     """Every entrant's scores, faults and rating, match by match in schedule order."""
 
-    def __init__(self, n: int, max_faults: int | None, unplayed: float, duplicate: bool) -> None:
-        self.max_faults, self.unplayed, self.duplicate = max_faults, unplayed, duplicate
+    def __init__(self, n: int, rule: Disqualification, unplayed: float, duplicate: bool) -> None:
+        self.rule, self.unplayed, self.duplicate = rule, unplayed, duplicate
         self.scores: list[list[float]] = [[] for _ in range(n)]
         self.keys: list[list[Any]] = [[] for _ in range(n)]  # each score's group (see grouped_ci)
         self.faults: list[Counter] = [Counter() for _ in range(n)]
-        self.fault_count = [0] * n
         self.disqualified_at: list[int | None] = [None] * n  # the schedule position of the deciding fault
         self.forfeits = [0] * n
         self.pairs: dict[tuple[int, int], list[tuple[float, float, Any]]] = {}
@@ -107,7 +152,7 @@ class _Tally:
         seats = match["seats"]
         out = [who for who in seats if self.disqualified_at[who] is not None]
         if out or match.get("status") == "forfeit":
-            self._forfeit(match, position, out or [w for w in seats if self.fault_count[w] >= (self.max_faults or 1)])
+            self._forfeit(match, position, out or [w for w in seats if self.rule.out[w]])
         else:
             self._played(match, position)
 
@@ -127,10 +172,8 @@ class _Tally:
             who = seats[fault["seat"]]
             faulted[fault["seat"]] = True
             self.faults[who][fault["kind"]] += 1
-            self.fault_count[who] += 1
-            if (self.max_faults is not None and self.fault_count[who] >= self.max_faults
-                    and self.disqualified_at[who] is None):
-                self.disqualified_at[who] = position
+        for who in self.rule.add(seats, {s for s, f in enumerate(faulted) if f}):
+            self.disqualified_at[who] = position
         for seat, who in enumerate(seats):
             self.scores[who].append(match_scores[seat])
             self.keys[who].append(group)

@@ -38,11 +38,13 @@ from ._match import MatchSettings, add_endings, failed_start, max_reply, play_on
 from ._sandbox import SandboxPolicy
 from ._scoring import forfeit_scores
 from ._seeds import chance_stream, derive_seed
-from ._standings import compute_standings
+from ._standings import Disqualification, compute_standings
 from ._store import Store
 from ._transcript import Transcript
 
 FAULT_RULES = ("forfeit", "score-so-far")
+#: an entrant whose first this many matches all fault is disqualified (``--broken-start``)
+BROKEN_START = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +103,7 @@ class TournamentConfig:
     policy: SandboxPolicy = field(default_factory=SandboxPolicy)
     on_fault: str = "forfeit"  # or "score-so-far"
     max_faults: int | None = None  # disqualified at this many faults
+    broken_start: int | None = None  # disqualified when its first this many matches all faulted
     duplicate: bool = False
     gauntlet: int | None = None  # the candidate's entrant index
     until_ci: float | None = None  # stop once every CI half-width is at most this
@@ -197,20 +200,21 @@ def _record(p: Pairing, result: dict[str, Any], transcript: str | None, on_fault
 
 
 class _Faults:
-    """Faults per entrant as results come in, to stop launching a disqualified one's matches."""
+    """Disqualifications as results come in (``Disqualification``, in the order
+    they arrive), to stop launching a disqualified entrant's matches; the
+    standings judge again in schedule order."""
 
-    def __init__(self, entrants: int, limit: int | None, stored: list[dict[str, Any]]) -> None:
-        self.limit = limit
-        self.count = [0] * entrants
+    def __init__(self, entrants: int, config: "TournamentConfig", stored: list[dict[str, Any]]) -> None:
+        self.rule = Disqualification(entrants, config.max_faults, config.broken_start)
         for m in stored:
-            self.add(m["seats"], m["faults"])
+            if m["status"] != "forfeit":
+                self.add(m["seats"], m["faults"])
 
     def add(self, seats: list[int], faults: list[dict[str, Any]]) -> None:
-        for f in faults:
-            self.count[seats[f["seat"]]] += 1
+        self.rule.add(list(seats), {f["seat"] for f in faults})
 
     def out(self, seats: tuple[int, ...]) -> bool:
-        return self.limit is not None and any(self.count[s] >= self.limit for s in seats)
+        return any(self.rule.out[s] for s in seats)
 
 
 async def run_tournament(
@@ -233,7 +237,7 @@ async def run_tournament(
             await session.aclose()
     config.seat_for(plugin)
     data = store.data_dir / f"t{tid}"
-    faults = _Faults(len(config.bots), config.max_faults, store.matches(tid))
+    faults = _Faults(len(config.bots), config, store.matches(tid))
     ids: dict[tuple[int, int], int] = {}
 
     def store_result(p: Pairing, result: dict[str, Any], transcript: str | None) -> None:
@@ -272,7 +276,8 @@ async def run_tournament(
             return Outcome(r + 1, False)
         names = [b.name for b in config.bots]
         table = compute_standings(names, store.matches(tid), max_faults=config.max_faults,
-                                  unplayed=config.unplayed, duplicate=config.duplicate)
+                                  broken_start=config.broken_start, unplayed=config.unplayed,
+                                  duplicate=config.duplicate)
         widest = max((row["ci_high"] - row["ci_low"]) / 2 for row in table["standings"]
                      if not row["disqualified"])
         if widest <= config.until_ci:
@@ -288,7 +293,7 @@ async def run_tournament(
 
 def _forfeit_record(config: TournamentConfig, p: Pairing, faults: _Faults) -> dict[str, Any]:
     """A match not played: an entrant in it is disqualified."""
-    out = [s for s, who in enumerate(p.seats) if faults.count[who] >= (config.max_faults or 1)]
+    out = [s for s, who in enumerate(p.seats) if faults.rule.out[who]]
     return {
         "completed": False, "hands": 0, "faults": [], "duration": 0.0, "exchanges": 0,
         "seats": [{"bankroll": 0, "time_used": 0.0} for _ in p.seats],
@@ -475,7 +480,9 @@ async def _play_pooled(plugin, config, p: Pairing, data: Path, host: BotHost, po
         faulted = {p.seats[f.seat] for f in result.faults}
         if faulted:
             await host.stop([pool.pop(i) for i in faulted])
+        if faulted and not result.played_on:
             # The others: back in step for their next match, or a fresh process; never charged.
+            # (A match played on without the faulting seats ended for them as usual.)
             abandon = getattr(dealer, "abandon", None)
             goodbye = dict(abandon()) if abandon is not None else {}
             for seat, i in enumerate(p.seats):
@@ -498,5 +505,5 @@ def unplayed_score(plugin: GamePlugin, params: Any) -> float:
     return forfeit_scores(dealer, [0])[0]
 
 
-__all__ = ["FAULT_RULES", "Outcome", "Pairing", "Progress", "TournamentConfig", "run_tournament",
+__all__ = ["BROKEN_START", "FAULT_RULES", "Outcome", "Pairing", "Progress", "TournamentConfig", "run_tournament",
            "schedule", "unplayed_score"]

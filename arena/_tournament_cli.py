@@ -24,7 +24,10 @@ from ._results_cli import print_standings, standings_format, standings_of
 from ._sandbox import SandboxPolicy, resolve_level
 from ._store import Store, file_digest, open_store
 from ._text import inert
-from ._tournament import FAULT_RULES, Outcome, Pairing, Progress, TournamentConfig, run_tournament, unplayed_score
+from ._standings import Disqualification
+from ._tournament import (
+    BROKEN_START, FAULT_RULES, Outcome, Pairing, Progress, TournamentConfig, run_tournament, unplayed_score,
+)
 
 EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -84,7 +87,8 @@ def _rounds_help() -> str:
 
 #: Options a resume restores from the database (and refuses to change).
 RESTORED = ("rounds", "seats", "lifetime", "seed", "timeout", "startup_timeout", "budget", "sandbox", "param",
-            "memory_mb", "cpu_seconds", "pids", "on_fault", "max_faults", "duplicate", "gauntlet", "until_ci")
+            "memory_mb", "cpu_seconds", "pids", "on_fault", "max_faults", "broken_start", "duplicate", "gauntlet",
+            "until_ci")
 
 
 def tournament_cmd(
@@ -115,9 +119,14 @@ def tournament_cmd(
     until_ci: Annotated[Optional[float], typer.Option(
         "--until-ci", metavar="W", help="Play rounds until every 95% interval is at most +/-W (--rounds is the cap).")] = None,
     on_fault: Annotated[Optional[str], typer.Option(
-        "--on-fault", help="'forfeit': a faulting bot scores by its game's fault rule; 'score-so-far' (default: forfeit).")] = None,
+        "--on-fault", help="'forfeit' (default): a faulting bot scores the worst it could have had by playing on "
+                           "(its game's fault rule); 'score-so-far': it keeps its score so far, which lets a fault "
+                           "pay (a losing bot cuts its losses).")] = None,
     max_faults: Annotated[Optional[int], typer.Option(
         "--max-faults", help="Disqualify an entrant at this many faults (0: never) (default: the game's).")] = None,
+    broken_start: Annotated[Optional[int], typer.Option(
+        "--broken-start", metavar="N",
+        help="Disqualify an entrant whose first N matches all fault (0: never) (default: 3).")] = None,
     timeout: Annotated[Optional[float], typer.Option(help="Seconds allowed for each reply (default: 1).")] = None,
     startup_timeout: Annotated[Optional[float], typer.Option(
         "--startup-timeout", help="Seconds for each bot's first reply, start-up included (default: 10).")] = None,
@@ -134,7 +143,7 @@ def tournament_cmd(
         check_range("--jobs", jobs, 1, 256)
         check_cluster(cluster, given.get("lifetime", "match"), reach=True)  # before the database is touched
         if resume is None and cluster is not None and game is not None and "lifetime" not in given:
-            check_cluster(cluster, load_plugin(game).default_lifetime)
+            check_cluster(cluster, "match" if given.get("duplicate") else load_plugin(game).default_lifetime)
         if resume is not None:
             config, plugin, store, tid = _resume(resume, db, game, bots, given, accept_changed_bots, jobs)
         else:
@@ -250,12 +259,15 @@ def _settings(given: dict[str, Any], plugin: Any) -> dict[str, Any]:
         raise UsageError(f"--on-fault is one of {', '.join(FAULT_RULES)}, not {on_fault!r}")
     max_faults = given.get("max_faults", plugin.default_max_faults)
     check_range("--max-faults", max_faults, 0, 1_000_000, optional=True)
+    broken_start = given.get("broken_start", BROKEN_START)
+    check_range("--broken-start", broken_start, 0, 1_000_000)
     limits = {k: given[k] for k in ("memory_mb", "cpu_seconds", "pids") if k in given}
     policy = SandboxPolicy(**limits)
     # Every worker applies this level: the one recorded is the one applied.
     level = resolve_level(given.get("sandbox"))
     return {"timeout": timeout, "startup_timeout": startup, "budget": budget, "sandbox": level,
             "policy": policy.to_json(), "on_fault": on_fault, "max_faults": max_faults or None,
+            "broken_start": broken_start or None,
             "duplicate": bool(given.get("duplicate")), "gauntlet": given.get("gauntlet"), "until_ci": until_ci,
             "sample": given.get("sample")}
 
@@ -267,6 +279,7 @@ def _config_settings(settings: dict[str, Any], names: list[str]) -> dict[str, An
         "budget": settings.get("budget"), "sandbox": settings.get("sandbox"), "seats": settings.get("seats", 0),
         "policy": SandboxPolicy.from_json(settings.get("policy")),
         "on_fault": settings.get("on_fault", "forfeit"), "max_faults": settings.get("max_faults"),
+        "broken_start": settings.get("broken_start"),
         "duplicate": bool(settings.get("duplicate")),
         "gauntlet": names.index(gauntlet) if gauntlet is not None else None,
         "until_ci": settings.get("until_ci"), "unplayed": settings.get("unplayed", 0.0),
@@ -343,8 +356,7 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
         extras.append(f"gauntlet {inert(specs[config.gauntlet].name)}")
     if config.until_ci is not None:
         extras.append(f"until every 95% interval is within +/-{config.until_ci:g}")
-    if config.max_faults:
-        extras.append(f"disqualified at {config.max_faults} fault{'s' if config.max_faults > 1 else ''}")
+    extras += Disqualification(0, config.max_faults, config.broken_start).describe(BROKEN_START)
     typer.echo(
         f"Started tournament {tid} ({config.game}, {len(specs)} entrants, "
         f"{total} matches{' at most' if config.until_ci else ''}, {f'cluster {config.cluster}' if config.cluster else f'jobs {config.jobs}'}, sandbox {config.sandbox}, "
@@ -383,7 +395,7 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
             "tournament": tid, "game": config.game, "seed": config.seed, "rounds": outcome.rounds,
             "rounds_planned": config.rounds, "completed": outcome.finished, "stopped_early": outcome.stopped_early,
             "matches": len(matches), "db": str(db), "sandbox": config.sandbox, "duplicate": config.duplicate,
-            "on_fault": config.on_fault, "max_faults": config.max_faults,
+            "on_fault": config.on_fault, "max_faults": config.max_faults, "broken_start": config.broken_start,
             "format": standings_format(settings), "events": store.events(tid),
             "match_list": [{"id": m["id"], "round": m["round"], "index": m["idx"],
                             "entrants": [names[i] for i in m["seats"]], "status": m["status"],

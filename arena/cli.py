@@ -167,7 +167,7 @@ def _print_table(result: SeriesResult) -> None:
     from rich.text import Text
 
     fault_by_seat = {f.seat: f for f in result.faults}
-    status = "completed" if result.completed else "CANCELLED"
+    status = "completed" if result.completed else "PLAYED ON WITHOUT A FAULTING SEAT" if result.played_on else "CANCELLED"
     matches = f"{len(result.matches)} matches · " if result.planned > 1 else ""
     table = Table(title=f"{result.game} · seed {result.seed} · {matches}{result.hands} hands · {status}")
     for column in ("seat", "bot", "bankroll", "hands", "score", "fault"):
@@ -356,6 +356,8 @@ def _report(series: SeriesResult, kept: str | None, sandbox_json: dict | None) -
         typer.echo("FAULT " + fault.describe(), err=True)
     if series.completed:
         verdict = "completed"
+    elif series.played_on:
+        verdict = "played to the end without " + ", ".join(f"seat {f.seat} ({f.kind})" for f in series.faults)
     elif series.faults:
         verdict = f"cancelled ({series.faults[0].kind}, seat {series.faults[0].seat})"
     else:

@@ -41,6 +41,10 @@ class Exchange:
     #: words for a correct reply, or a function giving them (called only
     #: when a report needs them, to keep the hot path free of formatting)
     expect: str | Callable[[], str] = "a reply"
+    #: a dialogue that plays on without a faulting seat (``seat_gone``) reports
+    #: a reply it refused here, instead of raising: the arena records the
+    #: fault, stops that bot and sends back an empty list
+    fault: Any = None
 
 
 @dataclass(slots=True)
@@ -67,9 +71,17 @@ class DialogueRun(Protocol):
       ``match_end`` with ``completed`` false), so a reused process stays in step.
     * ``forfeit(seat) -> list[float]``: the scores when ``seat`` has faulted,
       by the game's fault rule. The faulting seat must never score better
-      than the worst outcome it could have had by playing on legally; the
-      others keep theirs. Default: the faulting seat scores no better than
-      the lowest score of the match.
+      than the worst outcome it could have had by playing on legally (its
+      score so far minus the most the rest of the match could cost it;
+      ``arena check-game`` checks it); the others keep theirs. Default: the
+      faulting seat scores no better than the lowest score of the match.
+    * ``seat_gone(seat) -> bool``: ``seat`` faulted (timed out, crashed, or
+      sent a reply the dialogue reported in ``Exchange.fault``); True if the
+      game plays on without it for the rest of the match (the dialogue never
+      writes to it again; any reply it owed in the current exchange comes
+      back as None), False to end the match (fail-fast, the default when
+      the method is missing). Only for games whose requests that expect a
+      reply go to one seat at a time.
     """
 
     def run(self) -> Dialogue: ...

@@ -186,6 +186,11 @@ class HoldemDealer:
         self.hands = 0
         self.tournaments = 0
         self.hand: HoldemHand | None = None
+        self.tour: Freezeout | None = None
+        #: seats that faulted: folded out of the hand in play, dealt no more,
+        #: never written to again; their scores by the fault rule, fixed then
+        self.out: dict[int, float] = {}
+        self._unannounced: list[int] = []  # folded out between requests: not yet told to the others
 
     # -- reports --------------------------------------------------------------
 
@@ -203,17 +208,38 @@ class HoldemDealer:
         return [float(t) for t in self.totals]
 
     def forfeit(self, seat: int) -> list[float]:
-        """The fault rule: what was won before the unfinished hand
-        (tournament) stands; cash counts a loss of the whole stack for the
-        faulting seat in every hand not finished."""
+        """The fault rule, the worst legal continuation: cash keeps the chips
+        won in finished hands and counts the whole stack lost in every hand
+        not finished (the one in play included); freezeout keeps the points
+        of finished tournaments, last place (no points) in the others. Fixed
+        when the seat leaves: the others play on without it."""
         scores = self.scores()
-        if self.params.format == "cash":
+        if seat in self.out:
+            scores[seat] = self.out[seat]
+        elif self.params.format == "cash":
             unfinished = self.params.hands - self.hands
-            scores[seat] = float(min(self.totals[seat], 0) - unfinished * self.params.stack)
+            scores[seat] = float(self.totals[seat] - unfinished * self.params.stack)
         return scores
 
+    def seat_gone(self, seat: int) -> bool:
+        """Play on without ``seat`` (it faulted): folded out of the hand in
+        play, its chips there lost, dealt no more hands (freezeout: out of
+        the tournament in play, last), never written to again."""
+        if seat in self.out:
+            return True
+        self.out[seat] = self.forfeit(seat)[seat]
+        if self.hand is not None and not self.hand.folded[seat]:
+            self.hand.fold_out(seat)
+            self._unannounced.append(seat)
+        if self.tour is not None:
+            self.tour.drop(seat)
+        return True
+
+    def _live(self, seats: list[int]) -> list[int]:
+        return [s for s in seats if s not in self.out]
+
     def abandon(self) -> list[tuple[int, bytes]]:
-        return abandoned(self.match_index, self.scores(), self.seats)
+        return [(s, m) for s, m in abandoned(self.match_index, self.scores(), self.seats) if s not in self.out]
 
     # -- the dialogue ---------------------------------------------------------
 
@@ -221,26 +247,37 @@ class HoldemDealer:
         p = self.params
         yield from start_match(GAME, VERSION, self.match_index, self.names, p)
         n = self.seats
+        # A seat that faulted is dealt no more (seat_gone); with fewer than two
+        # seats left the match ends there.
         if p.format == "cash":
             for h in range(p.hands):
-                hand = yield from self._play_hand([p.stack] * n, h % n, p.blinds(h), None)
+                if n - len(self.out) < 2:
+                    break
+                button = next(s for s in ((h + i) % n for i in range(n)) if s not in self.out)
+                stacks = [0 if s in self.out else p.stack for s in range(n)]
+                hand = yield from self._play_hand(stacks, button, p.blinds(h), None)
                 for s, profit in enumerate(hand.profits()):
                     self.totals[s] += profit
                 self.hands += 1
         else:
             for t in range(p.tournaments):
-                tour = Freezeout(n, p, t)
+                if n - len(self.out) < 2:
+                    break
+                tour = self.tour = Freezeout(n, p, t)
+                for s in self.out:
+                    tour.drop(s)
                 while not tour.over:
                     hand = yield from self._play_hand(tour.stacks, tour.next_button(), tour.blinds(), t)
                     tour.record(hand)
                     self.hands += 1
+                self.tour = None
                 points = tour.points()
                 for s in range(n):
                     self.totals[s] += points[s]
                 self.tournaments += 1
                 end = encode(TournamentEnd(tournament=t, places=[float(x) for x in tour.places], points=points))
-                yield Exchange([(s, end) for s in range(n)], reply=False)
-        yield from end_match(self.match_index, self.scores(), n)
+                yield Exchange([(s, end) for s in self._live(list(range(n)))], reply=False)
+        yield from end_match(self.match_index, self.scores(), n, skip=self.out)
         return MatchOutcome(payoffs=self.scores(), hands=self.hands,
                             extra={"tournaments": self.tournaments} if p.format == "freezeout" else {})
 
@@ -255,25 +292,43 @@ class HoldemDealer:
             button=button, small_blind_seat=hand.small_blind_seat, big_blind_seat=hand.big_blind_seat,
             small_blind=hand.small_blind, big_blind=hand.big_blind, ante=hand.ante,
             stacks=list(hand.stack), bets=list(hand.bet), in_hand=seats))) for s in seats], reply=False)
-        while not hand.over:
+        shown = 0
+        while True:
+            # Seats folded out between requests (a fault found while writing) first.
+            while self._unannounced:
+                seat = self._unannounced.pop(0)
+                notice = self._notice(hand, n, (seat, "fold", 0), (hand.bet[seat], hand.stack[seat]), shown)
+                shown = len(hand.board)
+                yield Exchange([(x, m) for x, m in notice if x not in self.out], reply=False)
+            if hand.over:
+                break
             seat = hand.to_act
             assert seat is not None
-            shown = len(hand.board)
             yield from self._ask(hand, seat, n)
-            s, action, amount = hand.last_action  # type: ignore[misc]
-            bet, stack = hand.after_action
-            notice = encode(ActionNotice(hand=n, seat=s, action=action, amount=amount, bet=bet, stack=stack,
-                                         pot=hand.pot, all_in=stack == 0 and action != "fold"))
-            sends = [(x, notice) for x in seats]
-            for size in (3, 4, 5):
-                if shown < size <= len(hand.board):
-                    street = encode(Street(hand=n, street=STREETS[size - 2], board=card_names(hand.board[:size]),
-                                           pot=hand.pot))
-                    sends += [(x, street) for x in seats]
-            yield Exchange(sends, reply=False)
-        yield Exchange(self._hand_end(hand, seats, n), reply=False)
+            if seat in self._unannounced:  # folded out while it was asked: told below
+                self._unannounced.remove(seat)
+            notice = self._notice(hand, n, hand.last_action, hand.after_action, shown)  # type: ignore[arg-type]
+            shown = len(hand.board)
+            yield Exchange([(x, m) for x, m in notice if x not in self.out], reply=False)
+        yield Exchange([(x, m) for x, m in self._hand_end(hand, seats, n) if x not in self.out], reply=False)
         self.hand = None
         return hand
+
+    def _notice(self, hand: HoldemHand, n: int, last: tuple[int, str, int], after: tuple[int, int],
+                shown: int) -> list[tuple[int, bytes]]:
+        """An action for every seat of the hand, and the streets dealt since ``shown`` board cards."""
+        seats = sorted(hand.order)
+        s, action, amount = last
+        bet, stack = after
+        notice = encode(ActionNotice(hand=n, seat=s, action=action, amount=amount, bet=bet, stack=stack,
+                                     pot=hand.pot, all_in=stack == 0 and action != "fold"))
+        sends = [(x, notice) for x in seats]
+        for size in (3, 4, 5):
+            if shown < size <= len(hand.board):
+                street = encode(Street(hand=n, street=STREETS[size - 2], board=card_names(hand.board[:size]),
+                                       pot=hand.pot))
+                sends += [(x, street) for x in seats]
+        return sends
 
     def _ask(self, hand: HoldemHand, seat: int, n: int):
         legal = hand.legal()
@@ -288,11 +343,19 @@ class HoldemDealer:
             legal=list(legal.actions), min_raise_to=legal.min_to, max_raise_to=legal.max_to)
         expect = _expect(legal)
         (line,) = yield Exchange([(seat, encode(msg))], expect=expect)
-        reply = decode(seat, line, ActionReply, expect())
+        if line is None:  # it faulted and is folded out (seat_gone)
+            return
         try:
+            reply = decode(seat, line, ActionReply, expect())
             hand.act(reply.action, reply.to)
+            return
         except IllegalAction as exc:
-            raise ProtocolError(seat, "illegal_action", line, expect(), str(exc)) from None
+            error = ProtocolError(seat, "illegal_action", line, expect(), str(exc))
+        except ProtocolError as exc:
+            error = exc
+        # The others play on without it: folded out now, the fault reported.
+        self.seat_gone(seat)
+        yield Exchange([], reply=False, fault=error)
 
     def _hand_end(self, hand: HoldemHand, seats: list[int], n: int) -> list[tuple[int, bytes]]:
         shown = [Shown(seat=s, cards=card_names(hand.hole[s]), hand=describe(v))  # type: ignore[arg-type]

@@ -27,7 +27,7 @@ Inside a dialogue generator::
 from __future__ import annotations
 
 import json
-from collections.abc import Generator, Sequence
+from collections.abc import Collection, Generator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar
 
@@ -202,8 +202,11 @@ def start_match(
     )
 
 
-def end_match(match: MatchIndex, scores: list[float], seats: int) -> Generator[Exchange, list[str], None]:
-    yield from tell([(seat, MatchEnd(match=match_number(match, seat), scores=scores)) for seat in range(seats)])
+def end_match(match: MatchIndex, scores: list[float], seats: int,
+              skip: Collection[int] = ()) -> Generator[Exchange, list[str], None]:
+    """Every seat's ``match_end`` (but those of ``skip``: seats that left the match)."""
+    yield from tell([(seat, MatchEnd(match=match_number(match, seat), scores=scores))
+                     for seat in range(seats) if seat not in skip])
 
 
 def abandoned(match: MatchIndex, scores: list[float], seats: int) -> list[tuple[int, bytes]]:

@@ -155,12 +155,23 @@ class Kuhn3Dealer:
         return [float(m) for m in self.round.money]
 
     def forfeit(self, seat: int) -> list[float]:
-        """The fault rule: a faulting seat loses what it has in front in the hand
-        being played, on top of its deficit; a lead is never kept."""
+        """The fault rule, the worst legal continuation: the faulting seat keeps
+        its chips so far and loses the most a hand can cost (the larger of
+        ``max_bet`` and the antes) in the hand in play and in every hand still
+        to come: all of them with ``hands``, the expected number (b/a from a
+        hand in play, (b-a)/a between hands) when the round ends by chance."""
         r = self.round
+        p = r.params
         scores = self.tournament_scores()
-        at_stake = r.in_front[seat] if r.phase is Phase.BETTING else 0
-        scores[seat] = float(min(r.money[seat], 0) - at_stake)
+        worst = max(p.max_bet, *p.antes)
+        if r.phase is Phase.OVER:
+            left = 0.0
+        elif p.hands is not None:
+            left = float(p.hands - r.hands_played)
+        else:
+            a, b = p.end_prob
+            left = (b - a) / a if r.phase is Phase.CONTINUE else b / a
+        scores[seat] = float(r.money[seat]) - worst * left
         return scores
 
     # -- the state as plain integers (for the compiled loop) --------------------

@@ -178,14 +178,14 @@ class TwoCardDrawDealer:
         return [float(max(0, m + self.params.hands)) for m in self.money]
 
     def forfeit(self, seat: int) -> list[float]:
-        """The fault rule: every hand not finished (the one in play included)
-        counts as the most a hand can cost (the ante and every bet of both
-        rounds), so a faulting seat scores no better than the worst it could
-        have done; the score's floor of 0 stays."""
+        """The fault rule, the worst legal continuation: the profit so far, and
+        every hand not finished (the one in play included) counts as the most
+        a hand can cost (the ante and every bet of both rounds); the score's
+        floor of 0 stays."""
         scores = self.scores()
         worst_hand = ANTE + MAX_BETS * (self.bet1 + self.bet2)
         unfinished = self.params.hands - self.played
-        scores[seat] = float(max(0, min(self.money[seat], 0) - unfinished * worst_hand + self.params.hands))
+        scores[seat] = float(max(0, self.money[seat] - unfinished * worst_hand + self.params.hands))
         return scores
 
     # -- the dialogue ---------------------------------------------------------

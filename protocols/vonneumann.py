@@ -134,16 +134,17 @@ class VonNeumannDealer:
         return self.state.scores()
 
     def forfeit(self, seat: int) -> list[float]:
-        """The fault rule: a faulting seat keeps no lead, and every session not
-        finished (the one in play included) counts as its whole stack lost,
-        which is worse than any session it could have played (its points are
+        """The fault rule, the worst legal continuation: the faulting seat keeps
+        the points of the sessions it finished, and every session not finished
+        (the one in play included) counts as its whole stack lost, which is
+        worse than any session it could have played (a session's points are
         at least -stack)."""
         m = self.state
         scores = self.scores()
         if m.game:  # the session in play: what it has won so far does not count
             scores[seat] -= session_points(m.money[seat] - m.params.stack, m.game)
         unfinished = m.params.sessions - m.session
-        scores[seat] = min(scores[seat], 0.0) - unfinished * m.params.stack
+        scores[seat] -= unfinished * m.params.stack
         return scores
 
     def abandon(self) -> list[tuple[int, bytes]]:

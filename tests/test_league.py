@@ -179,7 +179,7 @@ def test_kept_processes_of_innocent_bots_are_never_charged(when, tmp_path):
     process for the whole tournament."""
     _, result = tournament(tmp_path / "t.db", "rpsdraft", f"odds={ODDS}", f"odds2={ODDS}",
                            f"bad={RPS_BAD} garbage {when}", "--seed", "5", "--rounds", "2",
-                           "--lifetime", "tournament", "--max-faults", "0")
+                           "--lifetime", "tournament", "--max-faults", "0", "--broken-start", "0")
     rows = _rows(result)
     assert rows["odds"]["faults"] == {} and rows["odds2"]["faults"] == {}, rows
     assert sum(rows["bad"]["faults"].values()) == 8  # every match it played
@@ -216,7 +216,8 @@ def test_standings_matches_and_export(tmp_path):
     db = tmp_path / "t.db"
     bots = [f"alice={RULE}", f"bob={RULE_RS}", f"carol={SAMPLE_BOTS / 'check_fold_bot.py'}",
             f"crashy={MISBEHAVE} crash"]
-    _, result = tournament(db, "kuhn3", *bots, "-p", "hands=4", "--seed", "6", "--max-faults", "0", "--jobs", "2")
+    _, result = tournament(db, "kuhn3", *bots, "-p", "hands=4", "--seed", "6", "--max-faults", "0", "--broken-start", "0",
+                           "--jobs", "2")
     as_json = run_arena("standings", "1", "--db", str(db), "--format", "json")
     assert json.loads(as_json.stdout)["standings"] == result["standings"]
     rows = list(csv.DictReader(io.StringIO(run_arena("standings", "1", "--db", str(db), "--format", "csv").stdout)))

@@ -60,10 +60,15 @@ Formats
   place by the chips they had when it began; equal stacks share the places
   (the points are averaged).
 
-Fault rule (tournaments): a faulting seat keeps only what it had won before
-the unfinished hand (cash: counting a loss of the whole stack for every hand
-not finished) or tournament (freezeout: no points for the tournaments not
-finished); the others keep what they had won.
+Faults: the match goes on without a faulting seat (a timeout, a crash, an
+illegal or malformed reply): it is folded out of the hand in play (its chips
+there stay in the pot), dealt no more hands and told nothing more; in a
+freezeout it is out of the tournament in play, last. With fewer than two
+seats left the match ends. Its score (tournaments), the worst it could have
+had by playing on, fixed when it left: cash, the chips it had won in finished
+hands minus its whole stack for every hand not finished, the one in play
+included; freezeout, the points of the tournaments it finished (last place,
+no points, in the others). The others play on and keep what they win.
 
 The engine is ``HoldemHand`` (one hand) and ``Freezeout`` (one tournament);
 the wire protocol is ``protocols.holdem`` and docs/protocols/holdem.md.

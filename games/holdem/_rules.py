@@ -220,6 +220,20 @@ class HoldemHand:
             self._end_betting()
         return put
 
+    def fold_out(self, s: int) -> None:
+        """Seat ``s`` leaves the hand now, whoever's turn it is (it faulted):
+        folded, its chips in the pot lost, never asked again."""
+        if self.street == OVER or self.folded[s]:
+            return
+        self.folded[s] = True
+        self.live -= 1
+        if s in self.actors:
+            self.actors.remove(s)
+        self.last_action = (s, FOLD, 0)
+        self.after_action = (self.bet[s], self.stack[s])
+        if not self.actors or self.live <= 1:
+            self._end_betting()
+
     def _raise_to(self, s: int, to: int) -> None:
         increment = to - self.max_bet
         put = to - self.bet[s]

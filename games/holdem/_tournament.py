@@ -17,6 +17,7 @@ class Freezeout:
         self.places: list[float | None] = [None] * seats
         self.hands = 0
         self.button = first_button % seats
+        self.dropped: set[int] = set()
 
     @property
     def over(self) -> bool:
@@ -29,16 +30,26 @@ class Freezeout:
         """The button of the next hand: it moves one seat with chips to the
         left after every hand (the first hand keeps the starting seat)."""
         n = len(self.stacks)
-        if self.hands:
+        if self.hands or not self.stacks[self.button]:  # (a dropped seat cannot start on it)
             self.button = next(s for s in ((self.button + i) % n for i in range(1, n + 1)) if self.stacks[s])
         return self.button
+
+    def drop(self, seat: int) -> None:
+        """``seat`` leaves for good (it faulted): last place, its chips out of
+        play (a hand in play goes on without it: see ``HoldemHand.fold_out``)."""
+        self.dropped.add(seat)
+        self.stacks[seat] = 0
+        self.places[seat] = float(len(self.stacks))
+        alive = [s for s in range(len(self.stacks)) if self.stacks[s]]
+        if len(alive) == 1:
+            self.places[alive[0]] = 1
 
     def record(self, hand: HoldemHand) -> list[int]:
         """Take the stacks after ``hand``; returns the seats it knocked out."""
         before = hand.start
-        self.stacks = list(hand.stack)
+        self.stacks = [0 if s in self.dropped else chips for s, chips in enumerate(hand.stack)]
         self.hands += 1
-        out = [s for s in hand.order if not self.stacks[s]]
+        out = [s for s in hand.order if not self.stacks[s] and s not in self.dropped]
         alive = [s for s in range(len(self.stacks)) if self.stacks[s]]
         # Seats out in the same hand: more chips at its start place higher;
         # equal stacks share their places.

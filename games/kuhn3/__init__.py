@@ -25,8 +25,13 @@ bankroll       infinite: totals start at 0 and may go negative
   each only if it beats every card shown before it; the rest are mucked.
 * Score after a round: bankroll / sqrt(hands), as the original dealer printed.
   Tournaments rank by bankroll.
-* Fault rule (tournaments): a faulting seat scores min(bankroll, 0) minus its chips in
-  front in the hand in play; the others keep their bankrolls.
+* Fault rule (tournaments), the worst it could have had by playing on: a
+  faulting seat keeps its bankroll and loses the most a hand can cost (the
+  larger of ``max_bet`` and the antes: 2 chips by default) in the hand in
+  play and in every hand still to come: all of them with ``hands``, their
+  expected number when the round ends by chance (b/a hands from a hand in
+  play with ``end_prob`` a/b: 2,000 chips by default). The others keep their
+  bankrolls. A fault ends the round (the protocol needs its three seats).
 
 The wire protocol and the plugin object are in ``protocols.kuhn3``
 (docs/protocols/kuhn3.md).

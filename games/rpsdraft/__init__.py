@@ -9,8 +9,9 @@ full deck      30 distinct cards: a symbol R, P or S and a number 0-9 ("R0" .. "
 draft          ``draft_rounds`` rounds (5); the full deck is shuffled once
 main phase     ``turns`` turns (10) with hands of ``hand_size`` cards (3)
 score          the number of turns a seat won; a series adds them up
-fault          (tournaments) the faulting seat keeps its turns and wins no more;
-               as in the seed, disqualified at its first fault by default
+fault          (tournaments) the faulting seat keeps its turns and wins no more
+               (the worst it could have had: every turn left lost); the match
+               ends; as in the seed, disqualified at its first fault by default
 =============  ==========================================================
 
 Draft. In each round seat 0 is offered the top two cards of the shuffled full

@@ -43,9 +43,11 @@ Chance: each hand draws the same number of cards from the seed, whatever the
 players do (two cards and two replacements per position), so every seating
 of the same bots sees the same cards (duplicate deals).
 
-Fault rule (tournaments): a faulting seat scores the score of a profit of
-min(profit, 0) minus the most a hand can cost for every hand not finished;
-the other keeps its score.
+Fault rule (tournaments), the worst it could have had by playing on: a
+faulting seat scores the score of its profit so far minus the most a hand
+can cost (the ante and every bet of both rounds) for every hand not
+finished, the one in play included; the other keeps its score. A fault ends
+the match.
 
 Strategy files, the exact value of a strategy and the seed's generator are in
 ``games.twocarddraw._strategy`` and ``_solve``; the wire protocol in

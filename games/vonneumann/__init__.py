@@ -38,9 +38,11 @@ match              ``sessions`` sessions (1000)
 * Cards are k / 2**24 for a uniform integer k, so each is exactly a C
   ``float`` (the seed's ``Card`` type) and the decimal sent on the wire reads
   back as the very value the engine compares.
-* Fault rule (tournaments): a faulting seat scores min(score, 0) minus its stack
-  for every session not finished (the one in play included); the other keeps
-  its score. Tournaments keep one process per entrant by default.
+* Fault rule (tournaments), the worst it could have had by playing on: a
+  faulting seat keeps the points of the sessions it finished and loses its
+  whole stack (the least a session can score, and less) for every session not
+  finished, the one in play included; the other keeps its score. A fault
+  ends the match. Tournaments keep one process per entrant by default.
 
 The wire protocol and the plugin object are in ``protocols.vonneumann``
 (docs/protocols/vonneumann.md).

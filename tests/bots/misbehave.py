@@ -2,7 +2,10 @@
 """Test bot: plays kuhn3 correctly, then misbehaves in one way (argv[1]).
 
 ``garbage_ahead`` plays well until its bankroll is above 0, then answers
-garbage (a bot that would keep its lead by faulting).
+garbage (a bot that would keep its lead by faulting); ``garbage_behind:N``
+until it is N chips behind (a bot that would cut its losses by faulting).
+Both play as ``none`` does until then (every bet called), so a copy in mode
+``none`` is the same strategy playing on.
 
 The trigger is the first ``play`` message it receives unless the mode says
 otherwise. Any further arguments (a tag) only mark the process for the tests'
@@ -78,6 +81,9 @@ for raw in sys.stdin:
         if phase == "play" and len(acts) == 3:
             if MODE == "garbage_ahead" and money[0] > 0:  # ahead: break off, to keep the lead
                 send("no more, I am ahead")
+                continue
+            if MODE.startswith("garbage_behind:") and money[0] <= -int(MODE.split(":")[1]):
+                send("no more, I am behind")  # behind: break off, to cut the losses
                 continue
             if not misbehave():
                 send(f"BET {max(acts)}")
