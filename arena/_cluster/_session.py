@@ -98,8 +98,10 @@ class ClusterSession:
             if key not in self._packed:
                 shipped, data = await trio.to_thread.run_sync(pack_bot, spec)
                 if shipped.sha256 is not None and shipped.sha256 not in self._blobs:
+                    # On every worker: scattered data held by one worker only is lost
+                    # with it, and every match needing it is cancelled.
                     self._blobs[shipped.sha256] = await trio.to_thread.run_sync(
-                        lambda: self.client.scatter(data, hash=False))
+                        lambda: self.client.scatter(data, hash=False, broadcast=True))
                 self._packed[key] = shipped
             out.append(self._packed[key].to_json())
         return out
