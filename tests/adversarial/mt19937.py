@@ -33,6 +33,7 @@ def twist(a: int, b: int) -> int:
 
 
 def _apply(columns: list[int], v: int) -> int:
+    """The XOR of the items of ``columns`` that the bits of ``v`` select (a GF(2) map)."""
     out, i = 0, 0
     while v:
         if v & 1:
@@ -115,15 +116,6 @@ def solve(outputs: list[int]) -> list[int] | None:
             bits_cache[j] = out
         return bits_cache[j]
 
-    def combine(rows: list[int], mask: int) -> int:
-        v, i = 0, 0
-        while mask:
-            if mask & 1:
-                v ^= rows[i]
-            mask >>= 1
-            i += 1
-        return v
-
     basis: dict[int, int] = {}
     for n in range(WORDS, n_out):
         older, first, second = word_bits(n - 227), word_bits(n - 624), word_bits(n - 623)
@@ -133,9 +125,9 @@ def solve(outputs: list[int]) -> list[int] | None:
             if (MATRIX_A >> i) & 1:
                 twisted[i] ^= y[0]
         rhs = [older[i] ^ twisted[i] ^ (one if (known[n] >> i) & 1 else 0) for i in range(32)]
-        unknown.append([combine(rhs, SOLVE[b]) for b in range(8)])
+        unknown.append([_apply(rhs, SOLVE[b]) for b in range(8)])
         for mask in CONSTRAINTS:
-            eq = combine(rhs, mask)
+            eq = _apply(rhs, mask)
             while eq & (one - 1):
                 top = (eq & (one - 1)).bit_length() - 1
                 if top not in basis:
