@@ -1,10 +1,13 @@
 """What works on this machine: each level is tried by starting a real bot
-through its own launcher (the very chain a match uses), once per process."""
+through its own launcher (the very chain a match uses), once per process and
+only when first asked about (a command at ``--sandbox none`` tries no other
+level; the default tries ``strict`` only if ``basic`` fails)."""
 
 from __future__ import annotations
 
 import os
 import select
+from collections.abc import Callable, Iterator, Mapping
 import shutil
 import subprocess
 import time
@@ -26,12 +29,33 @@ _NEEDS = {
 }
 
 
+class _Outcomes(Mapping[str, str]):
+    """Level -> "" when it works, else why not; each level tried when first looked up."""
+
+    def __init__(self, attempt: Callable[[str], str]) -> None:
+        self._attempt = attempt
+        self._known: dict[str, str] = {}
+
+    def __getitem__(self, level: str) -> str:
+        if level not in LEVELS:
+            raise KeyError(level)
+        if level not in self._known:
+            self._known[level] = self._attempt(level)
+        return self._known[level]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(LEVELS)
+
+    def __len__(self) -> int:
+        return len(LEVELS)
+
+
 @dataclass(slots=True)
 class Probe:
     root: bool
     tools: dict[str, str | None]
-    #: level -> "" when it works, else why not
-    errors: dict[str, str] = field(default_factory=dict)
+    #: level -> "" when it works, else why not (tried on first look-up)
+    errors: Mapping[str, str] = field(default_factory=dict)
     cgroups: CgroupLayout = field(default_factory=CgroupLayout)
     cgroup_error: str = ""
 
@@ -117,17 +141,22 @@ def probe() -> Probe:
         message = f"the bot supervisor is unavailable: {exc}"
         info.errors = {level: message for level in LEVELS}
         return info
-    info.errors["none"] = try_launcher(Launcher())
-    for level, cls in (("basic", BasicLauncher), ("strict", StrictLauncher)):
-        missing = [t for t in _NEEDS[level] if not tools[t]]
-        if missing:
-            hint = " (apt-get install bubblewrap)" if "bwrap" in missing else ""
-            info.errors[level] = "missing: " + ", ".join(missing) + hint
-            continue
-        cgroups = info.cgroups if info.cgroups.usable else None
-        launcher = cls(root=root, cgroups=cgroups, tools=tools, watch=False)  # type: ignore[arg-type]
-        try:
-            info.errors[level] = try_launcher(launcher)
-        finally:
-            launcher.close()
+    info.errors = _Outcomes(lambda level: _attempt(info, level))
     return info
+
+
+def _attempt(info: Probe, level: str) -> str:
+    """Start a bot at ``level``: "" when it ran, else why not."""
+    if level == "none":
+        return try_launcher(Launcher())
+    missing = [t for t in _NEEDS[level] if not info.tools[t]]
+    if missing:
+        hint = " (apt-get install bubblewrap)" if "bwrap" in missing else ""
+        return "missing: " + ", ".join(missing) + hint
+    cls = StrictLauncher if level == "strict" else BasicLauncher
+    cgroups = info.cgroups if info.cgroups.usable else None
+    launcher = cls(root=info.root, cgroups=cgroups, tools=info.tools, watch=False)  # type: ignore[arg-type]
+    try:
+        return try_launcher(launcher)
+    finally:
+        launcher.close()
