@@ -8,7 +8,9 @@ game plugins in ``protocols``. The public API (docs/api.md): find a game
 (``run_tournament``) and read stored results (``open_store``).
 """
 
-from ._bot import BadBotCommand, BotProcess, BotSpec
+from ._bot import BotProcess
+
+from ._spec import BadBotCommand, BotSpec
 from ._host import BotHost, open_bots, open_host
 from ._faults import BotFault, Fault, FaultKind
 from ._games import PluginLoadError, available_games, load_game

@@ -16,11 +16,8 @@ from __future__ import annotations
 import errno
 import os
 import select
-import shlex
-import shutil
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +25,7 @@ import trio
 
 from ._faults import BotFault, FaultKind
 from ._lines import LineBuffer, decode_line
+from ._spec import BotSpec
 from ._supervision import Channel, SupervisorStatus, signal_name
 
 if TYPE_CHECKING:
@@ -65,57 +63,6 @@ _SIGNAL_WORDS = {
     "SIGXCPU": " (it reached its CPU time limit)",
     "SIGXFSZ": " (it reached its file size limit)",
 }
-
-
-class BadBotCommand(ValueError):
-    """A bot command that cannot even be tried (usage error, said before start)."""
-
-
-@dataclass(frozen=True, slots=True)
-class BotSpec:
-    """A bot as the user gave it: a path or a command line, and a display name."""
-
-    command: str
-    argv: tuple[str, ...]
-    name: str
-
-    @classmethod
-    def parse(cls, command: str, name: str | None = None) -> "BotSpec":
-        """Split and check a command line; raise BadBotCommand with a sentence."""
-        try:
-            argv = shlex.split(command)
-        except ValueError as exc:
-            raise BadBotCommand(f"bot command {command!r} cannot be split: {exc}") from None
-        if not argv:
-            raise BadBotCommand("empty bot command")
-        exe = argv[0]
-        if "/" in exe:
-            path = Path(exe)
-            if not path.exists():
-                raise BadBotCommand(f"bot {command!r}: {exe} does not exist")
-            if path.is_dir():
-                raise BadBotCommand(f"bot {command!r}: {exe} is a directory, not a program")
-            if not os.access(path, os.X_OK):
-                hint = ""
-                if path.suffix in (".py", ".js", ".pl", ".rb", ".sh"):
-                    interp = {".py": "python3", ".js": "node", ".pl": "perl", ".rb": "ruby", ".sh": "sh"}
-                    hint = f' (run `chmod +x {exe}` or give "{interp[path.suffix]} {exe}")'
-                raise BadBotCommand(f"bot {command!r}: {exe} is not executable{hint}")
-        elif shutil.which(exe) is None:
-            raise BadBotCommand(
-                f"bot {command!r}: {exe!r} is not a program on PATH "
-                f"(for a file in this folder write ./{exe})"
-            )
-        return cls(command=command, argv=tuple(argv), name=name or command)
-
-
-def bot_environment() -> dict[str, str]:
-    """An explicit, small environment: bots must not depend on ours."""
-    return {
-        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
-        "HOME": os.environ.get("HOME", "/"),
-        "LANG": "C.UTF-8",
-    }
 
 
 class BotProcess:

@@ -27,7 +27,9 @@ from typing import Any
 
 import trio
 
-from ._bot import DEFAULT_STDERR_CAP, BotProcess, BotSpec, Trace
+from ._bot import DEFAULT_STDERR_CAP, BotProcess, Trace
+
+from ._spec import BotSpec
 from ._faults import BotFault, FaultKind
 from ._lines import DEFAULT_MAX_LINE
 from ._native import NativeBuildError

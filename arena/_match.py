@@ -19,7 +19,9 @@ import trio
 from protocols import GamePlugin
 from protocols import ProtocolError
 
-from ._bot import BotProcess, BotSpec, Trace
+from ._bot import BotProcess, Trace
+
+from ._spec import BotSpec
 from ._compiled import CompiledLoop
 from ._exchange import Limits, complete, deliver, exchange_natively, finish, gather, reply_nowait
 from ._faults import BotFault, Fault, FaultKind

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from protocols import GamePlugin
 
-from ._bot import BadBotCommand, BotSpec
+from ._spec import BadBotCommand, BotSpec
 from ._checks import UsageError, check_range, game_params
 from ._games import PluginLoadError, load_game
 from ._seeds import derive_seed, new_seed, seed_text

@@ -42,7 +42,7 @@ from protocols import GamePlugin
 from ._manifest import Manifest, ManifestError, manifest_of
 from ._plan import check_limits, check_seats, check_seed, load_plugin
 
-from ._bot import BadBotCommand, BotSpec
+from ._spec import BadBotCommand, BotSpec
 from ._checks import check_range, game_params, parse_param
 from ._faults import Fault, FaultKind
 from ._host import BotHost

@@ -30,7 +30,9 @@ import trio
 
 from protocols import GamePlugin
 
-from ._bot import BotProcess, BotSpec
+from ._bot import BotProcess
+
+from ._spec import BotSpec
 from ._exchange import resynchronise
 from ._faults import BotFault
 from ._host import BotHost, open_host

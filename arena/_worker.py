@@ -19,7 +19,7 @@ import trio
 
 from ._games import load_game
 
-from ._bot import BotSpec
+from ._spec import BotSpec
 from ._host import BotHost, open_host
 from ._match import MatchSettings, run_match
 from ._sandbox import SandboxPolicy

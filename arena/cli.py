@@ -29,7 +29,6 @@ from ._checks import UsageError, check_range, parse_param
 from ._plan import PlayPlan, plan_play
 from ._host import BotHost, open_host
 from ._sandbox import SandboxPolicy
-from ._sandbox import register as _register_sandbox
 from ._text import inert
 
 _DEFAULT_POLICY = SandboxPolicy()
@@ -259,7 +258,14 @@ from ._tournament_cli import register as _register_tournament  # noqa: E402
 
 _register_tournament(app)
 _register_results(app)
-_register_sandbox(app)
+
+
+@app.command("doctor")
+def doctor_cmd() -> None:
+    """Show which sandbox levels work on this machine and what each guarantees."""
+    from ._sandbox import doctor_report
+
+    typer.echo(doctor_report())
 register_games(app, play_cmd, play_from_cli)
 app.command("check-game")(check_game_cmd)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena._bot import BotSpec
+from arena._spec import BotSpec
 from arena._match import MatchSettings, run_match
 from arena._host import open_host
 from arena._sandbox import SandboxPolicy, probe

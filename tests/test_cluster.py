@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from arena._bot import BotSpec
+from arena._spec import BotSpec
 from arena._cluster import pack_bot, unpack
 from arena._cluster._artifacts import ArtifactError
 

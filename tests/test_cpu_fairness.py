@@ -22,7 +22,7 @@ import pytest
 import trio
 
 from arena import load_game
-from arena._bot import BotSpec
+from arena._spec import BotSpec
 from arena._host import BotHost
 from arena._match import MatchSettings, run_match
 from arena._sandbox import BasicLauncher, SandboxPolicy, probe

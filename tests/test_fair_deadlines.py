@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 import trio
 
-from arena._bot import BotSpec
+from arena._spec import BotSpec
 from arena._host import open_host
 from arena._match import MatchSettings, run_series
 from arena._sandbox import probe

@@ -21,7 +21,7 @@ import pytest
 import trio
 
 from arena import load_game
-from arena._bot import BotSpec
+from arena._spec import BotSpec
 from arena._host import open_host
 from arena._match import MatchSettings, run_match
 from arena._sandbox import probe

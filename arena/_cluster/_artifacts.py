@@ -29,7 +29,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._bot import BotSpec, bot_environment
+from .._spec import BotSpec, bot_environment
 from .._checks import UsageError
 from .._sandbox._view import bot_files
 

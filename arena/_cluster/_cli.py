@@ -61,7 +61,7 @@ def worker_cmd(
         "such a bot can reach the scheduler).")] = False,
 ) -> None:
     """Join a Dask cluster as a worker for `arena tournament --cluster` and `arena serve --cluster`."""
-    from .._tournament_cli import check_cluster
+    from .._tournament_plan import check_cluster
 
     try:
         check_cluster(address, "match")

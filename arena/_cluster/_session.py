@@ -21,7 +21,7 @@ from typing import Any
 
 import trio
 
-from .._bot import BotSpec
+from .._spec import BotSpec
 from .._checks import UsageError
 from ._artifacts import ShippedBot, pack_bot
 from ._remote import RESOURCE, play_match

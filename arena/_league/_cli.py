@@ -57,7 +57,7 @@ def serve_cmd(
     check: Annotated[bool, typer.Option("--check", help="Check the options and stop (starts and creates nothing).")] = False,
 ) -> None:
     """Run a league: submissions, quarantine, scheduled tournaments and a web leaderboard."""
-    from .._tournament_cli import check_cluster
+    from .._tournament_plan import check_cluster
     from ._server import ServeOptions, serve
 
     try:

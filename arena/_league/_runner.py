@@ -31,7 +31,7 @@ from typing import Any
 
 import trio
 
-from .._bot import BotSpec
+from .._spec import BotSpec
 from .._checks import UsageError
 from .._faults import BotFault
 from .._host import BotHost, open_bots
@@ -42,7 +42,7 @@ from .._quarantine_report import StepResult
 from .._store import Store
 from .._cluster import ClusterError, ClusterSession, open_cluster
 from .._tournament import Progress, run_tournament
-from .._tournament_cli import create_tournament, load_tournament, plan_tournament
+from .._tournament_plan import create_tournament, load_tournament, plan_tournament
 from ._db import League
 from ._uploads import BotManifest, UploadError, UploadLimits, run_argv, unpack
 

@@ -41,7 +41,7 @@ from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
 from .._games import load_game
-from .._results_cli import replay_command
+from .._report import replay_command
 from .._store import shown_seed
 from ._db import League
 from ._ratings import Ratings

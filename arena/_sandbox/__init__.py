@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable
 
 from .._checks import UsageError
-from ._doctor import doctor_report, register
+from ._doctor import doctor_report
 from ._launchers import BasicLauncher, LaunchPlan, Launcher, SandboxLauncher, StagingError, StrictLauncher
 from ._policy import LIMITS, SandboxPolicy
 from ._probe import LEVELS, Probe, probe
@@ -44,7 +44,6 @@ __all__ = [
     "doctor_report",
     "open_launcher",
     "probe",
-    "register",
     "requested_level",
     "resolve_level",
 ]

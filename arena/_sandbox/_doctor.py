@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import textwrap
-from typing import Any
 
 from ._policy import SandboxPolicy
 
@@ -99,14 +98,3 @@ def doctor_report() -> str:
         indent = " " * 12 if line[:4] in ("yes ", "NO  ") else "  "
         wrapped += textwrap.wrap(line, 100, subsequent_indent=indent) or [""]
     return "\n".join(wrapped)
-
-
-def register(app: Any) -> None:
-    """Add ``arena doctor`` to a typer app."""
-
-    @app.command("doctor")
-    def doctor_cmd() -> None:
-        """Show which sandbox levels work on this machine and what each guarantees."""
-        import typer
-
-        typer.echo(doctor_report())

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._bot import BotSpec, bot_environment
+from .._spec import BotSpec, bot_environment
 from .._native import supervisor_path
 from ._cgroups import BotCgroup, CgroupLayout
 from ._policy import SandboxPolicy

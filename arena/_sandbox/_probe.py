@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cache
 
-from .._bot import BotSpec
+from .._spec import BotSpec
 from .._native import NativeBuildError, supervisor_path
 from .._supervision import Channel, SupervisorStatus
 from ._cgroups import CgroupLayout, probe_cgroups

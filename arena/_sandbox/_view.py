@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._bot import BotSpec
+from .._spec import BotSpec
 
 #: Files of /etc that programs read at start-up (a missing one is skipped).
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/ssl/openssl.cnf", "/etc/localtime")
