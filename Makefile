@@ -39,7 +39,7 @@ $(VENV)/.installed: pyproject.toml examples/pennies/pyproject.toml
 
 # The bot supervisor (C), built once into the arena's private cache.
 supervisor: install system-deps
-	@$(PY) -m arena._native >/dev/null
+	@$(PY) -m arena.native >/dev/null
 
 install: $(VENV)/.installed
 

@@ -8,16 +8,16 @@ game plugins in ``protocols``. The public API (docs/api.md): find a game
 (``run_tournament``) and read stored results (``open_store``).
 """
 
-from ._bot import BotProcess
+from .play._bot import BotProcess
 
 from ._spec import BadBotCommand, BotSpec
-from ._host import BotHost, open_bots, open_host
+from .play._host import BotHost, open_bots, open_host
 from ._faults import BotFault, Fault, FaultKind
 from ._games import PluginLoadError, available_games, load_game
-from ._lines import LineBuffer
-from ._match import MatchResult, MatchSettings, SeatResult, SeriesResult, run_match, run_series
-from ._store import Store, StoreError, open_store
-from ._tournament import Outcome, Progress, TournamentConfig, run_tournament
+from .play._lines import LineBuffer
+from .play._match import MatchResult, MatchSettings, SeatResult, SeriesResult, run_match, run_series
+from .results._store import Store, StoreError, open_store
+from .tournament._run import Outcome, Progress, TournamentConfig, run_tournament
 
 __all__ = [
     "BadBotCommand",

@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena._cluster._cli import QUIET
+from arena.cli._cluster import QUIET
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "sample_bots" / "kuhn3" / "build"

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from arena._games import load_game
-from arena._manifest import manifest_of
+from arena.quarantine._manifest import manifest_of
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ("kuhn3", "vonneumann", "twocarddraw", "rpsdraft", "holdem")

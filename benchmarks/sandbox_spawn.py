@@ -24,8 +24,8 @@ from pathlib import Path
 import trio
 
 from arena import BotSpec, MatchSettings, run_match
-from arena._host import BotHost, open_bots
-from arena._sandbox import open_launcher, probe
+from arena.play._host import BotHost, open_bots
+from arena.sandbox import open_launcher, probe
 from arena import load_game
 
 ROOT = Path(__file__).resolve().parent.parent

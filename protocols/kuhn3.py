@@ -6,7 +6,7 @@ messages were written. Underneath it is a state machine (``step`` says which
 exchange comes next, ``next_exchange``/``feed`` play one), so the dialogue can
 stop between any two exchanges and ``resume()`` from its state; that state
 is also 50 integers (``native_state``) which the compiled loop in
-arena/_native/fastloop.c plays on from and hands back. The choreography:
+arena/native/fastloop.c plays on from and hands back. The choreography:
 
     init_round -> READY
     per hand:  init_hand -> READY
@@ -47,7 +47,7 @@ _REPLY_VERBS = ("BET", "FOLD", "PASS")
 Chance = Callable[[Kuhn3Round], object]
 
 
-# The integer codes of ``Kuhn3Dealer.native_state``; arena/_native/fastloop.c
+# The integer codes of ``Kuhn3Dealer.native_state``; arena/native/fastloop.c
 # uses the same ones, in the same order.
 CARDS_BY_CODE = ("J", "Q", "K", "A")
 _CARD_CODE = {c: i for i, c in enumerate(CARDS_BY_CODE)}
@@ -176,7 +176,7 @@ class Kuhn3Dealer:
 
     # -- the state as plain integers (for the compiled loop) --------------------
 
-    #: the arena's compiled loop for this dialogue (arena/_native/fastloop.c)
+    #: the arena's compiled loop for this dialogue (arena/native/fastloop.c)
     native_loop = "kuhn3_play"
     #: the steps it plays (init_round and end_round stay in Python)
     native_steps = frozenset({Step.INIT_HAND, Step.PLAY, Step.END_HAND, Step.END_ACTION})
@@ -189,7 +189,7 @@ class Kuhn3Dealer:
 
     def native_state(self) -> tuple[int, ...]:
         """Everything the dialogue and the round hold, as 50 integers in the
-        field order of ``K3State`` in arena/_native/fastloop.c."""
+        field order of ``K3State`` in arena/native/fastloop.c."""
         r = self.round
         res = r.last_result
         pending = list(r._pending) + [-1] * (SEATS - len(r._pending))
@@ -298,7 +298,7 @@ class Kuhn3Dealer:
     # renders it from the round's state and ``feed`` checks its replies and moves
     # on. ``run`` is the generator the contract asks for; ``resume`` is the same
     # loop picked up wherever ``step`` stands (the arena's compiled kuhn3 loop
-    # hands the match back this way, see arena/_native/fastloop.c).
+    # hands the match back this way, see arena/native/fastloop.c).
 
     def run(self):  # -> Dialogue
         self.round.apply_chance(self._chance(self.round))  # where the button starts

@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from arena._league._server import tar_gz
+from arena.league._server import tar_gz
 
 from .conftest import PY, ROOT, clean_env, sigint_default
 
@@ -34,8 +34,8 @@ def env() -> dict[str, str]:
 def new_user(db: Path, name: str, admin: bool = False) -> str:
     """A user made in this process (the same code `arena users add` runs), for
     tests that need many: a process each would cost more than the test."""
-    from arena._league._db import League as Tables
-    from arena._store import open_store
+    from arena.league._db import League as Tables
+    from arena.results._store import open_store
 
     store = open_store(db)
     try:

@@ -17,9 +17,9 @@ import pytest
 import trio
 
 from arena._spec import BotSpec
-from arena._match import MatchSettings, run_match
-from arena._host import open_host
-from arena._sandbox import SandboxPolicy, probe
+from arena.play._match import MatchSettings, run_match
+from arena.play._host import open_host
+from arena.sandbox import SandboxPolicy, probe
 from arena import load_game
 
 from .conftest import PY, ROOT, processes_with

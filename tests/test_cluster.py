@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from arena._spec import BotSpec
-from arena._cluster import pack_bot, unpack
-from arena._cluster._artifacts import ArtifactError
+from arena.cluster import pack_bot, unpack
+from arena.cluster._artifacts import ArtifactError
 
 from .conftest import PY, ROOT, clean_env, run_arena, run_json
 from .league_server import League, new_user, sample

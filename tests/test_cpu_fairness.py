@@ -23,9 +23,9 @@ import trio
 
 from arena import load_game
 from arena._spec import BotSpec
-from arena._host import BotHost
-from arena._match import MatchSettings, run_match
-from arena._sandbox import BasicLauncher, SandboxPolicy, probe
+from arena.play._host import BotHost
+from arena.play._match import MatchSettings, run_match
+from arena.sandbox import BasicLauncher, SandboxPolicy, probe
 
 from .conftest import PY, ROOT, TEST_BOTS, clean_env, processes_with
 

@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from arena._store import open_store
+from arena.results._store import open_store
 
 from .conftest import PY, ROOT, SAMPLE_BOTS, TEST_BOTS, clean_env, python_bot, run_arena
 

@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 from arena import available_games, load_game
-from arena._conformance import check_game
+from arena.quarantine._conformance import check_game
 
 from .conftest import PY, ROOT, run_arena
 

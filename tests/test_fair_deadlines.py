@@ -28,9 +28,9 @@ import pytest
 import trio
 
 from arena._spec import BotSpec
-from arena._host import open_host
-from arena._match import MatchSettings, run_series
-from arena._sandbox import probe
+from arena.play._host import open_host
+from arena.play._match import MatchSettings, run_series
+from arena.sandbox import probe
 from arena import load_game
 
 from .conftest import PY, ROOT, TEST_BOTS, processes_with

@@ -18,10 +18,10 @@ import re
 import pytest
 
 from arena import load_game
-from arena._conformance import _check_fault_never_pays
-from arena._league._db import League
-from arena._league._ratings import Ratings
-from arena._store import open_store
+from arena.quarantine._conformance import _check_fault_never_pays
+from arena.league._db import League
+from arena.league._ratings import Ratings
+from arena.results._store import open_store
 from games.kuhn3 import Phase
 from protocols.kuhn3 import Kuhn3Dealer, Kuhn3Plugin, seeded_chance
 

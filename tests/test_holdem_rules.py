@@ -9,7 +9,7 @@ import random
 import pytest
 
 from arena import load_game
-from arena._tournament import schedule
+from arena.tournament._run import schedule
 from games import IllegalAction
 from games.holdem import Freezeout, HoldemHand, HoldemParams, describe, evaluate, parse_cards
 

@@ -33,7 +33,7 @@ def test_the_import_contracts_hold():
     # a rules module reaching up into a protocol, lazily, inside a function
     ("games/kuhn3/_rules.py", "def _sneaky():\n    from protocols.kuhn3 import Kuhn3Dealer\n",
      "arena above protocols above games"),
-    ("protocols/vonneumann.py", "def _sneaky():\n    import arena._bot\n", "arena above protocols above games"),
+    ("protocols/vonneumann.py", "def _sneaky():\n    import arena.play._bot\n", "arena above protocols above games"),
     ("games/rpsdraft/_rules.py", "def _sneaky():\n    import games.kuhn3\n", "each game's rules stand alone"),
 ])
 def test_a_planted_upward_import_is_caught(tmp_path, where, planted, contract):

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from arena._league._db import League
-from arena._league._ratings import Ratings
-from arena._store import open_store
-from arena._tournament import Pairing, schedule, sample_sets
+from arena.league._db import League
+from arena.league._ratings import Ratings
+from arena.results._store import open_store
+from arena.tournament._run import Pairing, schedule, sample_sets
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena._league._uploads import (
+from arena.league._uploads import (
     BlobStore,
     BotManifest,
     UploadError,

@@ -1,7 +1,7 @@
 """The compiled loop and the pure-Python driver play the same matches.
 
 ``MatchSettings(native=True)`` (the default) lets a game's compiled loop
-(``arena/_native/fastloop.c``, glue in ``arena/_compiled.py``) play the
+(``arena/native/fastloop.c``, glue in ``arena/play/_compiled.py``) play the
 dialogue over the pipes while everything is regular, and hand the match back
 to the Python dialogue mid-exchange at the first irregular thing;
 ``native=False`` is the pure-Python path. Both must give the same match:
@@ -25,9 +25,9 @@ import trio
 
 from arena import BotSpec, MatchResult, MatchSettings, available_games, load_game, run_match
 from arena._checks import game_params
-from arena._manifest import manifest_of
-from arena._bot import set_sync_wait, sync_wait
-from arena._native import fastloop
+from arena.quarantine._manifest import manifest_of
+from arena.play._bot import set_sync_wait, sync_wait
+from arena.native import fastloop
 
 from .conftest import PY, ROOT
 
@@ -116,7 +116,7 @@ def assert_same_match(native: MatchResult, pure: MatchResult, native_lines: Tran
 
 def test_the_compiled_loop_is_built_here():
     # CI installs gcc; without it every native test below would quietly be a pure one.
-    assert fastloop() is not None, "arena._native.fastloop() is None: no C compiler, or ARENA_NATIVE=0?"
+    assert fastloop() is not None, "arena.native.fastloop() is None: no C compiler, or ARENA_NATIVE=0?"
 
 
 # -- 1. every registered game, its sample bots ----------------------------------------------

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena import available_games, load_game
-from arena._conformance import playthrough
+from arena.quarantine._conformance import playthrough
 
 
 @pytest.mark.parametrize("game_id", sorted(available_games()))

@@ -14,10 +14,10 @@ import pytest
 
 from arena import load_game
 
-from arena._manifest import games_with_manifests, manifest_of, resolve_command
-from arena._quarantine import make_plan
-from arena._quarantine_report import STEPS
-from arena._quarantine import _lineup as lineup
+from arena.quarantine._manifest import games_with_manifests, manifest_of, resolve_command
+from arena.quarantine._run import make_plan
+from arena.quarantine._report import STEPS
+from arena.quarantine._run import _lineup as lineup
 
 from .conftest import PY, TEST_BOTS, processes_with, python_bot, run_arena
 

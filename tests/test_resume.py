@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from arena._sandbox import probe
+from arena.sandbox import probe
 
 from .conftest import PY, ROOT, SAMPLE_BOTS, TEST_BOTS, clean_env, run_arena
 from .test_teardown import wait_for

@@ -18,11 +18,11 @@ from typer.testing import CliRunner
 
 from arena._spec import BotSpec
 from arena._checks import UsageError
-from arena._host import open_bots, open_host
-from arena._sandbox import SandboxUnavailable, doctor_report, probe, resolve_level
+from arena.play._host import open_bots, open_host
+from arena.sandbox import SandboxUnavailable, doctor_report, probe, resolve_level
 from arena.cli import app
-from arena._sandbox._probe import Probe
-from arena._sandbox._view import build_view
+from arena.sandbox._probe import Probe
+from arena.sandbox._view import build_view
 
 from .conftest import PY, ROOT, processes_with
 

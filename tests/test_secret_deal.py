@@ -21,7 +21,7 @@ import pytest
 
 from arena._checks import UsageError
 from arena._seeds import ChanceStream, chance_stream, derive_seed, seed_text
-from arena._store import SCHEMA_VERSION, open_store, shown_seed
+from arena.results._store import SCHEMA_VERSION, open_store, shown_seed
 from tests.conftest import ROOT, run_arena, run_json
 
 ADVERSARIAL = ROOT / "tests" / "adversarial"

@@ -22,9 +22,9 @@ import trio
 
 from arena import load_game
 from arena._spec import BotSpec
-from arena._host import open_host
-from arena._match import MatchSettings, run_match
-from arena._sandbox import probe
+from arena.play._host import open_host
+from arena.play._match import MatchSettings, run_match
+from arena.sandbox import probe
 
 from .conftest import PY, TEST_BOTS
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from arena._standings import compute_standings, grouped_ci, mean_ci
+from arena.results._standings import compute_standings, grouped_ci, mean_ci
 
 
 def _match(rnd, seats, scores, faults=(), status="done"):

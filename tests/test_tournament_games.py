@@ -11,7 +11,7 @@ import json
 import pytest
 
 from arena import available_games, load_game
-from arena._manifest import manifest_of
+from arena.quarantine._manifest import manifest_of
 
 from .conftest import ROOT, run_arena
 

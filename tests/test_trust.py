@@ -21,9 +21,9 @@ import pytest
 import trio
 
 from arena._spec import BotSpec
-from arena._host import open_host
-from arena._match import MatchSettings, run_match, run_series
-from arena._sandbox import probe
+from arena.play._host import open_host
+from arena.play._match import MatchSettings, run_match, run_series
+from arena.sandbox import probe
 from arena import load_game
 
 from .conftest import PY, ROOT, TEST_BOTS, clean_env, processes_with
@@ -220,7 +220,7 @@ def test_a_verdict_is_the_same_at_every_level(mode, level, tag, tmp_path):
 
 QUARANTINE = """
 import sys
-from arena._quarantine_cli import quarantine
+from arena.cli._quarantine import quarantine
 sys.exit(quarantine("kuhn3", sys.argv[1], matches=3, seed=3, timeout=1.0, sandbox=sys.argv[2]))
 """
 
@@ -345,7 +345,7 @@ def test_a_worker_stays_under_a_fixed_memory_ceiling(tag, tmp_path):
            "seed": 5, "bots": [bot, bot, bot], "timeout": 5.0,
            "transcript": str(tmp_path / "t.log.gz"), "log_dir": str(tmp_path / "logs"),
            "sandbox": {"level": "none"}}
-    worker = subprocess.Popen([PY, "-m", "arena._worker", "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    worker = subprocess.Popen([PY, "-m", "arena.play._worker", "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               cwd=ROOT, env=clean_env())
     try:
         worker.stdin.write((json.dumps(job) + "\n").encode())

@@ -10,7 +10,7 @@ import pytest
 import trio
 
 from arena import BotSpec, MatchSettings, run_match
-from arena._match import run_series
+from arena.play._match import run_series
 from arena import load_game
 from games.twocarddraw import best_response_profit, parse_strategy
 

@@ -16,7 +16,7 @@ import pytest
 import trio
 
 from arena import BotSpec, MatchSettings, run_match
-from arena._match import run_series
+from arena.play._match import run_series
 from arena import load_game
 from games.vonneumann import Phase, VonNeumannMatch, VonNeumannParams
 from protocols.vonneumann import seeded_deal

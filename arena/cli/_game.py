@@ -1,0 +1,177 @@
+"""``arena <game>``: one command per installed game, generated from its plugin.
+
+A game's parameters become its options (``max_bet`` -> ``--max-bet``), with
+the description, default and range of its pydantic model as help; every
+other option is ``arena play``'s, so the two cannot drift. A value is read
+as JSON when it parses and as text otherwise (the game's model may accept
+text forms, like kuhn3's ``--end-prob 1/1000``). Giving a parameter several
+times plays one match per value. A game's extra command groups (its
+``commands`` hook) are mounted here too.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+from collections.abc import Callable
+from typing import Annotated, Any, Optional
+
+import click
+import typer
+import typer.main
+from typer.core import TyperGroup
+
+from protocols import GamePlugin
+
+from .._checks import UsageError, parse_value
+from .._games import PluginLoadError, available_games, load_game
+
+
+def field_range(field: Any) -> str:
+    """A field's bounds in words, from its pydantic constraints (``1..1000000``)."""
+    low = high = None
+    for rule in field.metadata:
+        low = getattr(rule, "ge", low)
+        high = getattr(rule, "le", high)
+        if getattr(rule, "gt", None) is not None:
+            low = f">{rule.gt}"
+        if getattr(rule, "lt", None) is not None:
+            high = f"<{rule.lt}"
+    if low is None and high is None:
+        return ""
+    return f"{'' if low is None else low}..{'' if high is None else high}"
+
+
+def _bots_metavar(plugin: GamePlugin) -> str:
+    spec = plugin.spec
+    if spec.min_seats == spec.max_seats:
+        return " ".join(["BOT"] * spec.min_seats)
+    return " ".join(["BOT"] * spec.min_seats + ["[BOT]"] * (spec.max_seats - spec.min_seats))
+
+
+def _option_help(field: Any) -> str:
+    default = field.default
+    shown = list(default) if isinstance(default, tuple) else default
+    bounds = field_range(field)
+    words = [field.description or ""]
+    words.append(f"(default {shown!r}{', range ' + bounds if bounds else ''})".replace("None", "none"))
+    return " ".join(w for w in words if w)
+
+
+def game_command(plugin: GamePlugin, play: Callable[..., Any], run: Callable[..., int]) -> Callable[..., None]:
+    """The ``arena <id>`` function for typer: its signature is built from
+    the game's parameters and ``play``'s shared options."""
+    game_id = plugin.spec.id
+    shared = [p for name, p in inspect.signature(play, eval_str=True).parameters.items()
+              if name not in ("game", "bots", "param")]
+    taken = {p.name for p in shared}
+    fields = [name for name in plugin.Params.model_fields if name not in taken and name != "bots"]
+    params = [inspect.Parameter("bots", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Annotated[
+        list[str], typer.Argument(metavar=_bots_metavar(plugin),
+                                  help="The bots in seat order: a command, or NAME=COMMAND to name it.")])]
+    for name in fields:
+        info = plugin.Params.model_fields[name]
+        option = typer.Option("--" + name.replace("_", "-"), metavar="VALUE", help=_option_help(info))
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                                        annotation=Annotated[Optional[list[str]], option]))
+    params += [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in shared]
+
+    def command(bots: list[str], **options: Any) -> None:
+        given = {name: options.pop(name) for name in fields}
+        try:
+            raws = _matches_of(given)
+        except UsageError as exc:
+            typer.echo(f"arena: error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        raise typer.Exit(run(game_id, bots, raws, keys=False, **options))
+
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    command.__name__ = f"{game_id}_cmd"
+    command.__doc__ = (f"Play {plugin.spec.title}: {plugin.spec.description}\n\n"
+                       f"Every option below is a game parameter or one of `arena play`'s; "
+                       f"see `arena games {game_id}`.")
+    return command
+
+
+def _matches_of(given: dict[str, list[str] | None]) -> list[dict[str, Any]]:
+    """One parameter dict per match: a parameter given several times gives a
+    match per value (only one parameter may be repeated)."""
+    fixed = {k: parse_value(v[0]) for k, v in given.items() if v and len(v) == 1}
+    repeated = {k: v for k, v in given.items() if v and len(v) > 1}
+    if len(repeated) > 1:
+        names = " and ".join("--" + k.replace("_", "-") for k in sorted(repeated))
+        raise UsageError(f"only one parameter may be given several times (one match per value), not {names}")
+    if not repeated:
+        return [fixed]
+    [(key, values)] = repeated.items()
+    return [{**fixed, key: parse_value(value)} for value in values]
+
+
+class LazyGames(TyperGroup):
+    """The ``arena`` group: ``arena <id>`` and the games' extra commands are
+    built when asked for, so a command that needs one game (or none) does not
+    import every installed plugin (some 0.1 s of every ``arena`` process)."""
+
+    #: (play, run) of ``arena play``: bound by ``register_games`` in a subclass
+    game_runner: tuple[Callable[..., Any], Callable[..., int]] | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._loaded: set[str] = set()
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is None and self.game_runner is not None:
+            self._load(ctx, [cmd_name] if cmd_name in available_games() else sorted(available_games()))
+            found = super().get_command(ctx, cmd_name)
+        return found
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        if self.game_runner is not None:
+            self._load(ctx, sorted(available_games()))
+        return super().list_commands(ctx)
+
+    def _load(self, ctx: click.Context, game_ids: list[str]) -> None:
+        loaded = self._loaded
+        reserved = set(super().list_commands(ctx)) - loaded
+        play, run = self.game_runner  # type: ignore[misc]
+        for game_id in game_ids:
+            if game_id in loaded:
+                continue
+            loaded.add(game_id)
+            try:
+                plugin = load_game(game_id)
+            except PluginLoadError:
+                continue  # `arena games` lists it as broken; the rest of the CLI works
+            if game_id in reserved:
+                print(f"arena: warning: game {game_id!r} has the name of a command; play it with "
+                      f"`arena play {game_id}`", file=sys.stderr)
+            else:
+                self.add_command(_single(game_id, game_command(plugin, play, run)), game_id)
+            for name, target in plugin.commands.items():
+                if name in reserved or name in self.commands:
+                    continue
+                module, _, attr = target.partition(":")
+                try:
+                    group = getattr(importlib.import_module(module), attr)
+                except (ImportError, AttributeError) as exc:
+                    print(f"arena: warning: {game_id}'s command {name!r} ({target}) failed to load: {exc}",
+                          file=sys.stderr)
+                    continue
+                command = typer.main.get_command(group)
+                command.name = name  # a typer app converted on its own has none
+                self.add_command(command, name)
+
+
+def _single(name: str, function: Callable[..., None]) -> click.Command:
+    holder = typer.Typer(add_completion=False, context_settings={"help_option_names": ["-h", "--help"]})
+    holder.command(name)(function)
+    return typer.main.get_command(holder)
+
+
+def register_games(app: typer.Typer, play: Callable[..., Any], run: Callable[..., int]) -> None:
+    """``arena <id>`` for every installed game, and each game's extra commands,
+    built on demand: ``app`` becomes a ``LazyGames`` group bound to ``play``/``run``."""
+    app.info.cls = type("ArenaCommands", (LazyGames,), {"game_runner": (play, run)})

@@ -1,0 +1,401 @@
+"""The ``arena`` command line.
+
+Human output (progress, the seed, fault reports) goes to stderr; the result
+table or, with ``--json``, one JSON object goes to stdout.
+Exit codes: 0 the match completed, 1 a bot broke the protocol (the match was
+cancelled), 2 bad usage (nothing was started), 3 an internal error, 130 Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+from functools import partial
+from pathlib import Path
+from typing import Annotated, Optional
+
+import trio
+import typer
+
+from ._game import field_range
+from .._games import PluginLoadError, available_games, load_game
+
+from ..play._match import MatchSettings, SeriesResult, run_series, summarize_series
+from .._checks import UsageError, check_range, parse_param
+from .._plan import PlayPlan, plan_play
+from ..play._host import BotHost, open_host
+from ..sandbox import SandboxPolicy
+from .._text import inert
+
+_DEFAULT_POLICY = SandboxPolicy()
+
+EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help="Play card games between bots written in any language, over stdin/stdout.",
+)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("arena")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            number = "unknown (not installed)"
+        typer.echo(f"arena {number} (Python {sys.version.split()[0]})")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version,
+                                          help="Print the arena's version and exit.")] = False,
+) -> None:
+    """Play card games between bots written in any language, over stdin/stdout."""
+
+
+def _usage_error(message: str) -> typer.Exit:
+    typer.echo(f"arena: error: {message}", err=True)
+    return typer.Exit(EXIT_USAGE)
+
+
+@app.command("games")
+def games_cmd(
+    game: Annotated[Optional[str], typer.Argument(
+        metavar="[GAME]", help="One game: its seats, parameters, defaults and ranges.")] = None,
+) -> None:
+    """List the installed games: id, version, seats and what each is."""
+    if game is not None:
+        _describe_game(game)
+        return
+    rows = []
+    for game_id in sorted(available_games()):
+        try:
+            plugin = load_game(game_id)
+        except PluginLoadError as exc:
+            rows.append((game_id, "-", "-", f"(broken plugin: {exc})"))
+            continue
+        spec = plugin.spec
+        rows.append((spec.id, str(spec.version), _seats(spec), spec.description))
+    width = max([len(r[0]) for r in rows] + [4])
+    typer.echo(f"{'GAME':<{width}}  VERSION  SEATS  DESCRIPTION")
+    for game_id, version, seats, description in rows:
+        typer.echo(f"{game_id:<{width}}  {version:<7}  {seats:<5}  {description}")
+
+
+def _seats(spec) -> str:
+    return str(spec.min_seats) if spec.min_seats == spec.max_seats else f"{spec.min_seats}-{spec.max_seats}"
+
+
+def _describe_game(game_id: str) -> None:
+    try:
+        plugin = load_game(game_id)
+    except PluginLoadError as exc:
+        raise _usage_error(str(exc)) from None
+    spec = plugin.spec
+    typer.echo(f"{spec.id} version {spec.version}: {spec.description}")
+    typer.echo(f"seats: {_seats(spec)}")
+    typer.echo(f"tournament: lifetime {plugin.default_lifetime}, "
+               f"max faults {plugin.default_max_faults or 'never'}"
+               + (f"; a round is {plugin.round_note}" if plugin.round_note else ""))
+    typer.echo("parameters (-p KEY=VALUE):")
+    for name, field in plugin.Params.model_fields.items():
+        default = field.default
+        shown = json.dumps(list(default) if isinstance(default, tuple) else default)
+        bounds = field_range(field)
+        about = f"  {field.description}" if field.description else ""
+        line = f"  {name:<18} default {shown:<12}{'  range ' + bounds if bounds else ''}{about}"
+        typer.echo(line.rstrip())
+
+
+def _check(option: str, value: float | None, low: float, high: float) -> None:
+    try:
+        check_range(option, value, low, high)
+    except UsageError as exc:
+        raise _usage_error(str(exc)) from None
+
+
+class _Progress:
+    """A one-line progress indicator on stderr, only when stderr is a terminal."""
+
+    def __init__(self, enabled: bool, label: str) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self.label = label
+        self.started = time.perf_counter()
+        self._last = 0.0
+
+    def __call__(self, hands: int) -> None:
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if now - self._last < 0.1:
+            return
+        self._last = now
+        rate = hands / max(now - self.started, 1e-9)
+        sys.stderr.write(f"\r{self.label}: {hands} hands ({rate:,.0f} hands/s)\x1b[K")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def _tracer(started: float, names: list[str]):
+    def trace(seat: int, direction: str, text: str) -> None:
+        stamp = time.perf_counter() - started
+        for line in text.splitlines() or [""]:
+            sys.stderr.write(f"[{stamp:10.6f}] seat {seat} {direction} {inert(line)}\n")
+
+    return trace
+
+
+def _print_table(result: SeriesResult) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    fault_by_seat = {f.seat: f for f in result.faults}
+    status = "completed" if result.completed else "PLAYED ON WITHOUT A FAULTING SEAT" if result.played_on else "CANCELLED"
+    matches = f"{len(result.matches)} matches · " if result.planned > 1 else ""
+    table = Table(title=f"{result.game} · seed {result.seed} · {matches}{result.hands} hands · {status}")
+    for column in ("seat", "bot", "bankroll", "hands", "score", "fault"):
+        table.add_column(column, justify="right" if column in ("seat", "bankroll", "hands", "score") else "left")
+    for seat in result.seats:
+        fault = fault_by_seat.get(seat.seat)
+        table.add_row(
+            str(seat.seat),
+            Text(inert(seat.bot)),  # a Text is never read as rich markup ("[x]" stays)
+            str(seat.bankroll),
+            str(result.hands),
+            f"{seat.score:.3f}",
+            str(fault.kind) if fault else "",
+        )
+    # Off a terminal nothing should be cut: the bot names must stay greppable.
+    Console(width=None if sys.stdout.isatty() else 1000).print(table)
+
+
+# Options every game command shares (the same words as kuhn3's, which came first).
+SeedOpt = Annotated[Optional[str], typer.Option(help="Seed for every chance event: a number or a word (random and printed if not given).")]
+TimeoutOpt = Annotated[float, typer.Option(help="Seconds allowed for each reply.")]
+BudgetOpt = Annotated[Optional[float], typer.Option(help="Total seconds each bot may use in a match.")]
+StartupOpt = Annotated[float, typer.Option(
+    "--startup-timeout", help="Seconds for each bot's first reply, start-up included (a JVM or a big model may need more).")]
+LogDirOpt = Annotated[Optional[Path], typer.Option("--log-dir", help="Where each bot's stderr log is written.")]
+TraceOpt = Annotated[bool, typer.Option("--trace", help="Print every line sent and received, with seat and time.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")]
+SandboxOpt = Annotated[
+    Optional[str],
+    typer.Option(help="none, basic or strict (default: basic when it works here; see `arena doctor`)."),
+]
+MemoryOpt = Annotated[int, typer.Option("--memory-mb", help="Memory per bot, MB.")]
+CpuOpt = Annotated[int, typer.Option("--cpu-seconds", help="CPU seconds per bot process.")]
+PidsOpt = Annotated[int, typer.Option(help="Processes and threads per bot.")]
+LifetimeOpt = Annotated[
+    str,
+    typer.Option(
+        help="'match': fresh bot processes for every match; 'tournament': one process per bot for all of them."
+    ),
+]
+
+
+@app.command("play")
+def play_cmd(
+    game: Annotated[str, typer.Argument(help="The game, as `arena games` lists it.")],
+    bots: Annotated[list[str], typer.Argument(
+        metavar="[NAME=]BOT...", help="The bots in seat order: a command, or NAME=COMMAND to name it.")],
+    param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="A game parameter KEY=VALUE (repeatable).")] = None,
+    matches: Annotated[int, typer.Option(help="How many matches the bots play (games with match boundaries).")] = 1,
+    seed: SeedOpt = None,
+    timeout: TimeoutOpt = 1.0,
+    startup_timeout: StartupOpt = 10.0,
+    budget: BudgetOpt = None,
+    log_dir: LogDirOpt = None,
+    trace: TraceOpt = False,
+    json_out: JsonOpt = False,
+    sandbox: SandboxOpt = None,
+    memory_mb: MemoryOpt = _DEFAULT_POLICY.memory_mb,
+    cpu_seconds: CpuOpt = _DEFAULT_POLICY.cpu_seconds,
+    pids: PidsOpt = _DEFAULT_POLICY.pids,
+    lifetime: LifetimeOpt = "match",
+) -> None:
+    """Play any installed game: its parameters as -p KEY=VALUE (see `arena games`)."""
+    try:
+        raw = dict(parse_param(p) for p in param or [])
+    except UsageError as exc:
+        raise _usage_error(str(exc)) from None
+    raise typer.Exit(play_from_cli(
+        game, bots, [raw], keys=True, matches=matches, seed=seed, timeout=timeout,
+        startup_timeout=startup_timeout, budget=budget, log_dir=log_dir, trace=trace, json_out=json_out,
+        sandbox=sandbox, memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids, lifetime=lifetime))
+
+
+def play_from_cli(
+    game_id: str, bots: list[str], raws: list[dict], *, keys: bool, matches: int, sandbox: str | None,
+    memory_mb: int, cpu_seconds: int, pids: int, **options,
+) -> int:
+    """``arena play`` and every ``arena <game>``: one match per entry of
+    ``raws`` (a parameter given several times), the whole list ``--matches`` times."""
+    _check("--matches", matches, 1, 1_000_000)
+    return _play(game_id, bots, raws * matches, keys=keys,
+                 sandbox=(sandbox, dict(memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids)), **options)
+
+
+from ._check_game import check_game_cmd  # noqa: E402
+from ._game import register_games  # noqa: E402
+from ._results import register as _register_results  # noqa: E402
+from ._tournament import register as _register_tournament  # noqa: E402
+
+_register_tournament(app)
+_register_results(app)
+
+
+@app.command("doctor")
+def doctor_cmd() -> None:
+    """Show which sandbox levels work on this machine and what each guarantees."""
+    from ..sandbox import doctor_report
+
+    typer.echo(doctor_report())
+register_games(app, play_cmd, play_from_cli)
+app.command("check-game")(check_game_cmd)
+
+
+def _play(
+    game_id: str,
+    commands: list[str],
+    raw_params: dict | list[dict],
+    *,
+    seed: int | None,
+    timeout: float,
+    budget: float | None,
+    log_dir: Path | None,
+    trace: bool,
+    json_out: bool,
+    lifetime: str = "match",
+    sandbox: tuple[str | None, dict] = (None, {}),
+    startup_timeout: float = 10.0,
+    keys: bool = False,
+) -> int:
+    """Validate everything, play one match (or a series), report; return the exit code.
+
+    A bot may be given as ``NAME=COMMAND`` to name it; ``keys``: the game
+    parameters came as ``-p KEY=VALUE`` (their errors say so).
+    """
+    try:
+        plan = plan_play(game_id, commands, raw_params if isinstance(raw_params, list) else [raw_params],
+                         keys=keys, seed=seed, lifetime=lifetime, timeout=timeout,
+                         startup_timeout=startup_timeout, budget=budget, log_dir=log_dir)
+    except UsageError as exc:
+        raise _usage_error(str(exc)) from None
+    level, limits = sandbox
+    try:
+        # ARENA_SANDBOX sets the default level for a whole environment (a CI job, a test suite).
+        host = open_host(level, SandboxPolicy(**limits))
+    except UsageError as exc:
+        raise _usage_error(str(exc)) from None
+    return _run(plan, host, trace=trace, json_out=json_out)
+
+
+def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool) -> int:
+    """Play a checked plan on ``host`` (closed at the end) and report; the exit code."""
+    plugin, specs, matches, seed, log_dir = plan.plugin, plan.bots, plan.matches, plan.seed, plan.log_dir
+    game_id = plugin.spec.id
+    own_log_dir = log_dir is None
+    if log_dir is None:
+        log_dir = Path(tempfile.mkdtemp(prefix=f"arena-{game_id}-{seed}-"))
+    names = [s.name for s in specs]
+    typer.echo(f"Started {game_id} seed {seed}: {' vs '.join(map(inert, names))}", err=True)
+    typer.echo(f"Sandbox: {host.describe()}", err=True)
+    progress = _Progress(enabled=not trace, label=f"{game_id} seed {seed}")
+    settings = MatchSettings(
+        timeout=plan.timeout, startup_timeout=plan.startup_timeout, budget=plan.budget, log_dir=log_dir,
+        trace=_tracer(time.perf_counter(), names) if trace else None, progress=progress, host=host,
+    )
+    try:
+        results = trio.run(partial(run_series, lifetime=plan.lifetime), plugin, specs, matches, settings)
+    except KeyboardInterrupt:
+        host.close()
+        progress.done()
+        typer.echo(f"Interrupted {game_id} seed {seed}: every bot was stopped", err=True)
+        return 130
+    except Exception:
+        progress.done()
+        traceback.print_exc()
+        typer.echo(f"arena: internal error while playing {game_id} seed {seed} "
+                   "(a bug in the arena, not in a bot; the bots were stopped)", err=True)
+        return EXIT_INTERNAL
+    finally:
+        host.close()
+    progress.done()
+    series = summarize_series(plugin, specs, seed, plan.lifetime, len(matches), results)
+    kept = _keep_logs(series, log_dir) if own_log_dir else str(log_dir)
+    _report(series, kept, host.summary() if json_out else None)
+    return EXIT_OK if series.completed else EXIT_FAULT
+
+
+def _keep_logs(series: SeriesResult, log_dir: Path) -> str | None:
+    """A temporary log folder is kept only when a bot wrote something to stderr."""
+    if any(p.stat().st_size for p in log_dir.iterdir()):
+        return str(log_dir)
+    shutil.rmtree(log_dir, ignore_errors=True)
+    for match in series.matches:
+        match.log_dir = None
+        for fault in match.faults:
+            fault.stderr_log = None
+    return None
+
+
+def _report(series: SeriesResult, kept: str | None, sandbox_json: dict | None) -> None:
+    """Faults and the Finished line on stderr; the table, or JSON when
+    ``sandbox_json`` is given, on stdout."""
+    for fault in series.faults:
+        typer.echo("FAULT " + fault.describe(), err=True)
+    if series.completed:
+        verdict = "completed"
+    elif series.played_on:
+        verdict = "played to the end without " + ", ".join(f"seat {f.seat} ({f.kind})" for f in series.faults)
+    elif series.faults:
+        verdict = f"cancelled ({series.faults[0].kind}, seat {series.faults[0].seat})"
+    else:
+        verdict = "cancelled"
+    of_matches = f"{len(series.matches)} of {series.planned} matches, " if series.planned > 1 else ""
+    typer.echo(
+        f"Finished {series.game} seed {series.seed}: {verdict} after {of_matches}{series.hands} hands "
+        f"in {series.duration:.2f} s" + (f"; bot stderr logs in {kept}" if kept else ""),
+        err=True,
+    )
+    if sandbox_json is not None:
+        sys.stdout.write(json.dumps({**series.to_json(), "sandbox": sandbox_json}) + "\n")
+    else:
+        _print_table(series)
+
+
+from ._quarantine import register as _register_quarantine  # noqa: E402
+
+_register_quarantine(app)
+
+from ._league import register as _register_league  # noqa: E402
+from ._cluster import register as _register_cluster  # noqa: E402
+
+_register_league(app)
+_register_cluster(app)
+
+
+def main() -> None:
+    try:
+        app()
+    except SystemExit:
+        raise
+    except Exception:  # an arena bug outside a match
+        traceback.print_exc()
+        sys.exit(EXIT_INTERNAL)

@@ -1,0 +1,104 @@
+"""``arena strategy``: tools for TwoCardDraw strategy files (value, generate).
+
+The computations are pure functions in games.twocarddraw; this module only
+reads and writes the files and prints.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from games.twocarddraw import (
+    GENERATOR_EPS,
+    StrategyError,
+    format_strategy,
+    generate,
+    parse_strategy,
+    strategy_value,
+)
+
+from .._checks import UsageError, check_range
+
+strategy_app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="TwoCardDraw strategy files: exact value, and the seed's generator.",
+)
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"arena: error: {message}", err=True)
+    return typer.Exit(2)
+
+
+@strategy_app.command("value")
+def value_cmd(
+    file: Annotated[Path, typer.Argument(help="A strategy file in the seed's format.")],
+) -> None:
+    """Print the strategy's exact value: minus what a perfect opponent earns per hand."""
+    try:
+        strategy = parse_strategy(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _fail(f"cannot read {file}: {exc}") from None
+    except StrategyError as exc:
+        raise _fail(f"{file}: {exc}") from None
+    value = strategy_value(strategy)
+    typer.echo(f"{value:.8f}")
+    typer.echo(
+        f"{file}: bet1={strategy.bet1} bet2={strategy.bet2}; a perfect opponent earns "
+        f"{-value:.8f} per hand against it (exact, double precision)",
+        err=True,
+    )
+
+
+@strategy_app.command("generate")
+def generate_cmd(
+    bet1: Annotated[int, typer.Option("--bet1", help="Bet size in round 1 (1..5).")],
+    bet2: Annotated[int, typer.Option("--bet2", help="Bet size in round 2 (bet1..3*bet1).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the strategy file.")],
+    iterations: Annotated[int, typer.Option(help="Hill-climb steps (the seed used 10,000 to 200,000).")] = 10000,
+    seed: Annotated[Optional[int], typer.Option(help="Seed of the generator (random and printed if not given).")] = None,
+    digits: Annotated[int, typer.Option(help="Decimals of each probability in the file.")] = 6,
+) -> None:
+    """Write a strategy made by the seed's hill-climb (see docs/protocols/twocarddraw.md)."""
+    try:
+        check_range("--bet1", bet1, 1, 5)
+        if not bet1 <= bet2 <= 3 * bet1:
+            raise UsageError(f"--bet2 must be between --bet1 and 3 times --bet1 ({bet1}..{3 * bet1}), got {bet2}")
+        check_range("--iterations", iterations, 0, 100_000_000)
+        check_range("--digits", digits, 1, 15)
+        check_range("--seed", seed, 0, (1 << 63) - 1, optional=True)
+    except UsageError as exc:
+        raise _fail(str(exc)) from None
+    if seed is None:
+        seed = secrets.randbits(32)
+    typer.echo(f"generating bet1={bet1} bet2={bet2}, {iterations} iterations, seed {seed}", err=True)
+    started = time.perf_counter()
+    last = [started]
+
+    def progress(done: int, value: float) -> None:
+        now = time.perf_counter()
+        if sys.stderr.isatty() and now - last[0] > 0.2:
+            last[0] = now
+            sys.stderr.write(f"\r{done}/{iterations} value against the almost perfect opponent {-value:.6f}\x1b[K")
+            sys.stderr.flush()
+
+    strategy = generate(bet1, bet2, iterations, random.Random(seed), GENERATOR_EPS, progress)
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\x1b[K")
+    text = format_strategy(strategy, digits)
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _fail(f"cannot write {output}: {exc}") from None
+    value = strategy_value(parse_strategy(text))  # of the file as written (rounded)
+    typer.echo(f"{value:.8f}")
+    typer.echo(f"wrote {output} in {time.perf_counter() - started:.1f} s; exact value {value:.8f}", err=True)

@@ -1,0 +1,341 @@
+"""``arena tournament``: start or resume one, with its progress lines."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import trio
+import typer
+
+from .._checks import UsageError, check_range, game_params, parse_param
+from ..cluster import ClusterError
+from .._plan import entrant, load_plugin
+from ..results._report import standings_format, standings_of
+from ._results import print_standings
+from .._spec import BadBotCommand, BotSpec
+from ..results._standings import Disqualification
+from ..results._store import open_store
+from .._text import inert
+from ..tournament._run import BROKEN_START, Outcome, Pairing, Progress, run_tournament
+from ..tournament._plan import RESTORED, check_cluster, create_tournament, load_tournament, plan_tournament
+
+EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+def _usage(message: str) -> typer.Exit:
+    typer.echo(f"arena: error: {message}", err=True)
+    return typer.Exit(EXIT_USAGE)
+
+
+_INTERPRETERS = {"python", "python3", "node", "perl", "ruby", "sh", "bash", "java"}
+
+def _short(spec: BotSpec) -> str:
+    """A readable name: the program (or script) file name, without the interpreter."""
+    argv = list(spec.argv)
+    if Path(argv[0]).name in _INTERPRETERS and len(argv) > 1:
+        argv = argv[1:]
+    words = [Path(a).name if Path(a).is_file() else a for a in argv]
+    name = Path(words[0]).stem
+    rest = " ".join(words[1:])
+    return f"{name} {rest}".strip()
+
+
+def entrant_specs(texts: list[str]) -> list[BotSpec]:
+    """Named entrants: ``NAME=COMMAND`` as given, others a short unique name.
+
+    The same command twice is two entrants (``random_bot``, ``random_bot-2``).
+    """
+    parsed = []
+    for text in texts:
+        name, command = entrant(text)
+        try:
+            parsed.append((name, BotSpec.parse(command)))
+        except BadBotCommand as exc:
+            raise UsageError(str(exc)) from None
+    given = [n for n, _ in parsed if n is not None]
+    for name in set(given):
+        if given.count(name) > 1:
+            raise UsageError(f"two entrants are named {name!r}; every NAME= must be different")
+    taken = set(given)
+    specs = []
+    for name, spec in parsed:
+        if name is None:
+            base = _short(spec)
+            name, k = base, 1
+            while name in taken:
+                k += 1
+                name = f"{base}-{k}"
+        taken.add(name)
+        specs.append(BotSpec(command=spec.command, argv=spec.argv, name=name))
+    return specs
+
+
+def _rounds_help() -> str:
+    return ("How many rounds; one round is every seating of the entrants, or what the game says "
+            "(`arena games GAME`). With --until-ci, the most. (default: 1)")
+
+
+
+
+def tournament_cmd(
+    game: Annotated[Optional[str], typer.Argument(help="The game (see `arena games`).")] = None,
+    bots: Annotated[Optional[list[str]], typer.Argument(
+        metavar="[NAME=]BOT...", help="The entrants: a command, or NAME=COMMAND to name it.")] = None,
+    rounds: Annotated[Optional[int], typer.Option(help=_rounds_help())] = None,
+    seats: Annotated[Optional[int], typer.Option(
+        help="Bots per match, for games played by 2 or more (default: the game's; holdem: every entrant, at most 10).")] = None,
+    jobs: Annotated[int, typer.Option(help="Matches at once (one pinned worker process each).")] = 1,
+    cluster: Annotated[Optional[str], typer.Option(
+        metavar="ADDRESS", help="Play the matches on the Dask cluster whose scheduler is at ADDRESS "
+        "(tcp://HOST:8786; workers: `arena worker`); see docs/cluster.md.")] = None,
+    seed: Annotated[Optional[str], typer.Option(
+        help="Tournament seed, a number or a word; every match's seed derives from it "
+             "(random if not given, shown when the tournament has finished).")] = None,
+    db: Annotated[Path, typer.Option(help="SQLite file for the results.")] = Path("arena.db"),
+    resume: Annotated[Optional[int], typer.Option(help="Continue tournament ID from the database.")] = None,
+    accept_changed_bots: Annotated[bool, typer.Option(
+        "--accept-changed-bots", help="On --resume: play on although a bot's files changed (recorded).")] = False,
+    lifetime: Annotated[Optional[str], typer.Option(
+        help="'match' (fresh processes) or 'tournament' (one process per entrant) (default: the game's).")] = None,
+    param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="A game parameter KEY=VALUE (repeatable).")] = None,
+    duplicate: Annotated[Optional[bool], typer.Option(
+        "--duplicate", help="Every seating of the same entrants gets the same cards (duplicate deals).")] = None,
+    gauntlet: Annotated[Optional[str], typer.Option(
+        metavar="NAME", help="Only the seatings with this entrant: one candidate against the rest.")] = None,
+    until_ci: Annotated[Optional[float], typer.Option(
+        "--until-ci", metavar="W", help="Play rounds until every 95% interval is at most +/-W (--rounds is the cap).")] = None,
+    on_fault: Annotated[Optional[str], typer.Option(
+        "--on-fault", help="'forfeit' (default): a faulting bot scores the worst it could have had by playing on "
+                           "(its game's fault rule); 'score-so-far': it keeps its score so far, which lets a fault "
+                           "pay (a losing bot cuts its losses).")] = None,
+    max_faults: Annotated[Optional[int], typer.Option(
+        "--max-faults", help="Disqualify an entrant at this many faults (0: never) (default: the game's).")] = None,
+    broken_start: Annotated[Optional[int], typer.Option(
+        "--broken-start", metavar="N",
+        help="Disqualify an entrant whose first N matches all fault (0: never) (default: 3).")] = None,
+    timeout: Annotated[Optional[float], typer.Option(help="Seconds allowed for each reply (default: 1).")] = None,
+    startup_timeout: Annotated[Optional[float], typer.Option(
+        "--startup-timeout", help="Seconds for each bot's first reply, start-up included (default: 10).")] = None,
+    budget: Annotated[Optional[float], typer.Option(help="Total seconds each bot may use in a match.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
+    sandbox: Annotated[Optional[str], typer.Option(help="none, basic or strict (default: see `arena doctor`).")] = None,
+    memory_mb: Annotated[Optional[int], typer.Option("--memory-mb", help="Memory per bot, MB (default: 512).")] = None,
+    cpu_seconds: Annotated[Optional[int], typer.Option("--cpu-seconds", help="CPU seconds per bot process (default: 60).")] = None,
+    pids: Annotated[Optional[int], typer.Option(help="Processes and threads per bot (default: 64).")] = None,
+) -> None:
+    """Play every entrant against every other, in every seating; store and rank."""
+    given = {k: v for k, v in locals().items() if k in RESTORED and v not in (None, [])}
+    try:
+        check_range("--jobs", jobs, 1, 256)
+        check_cluster(cluster, given.get("lifetime", "match"), reach=True)  # before the database is touched
+        if resume is None and cluster is not None and game is not None and "lifetime" not in given:
+            check_cluster(cluster, "match" if given.get("duplicate") else load_plugin(game).default_lifetime)
+        if resume is not None:
+            config, plugin, store, tid = _resume(resume, db, game, bots, given, accept_changed_bots, jobs)
+        else:
+            config, plugin, store, tid = _start(game, bots, given, jobs, db)
+    except UsageError as exc:
+        raise _usage(str(exc)) from None
+    try:
+        config.cluster = check_cluster(cluster, config.lifetime)  # a resumed tournament's own
+    except UsageError as exc:
+        store.close()
+        raise _usage(str(exc)) from None
+    try:
+        code = _play_and_report(config, plugin, store, tid, db, json_out)
+    finally:
+        store.close()
+    raise typer.Exit(code)
+
+
+
+
+def _start(game, bots, given: dict[str, Any], jobs: int, db: Path):
+    """A new tournament: every option checked before the database is touched."""
+    if game is None or not bots:
+        raise UsageError("give a GAME and its entrants, or --resume ID")
+    # The game's parameters are checked before the bots (the first error is the one named).
+    game_params(load_plugin(game), dict(parse_param(p) for p in given.get("param", [])), keys=True)
+    config, plugin, settings = plan_tournament(game, entrant_specs(bots), given, jobs)
+    store = open_store(db)
+    try:
+        tid = create_tournament(store, config, plugin, settings)
+    except BaseException:
+        store.close()
+        raise
+    return config, plugin, store, tid
+
+
+
+
+
+
+
+
+
+
+def _resume(tid: int, db: Path, game, bots, given: dict[str, Any], accept_changed: bool, jobs: int):
+    """Tournament ``tid`` as it was started: every option from the database."""
+    changed = sorted(given)
+    if changed:
+        raise UsageError(
+            f"--resume restores every option of tournament {tid} from {db}; do not give "
+            + ", ".join("--" + k.replace("_", "-") for k in changed)
+        )
+    store = open_store(db, create=False)
+    try:
+        config, plugin = load_tournament(store, tid, jobs, game=game, bots=bots, accept_changed=accept_changed)
+    except BaseException:
+        store.close()
+        raise
+    return config, plugin, store, tid
+
+
+
+
+def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) -> int:
+    specs = config.bots
+    config.seat_for(plugin)
+    per_round = len(config.pairings(rounds=1))
+    total = per_round * config.rounds
+    extras = []
+    if config.duplicate:
+        extras.append("duplicate deals")
+    if config.gauntlet is not None:
+        extras.append(f"gauntlet {inert(specs[config.gauntlet].name)}")
+    if config.until_ci is not None:
+        extras.append(f"until every 95% interval is within +/-{config.until_ci:g}")
+    extras += Disqualification(0, config.max_faults, config.broken_start).describe(BROKEN_START)
+    typer.echo(
+        f"Started tournament {tid} ({config.game}, {len(specs)} entrants, "
+        f"{total} matches{' at most' if config.until_ci else ''}, {f'cluster {config.cluster}' if config.cluster else f'jobs {config.jobs}'}, sandbox {config.sandbox}, "
+        f"db {db}{''.join(', ' + w for w in extras)})",
+        err=True,
+    )
+    progress = _progress(total, per_round)
+    try:
+        outcome, signum = trio.run(_run_until_signal, plugin, config, store, tid, progress)
+    except (UsageError, ClusterError) as exc:
+        _progress_done()
+        typer.echo(f"arena: error: {exc}", err=True)
+        typer.echo(f"Stopped tournament {tid} after {progress.done} of {total} matches; "
+                   f"resume with: arena tournament --resume {tid} --db {db}", err=True)
+        return EXIT_USAGE if isinstance(exc, UsageError) else EXIT_INTERNAL
+    _progress_done()
+    if outcome is None:
+        name = signal.Signals(signum).name if signum else "interrupted"
+        typer.echo(f"Interrupted tournament {tid} ({name}) after {progress.done} of {total} matches; "
+                   f"resume with: arena tournament --resume {tid} --db {db}", err=True)
+        return EXIT_INTERRUPTED
+    table = standings_of(store, tid)
+    settings = store.tournament(tid)["settings"]
+    matches = store.matches(tid)
+    faults = sum(1 for m in matches if m["faults"])
+    played_total = per_round * outcome.rounds
+    early = f" (stopped early after {outcome.rounds} of {config.rounds} rounds)" if outcome.stopped_early else ""
+    typer.echo(
+        f"Finished tournament {tid}: {len(matches)} of {played_total} matches, {faults} with a fault{early}, "
+        f"seed {config.seed}",
+        err=True,
+    )
+    if json_out:
+        names = [s.name for s in specs]
+        out = {
+            "tournament": tid, "game": config.game, "seed": config.seed, "rounds": outcome.rounds,
+            "rounds_planned": config.rounds, "completed": outcome.finished, "stopped_early": outcome.stopped_early,
+            "matches": len(matches), "db": str(db), "sandbox": config.sandbox, "duplicate": config.duplicate,
+            "on_fault": config.on_fault, "max_faults": config.max_faults, "broken_start": config.broken_start,
+            "format": standings_format(settings), "events": store.events(tid),
+            "match_list": [{"id": m["id"], "round": m["round"], "index": m["idx"],
+                            "entrants": [names[i] for i in m["seats"]], "status": m["status"],
+                            "scores": m["scores"], "faults": [f["kind"] for f in m["faults"]]} for m in matches],
+            **table,
+        }
+        sys.stdout.write(json.dumps(out) + "\n")
+    else:
+        print_standings(config.game, tid, table, settings)
+    return EXIT_OK
+
+
+async def _run_until_signal(plugin, config, store, tid, progress) -> tuple[Outcome | None, int | None]:
+    """Play; on SIGINT or SIGTERM stop cleanly: matches in flight are
+    abandoned, their bots stopped, workers ended (the store keeps the rest)."""
+    got: list[int] = []
+    failed: Exception | None = None
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                async for signum in signals:
+                    got.append(signum)
+                    nursery.cancel_scope.cancel()
+                    return
+
+            nursery.start_soon(watch)
+            try:
+                outcome = await run_tournament(plugin, config, store, tid, progress)
+            except (UsageError, ClusterError) as exc:
+                failed = exc  # said in words by the caller, not as a group of tracebacks
+            nursery.cancel_scope.cancel()
+    if failed is not None:
+        raise failed
+    if got:
+        return None, got[0]
+    return outcome, None
+
+
+def _progress_done() -> None:
+    """Clear the live progress line (there is one only on a terminal)."""
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\x1b[K")
+        sys.stderr.flush()
+
+
+def outcome_words(result: dict[str, Any], names: list[str]) -> str:
+    """A finished match in a few words: each entrant's score, or its fault."""
+    if result.get("status") == "forfeit":
+        return "forfeit (disqualified entrant)"
+    if result["faults"]:
+        f = result["faults"][0]
+        return f"cancelled: {inert(names[f['seat']])} {f['kind']}"
+    scores = result.get("tournament_scores") or [s["score"] for s in result["seats"]]
+    return ", ".join(f"{inert(n)} {s:g}" for n, s in zip(names, scores))
+
+
+def _progress(total: int, per_round: int) -> Progress:
+    """Progress lines (stable, greppable) off a terminal; one live line on it."""
+    tty = sys.stderr.isatty()
+    progress = Progress(total=total)
+
+    def number(p: Pairing) -> str:
+        return f"{p.round * per_round + p.idx + 1}/{total}"
+
+    def on_start(match_id: int, p: Pairing, names: list[str]) -> None:
+        if not tty:
+            sys.stderr.write(f"Started match {match_id} [{number(p)}]: {' vs '.join(map(inert, names))}\n")
+            sys.stderr.flush()
+
+    def on_finish(match_id: int, p: Pairing, names: list[str], result: dict[str, Any]) -> None:
+        if tty:
+            elapsed = time.perf_counter() - progress.started_at
+            rate = progress.done / elapsed if elapsed > 0 else 0
+            eta = (total - progress.done) / rate if rate > 0 else 0
+            sys.stderr.write(
+                f"\rmatch {match_id}: {progress.done}/{total} done  ETA {eta:,.0f} s  faults {progress.faults}\x1b[K"
+            )
+        else:
+            sys.stderr.write(f"Finished match {match_id} [{number(p)}]: {outcome_words(result, names)}\n")
+        sys.stderr.flush()
+
+    progress.on_start = on_start
+    progress.on_finish = on_finish
+    return progress
+
+
+def register(app: typer.Typer) -> None:
+    app.command("tournament")(tournament_cmd)

@@ -1,0 +1,157 @@
+"""Bots as content-addressed artifacts: packed by the coordinator, checked and
+unpacked once per worker machine.
+
+An artifact is a gzipped tar of the bot's own files (``bot_files``: the
+folder of its program or script, and any other file or folder its command
+names), packed the same way every time (sorted, no owners, no times), so the
+same files give the same SHA-256 wherever they lie. The command travels as a
+template: each word that is one of the bot's paths becomes a path inside the
+artifact; every other word (``python3``, an interpreter's absolute path, a
+flag) is kept as written, so a worker needs the same runtimes as the
+coordinator names.
+
+A worker refuses bytes whose SHA-256 is not the one asked for, and unpacks
+into ``CACHE/<sha256>`` by an atomic rename, so a folder of that name is
+always a whole, checked artifact.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+import shlex
+import shutil
+import stat
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .._spec import BotSpec, bot_environment
+from .._checks import UsageError
+from ..sandbox._view import bot_files
+
+#: The largest bot the coordinator packs (its files before compression).
+ARTIFACT_MAX = 256 * 2**20
+#: Inside an artifact, the bot's files are under this folder.
+TREE = "tree"
+
+
+class ArtifactError(RuntimeError):
+    """An artifact that cannot be packed, or that arrived wrong."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShippedBot:
+    """A bot as a worker receives it: a name, its artifact and its command's words."""
+
+    name: str
+    sha256: str | None  # None: nothing of its own to ship (an installed command)
+    words: tuple[tuple[str, str], ...]  # ("word", text) as written, or ("path", path inside the tree)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "sha256": self.sha256, "words": [list(w) for w in self.words]}
+
+    @staticmethod
+    def command(data: dict, root: Path | None) -> str:
+        """The command line on a worker whose copy of the artifact is ``root``."""
+        out = []
+        for kind, text in data["words"]:
+            if kind == "path":
+                assert root is not None
+                out.append(str(root / TREE / text))
+            else:
+                out.append(text)
+        return shlex.join(out)
+
+
+def pack_bot(spec: BotSpec) -> tuple[ShippedBot, bytes | None]:
+    """The bot's artifact (or None for an installed command) and its command template."""
+    path_env = bot_environment()["PATH"]
+    files = bot_files(spec, path_env)
+    if not files:
+        return ShippedBot(spec.name, None, tuple(("word", w) for w in spec.argv)), None
+    base = os.path.commonpath([os.path.dirname(p) for p, _ in files])
+    words: list[tuple[str, str]] = []
+    for i, word in enumerate(spec.argv):
+        is_path = ("/" in word) if i == 0 else (not word.startswith("-") and os.path.exists(word))
+        full = os.path.abspath(word) if is_path else None
+        inside = next((p for p, _ in files if full is not None and (full == p or full.startswith(p + "/"))), None)
+        words.append(("path", os.path.relpath(full, base)) if inside else ("word", word))
+    data = _tar(spec.name, files, base)
+    return ShippedBot(spec.name, hashlib.sha256(data).hexdigest(), tuple(words)), data
+
+
+def _tar(name: str, files: list[tuple[str, bool]], base: str) -> bytes:
+    entries: list[tuple[str, str]] = []  # (path on disk, name in the tree)
+    for path, is_dir in files:
+        entries.append((path, os.path.relpath(path, base)))
+        if is_dir:
+            for top, dirs, names in os.walk(path):
+                dirs.sort()
+                for n in sorted(dirs + names):
+                    full = os.path.join(top, n)
+                    entries.append((full, os.path.relpath(full, base)))
+    entries.sort(key=lambda e: e[1])
+    total = 0
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for full, arc in entries:
+            st = os.lstat(full)
+            info = tarfile.TarInfo(f"{TREE}/{arc}")
+            info.mtime = 0
+            if stat.S_ISDIR(st.st_mode):
+                info.type, info.mode = tarfile.DIRTYPE, 0o755
+                tar.addfile(info)
+            elif stat.S_ISREG(st.st_mode):
+                total += st.st_size
+                if total > ARTIFACT_MAX:
+                    raise UsageError(
+                        f"bot {name!r}: its files ({', '.join(p for p, _ in files)}) are over "
+                        f"{ARTIFACT_MAX >> 20} MB, too much to ship to a cluster; give the bot a folder of its own")
+                info.size = st.st_size
+                info.mode = 0o755 if st.st_mode & 0o111 else 0o644
+                with open(full, "rb") as f:
+                    tar.addfile(info, f)
+            elif stat.S_ISLNK(st.st_mode):
+                target = os.readlink(full)
+                resolved = os.path.normpath(os.path.join(os.path.dirname(full), target))
+                if os.path.isabs(target) or not any(resolved == p or resolved.startswith(p + "/") for p, _ in files):
+                    raise UsageError(f"bot {name!r}: {full} is a link to {target}, outside the bot's files; "
+                                     "a cluster ships the bot's own files only")
+                info.type, info.linkname, info.mode = tarfile.SYMTYPE, target, 0o777
+                tar.addfile(info)
+            else:
+                raise UsageError(f"bot {name!r}: {full} is not a file, folder or link; it cannot be shipped")
+    return gzip.compress(raw.getvalue(), compresslevel=6, mtime=0)
+
+
+def default_cache() -> Path:
+    return Path(os.environ.get("ARENA_CACHE") or Path.home() / ".cache" / "arena" / "artifacts")
+
+
+def unpack(cache: Path, sha256: str, data: bytes) -> Path:
+    """``cache/<sha256>``, unpacked from ``data`` unless already there; the bytes are checked first."""
+    root = cache / sha256
+    if root.is_dir():
+        return root
+    got = hashlib.sha256(data).hexdigest()
+    if got != sha256:
+        raise ArtifactError(f"artifact {sha256[:12]} arrived with SHA-256 {got[:12]}: refused, nothing run")
+    cache.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=cache))
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            tar.extractall(tmp, filter="data")
+        tmp.chmod(0o755)
+        try:
+            tmp.rename(root)
+        except OSError:
+            if not root.is_dir():  # not merely another thread or process first
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return root
+

@@ -1,0 +1,143 @@
+"""What runs inside a Dask worker: one match per task, played by an arena worker process.
+
+The Dask worker never starts a bot. Each of its task threads hands the match
+to an ``arena.play._worker`` process (the same one ``--jobs`` uses locally, pinned
+to one of the worker's CPUs), which starts the bots through the one
+``BotHost`` at the tournament's sandbox level. If the Dask worker dies, its
+arena workers read end-of-file, abandon their match and end its bots; the
+scheduler gives the match to another worker, with the same seed.
+
+Progress lines on stderr (``arena-worker NAME: start r0-m5`` / ``done``) are
+stable, for people and for the worker-loss test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from ._artifacts import ShippedBot, default_cache, unpack
+
+#: The Dask resource every match asks for one unit of; ``arena worker``
+#: offers one per CPU it is given.
+RESOURCE = "arena-slot"
+#: Set by ``arena worker --allow-no-sandbox``: accept matches at level ``none``.
+ALLOW_NONE_ENV = "ARENA_WORKER_ALLOW_NO_SANDBOX"
+#: Set by ``arena worker --cpus``: the CPUs its matches are pinned to, one each.
+CPUS_ENV = "ARENA_WORKER_CPUS"
+
+
+def match_cpus() -> list[int]:
+    given = os.environ.get(CPUS_ENV)
+    return [int(c) for c in given.split(",")] if given else sorted(os.sched_getaffinity(0))
+
+
+class MatchRefused(RuntimeError):
+    """A match this worker will not play (said to the coordinator in words)."""
+
+
+class _Runner:
+    """One ``arena.play._worker`` process, pinned to ``cpu``."""
+
+    def __init__(self, cpu: int) -> None:
+        self.cpu = cpu
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "arena.play._worker", str(cpu)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        )
+
+    def play(self, job: dict) -> dict:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(job).encode() + b"\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            code = self.process.wait()
+            raise RuntimeError(f"the arena worker process on CPU {self.cpu} ended (exit {code}) during a match")
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            self.process.terminate()  # it ends its own bots on SIGTERM
+            self.process.wait()
+
+
+class _Runners:
+    """The idle arena worker processes of this Dask worker, one per task thread at most."""
+
+    def __init__(self) -> None:
+        self._idle: queue.LifoQueue[_Runner] = queue.LifoQueue()
+        self._lock = threading.Lock()
+        self._made = 0
+
+    def take(self) -> _Runner:
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            with self._lock:
+                cpus = match_cpus()
+                cpu = cpus[self._made % len(cpus)]
+                self._made += 1
+            return _Runner(cpu)
+
+    def give_back(self, runner: _Runner) -> None:
+        self._idle.put(runner)
+
+
+_RUNNERS = _Runners()
+
+
+def warm_up() -> None:
+    """An idle arena worker process for each of this worker's CPUs, started now."""
+    for runner in [_RUNNERS.take() for _ in match_cpus()]:
+        _RUNNERS.give_back(runner)
+
+
+def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes]) -> dict[str, Any]:
+    """A Dask task: one match. Returns its result, transcript and stderr logs as bytes."""
+    from distributed import get_worker
+
+    name = str(get_worker().name)
+    label = job["label"]
+    level = (job.get("sandbox") or {}).get("level")
+    if level == "none" and os.environ.get(ALLOW_NONE_ENV) != "1":
+        raise MatchRefused(
+            f"worker {name} does not run bots without a sandbox (--sandbox none): such a bot could reach "
+            "the cluster's scheduler and run code as the worker; start the worker with --allow-no-sandbox "
+            "if every bot is trusted")
+    cache = default_cache()
+    roots = {sha: unpack(cache, sha, data) for sha, data in blobs.items()}
+    with tempfile.TemporaryDirectory(prefix="arena-match-") as tmp:
+        here = dict(job)
+        here["bots"] = [{"name": b["name"], "command": ShippedBot.command(b, roots.get(b["sha256"]))} for b in bots]
+        here["transcript"] = str(Path(tmp) / "transcript.log.gz") if job.get("transcript") else None
+        here["log_dir"] = str(Path(tmp) / "logs")
+        print(f"arena-worker {name}: start {label}", file=sys.stderr, flush=True)
+        runner = _RUNNERS.take()
+        try:
+            reply = runner.play(here)
+        except BaseException:
+            runner.close()
+            raise
+        _RUNNERS.give_back(runner)
+        transcript = Path(here["transcript"]).read_bytes() if here["transcript"] else None
+        logs = {}
+        for path in sorted(Path(here["log_dir"]).rglob("*")):
+            if path.is_file():
+                logs[str(path.relative_to(here["log_dir"]))] = path.read_bytes()
+    print(f"arena-worker {name}: done {label}", file=sys.stderr, flush=True)
+    result = reply["result"]
+    result["worker"] = name
+    return {"result": result, "transcript": transcript, "logs": logs}
+

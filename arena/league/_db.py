@@ -1,0 +1,230 @@
+"""The league's own tables, in the same SQLite file as the results.
+
+The results (tournaments, matches) stay in ``arena.results._store``'s tables, so that
+``arena show``/``arena tournament --resume`` read a league's file like any
+other; the league adds who submitted what (users, sessions, bots, versions)
+and which tournaments it ran. One connection per process: the server's web
+handlers, its scheduler and its pipeline run on one trio thread.
+
+Tokens are 256-bit random strings, so a plain SHA-256 of one is enough to
+store (nothing to brute-force, unlike a password); a session cookie likewise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import sqlite3
+import time
+from typing import Any
+
+from ..results._store import Store
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS league_users (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    token_hash TEXT NOT NULL UNIQUE,
+    admin INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS league_sessions (
+    hash TEXT PRIMARY KEY,
+    user INTEGER NOT NULL REFERENCES league_users(id),
+    csrf TEXT NOT NULL,
+    expires REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS league_bots (
+    id INTEGER PRIMARY KEY,
+    owner INTEGER NOT NULL REFERENCES league_users(id),
+    game TEXT NOT NULL,
+    name TEXT NOT NULL,
+    paused INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL,
+    UNIQUE (game, name)
+);
+CREATE TABLE IF NOT EXISTS league_versions (
+    id INTEGER PRIMARY KEY,
+    bot INTEGER NOT NULL REFERENCES league_bots(id),
+    number INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,          -- of the upload (its blob)
+    kind TEXT NOT NULL,            -- file | zip | tar.gz
+    state TEXT NOT NULL,           -- received | built | quarantined | active | retired | rejected
+    message TEXT NOT NULL DEFAULT '',
+    manifest TEXT NOT NULL,        -- JSON: run, build
+    command TEXT,                  -- the run command, absolute, once unpacked
+    steps TEXT NOT NULL DEFAULT '[]',  -- JSON: the pipeline's steps with their results
+    store_bot INTEGER,             -- arena.results._store's bot id, once it has played
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    UNIQUE (bot, number)
+);
+CREATE TABLE IF NOT EXISTS league_tournaments (
+    tournament INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,            -- scheduled | placement | manual
+    version INTEGER                -- the candidate of a placement gauntlet
+);
+"""
+
+#: Pipeline states in order; ``rejected`` can follow any of the first three.
+STATES = ("received", "built", "quarantined", "active", "retired", "rejected")
+SESSION_SECONDS = 7 * 24 * 3600
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class League:
+    """The league's tables over ``store``'s connection."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.db: sqlite3.Connection = store.db
+        self.db.executescript(_SCHEMA)
+
+    # -- users, tokens, sessions -------------------------------------------------
+
+    def add_user(self, name: str, admin: bool = False) -> str:
+        """A new user; returns its token (shown once: only its hash is kept)."""
+        token = "arena_" + secrets.token_urlsafe(32)
+        try:
+            self.db.execute("INSERT INTO league_users (name, token_hash, admin, created) VALUES (?, ?, ?, ?)",
+                            (name, digest(token), int(admin), time.time()))
+        except sqlite3.IntegrityError:
+            raise ValueError(f"there is already a user named {name!r}") from None
+        return token
+
+    def new_token(self, name: str) -> str:
+        """A new token for ``name``; the old one stops working, and so do its sessions."""
+        token = "arena_" + secrets.token_urlsafe(32)
+        cur = self.db.execute("UPDATE league_users SET token_hash=? WHERE name=?", (digest(token), name))
+        if cur.rowcount == 0:
+            raise ValueError(f"there is no user named {name!r}")
+        self.db.execute("DELETE FROM league_sessions WHERE user=(SELECT id FROM league_users WHERE name=?)", (name,))
+        return token
+
+    def user_by_token(self, token: str) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT id, name, admin FROM league_users WHERE token_hash=?",
+                              (digest(token),)).fetchone()
+        return _user(row)
+
+    def user(self, uid: int) -> dict[str, Any] | None:
+        return _user(self.db.execute("SELECT id, name, admin FROM league_users WHERE id=?", (uid,)).fetchone())
+
+    def users(self) -> list[dict[str, Any]]:
+        return [_user(r) for r in self.db.execute("SELECT id, name, admin FROM league_users ORDER BY id")]
+
+    def new_session(self, uid: int) -> tuple[str, str]:
+        """A session for ``uid``: (cookie value, CSRF token)."""
+        cookie, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        now = time.time()
+        self.db.execute("DELETE FROM league_sessions WHERE expires < ?", (now,))
+        self.db.execute("INSERT INTO league_sessions VALUES (?, ?, ?, ?)",
+                        (digest(cookie), uid, csrf, now + SESSION_SECONDS))
+        return cookie, csrf
+
+    def session(self, cookie: str) -> tuple[dict[str, Any], str] | None:
+        row = self.db.execute("SELECT user, csrf FROM league_sessions WHERE hash=? AND expires >= ?",
+                              (digest(cookie), time.time())).fetchone()
+        if row is None:
+            return None
+        user = self.user(row[0])
+        return (user, row[1]) if user else None
+
+    def end_session(self, cookie: str) -> None:
+        self.db.execute("DELETE FROM league_sessions WHERE hash=?", (digest(cookie),))
+
+    # -- bots and versions ---------------------------------------------------------
+
+    def bot_for(self, owner: int, game: str, name: str) -> int:
+        """The bot ``name`` of ``game``, made for ``owner`` if new; another owner's is refused."""
+        row = self.db.execute("SELECT id, owner FROM league_bots WHERE game=? AND name=?", (game, name)).fetchone()
+        if row is None:
+            cur = self.db.execute("INSERT INTO league_bots (owner, game, name, created) VALUES (?, ?, ?, ?)",
+                                  (owner, game, name, time.time()))
+            return int(cur.lastrowid)
+        if row[1] != owner:
+            raise PermissionError(f"the {game} bot {name!r} belongs to another user; choose another name")
+        return int(row[0])
+
+    def add_version(self, bot: int, sha256: str, kind: str, manifest: dict[str, Any]) -> int:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            number = self.db.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM league_versions WHERE bot=?",
+                                     (bot,)).fetchone()[0]
+            now = time.time()
+            cur = self.db.execute(
+                "INSERT INTO league_versions (bot, number, sha256, kind, state, manifest, created, updated)"
+                " VALUES (?, ?, ?, ?, 'received', ?, ?, ?)", (bot, number, sha256, kind, json.dumps(manifest), now, now))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return int(cur.lastrowid)
+
+    def set_state(self, vid: int, state: str, message: str = "", **fields: Any) -> None:
+        assert state in STATES, state
+        sets = ["state=?", "message=?", "updated=?"]
+        values: list[Any] = [state, message, time.time()]
+        for key, value in fields.items():
+            assert key in ("command", "steps", "store_bot"), key
+            sets.append(f"{key}=?")
+            values.append(json.dumps(value) if key == "steps" else value)
+        self.db.execute(f"UPDATE league_versions SET {', '.join(sets)} WHERE id=?", (*values, vid))
+
+    def set_steps(self, vid: int, steps: list[dict[str, Any]]) -> None:
+        self.db.execute("UPDATE league_versions SET steps=?, updated=? WHERE id=?", (json.dumps(steps), time.time(), vid))
+
+    def version(self, vid: int) -> dict[str, Any] | None:
+        rows = self._versions("v.id=?", (vid,))
+        return rows[0] if rows else None
+
+    def versions(self, where: str = "1", args: tuple = ()) -> list[dict[str, Any]]:
+        return self._versions(where, args)
+
+    def _versions(self, where: str, args: tuple) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT v.id, v.bot, v.number, v.sha256, v.kind, v.state, v.message, v.manifest, v.command, v.steps,"
+            " v.store_bot, v.created, v.updated, b.name, b.game, b.owner, u.name, b.paused"
+            " FROM league_versions v JOIN league_bots b ON b.id=v.bot JOIN league_users u ON u.id=b.owner"
+            f" WHERE {where} ORDER BY v.id", args).fetchall()
+        keys = ("id", "bot", "number", "sha256", "kind", "state", "message", "manifest", "command", "steps",
+                "store_bot", "created", "updated", "name", "game", "owner", "owner_name", "paused")
+        out = []
+        for r in rows:
+            d = dict(zip(keys, r))
+            d["manifest"], d["steps"] = json.loads(d["manifest"]), json.loads(d["steps"])
+            d["paused"] = bool(d["paused"])
+            d["label"] = f"{d['name']} v{d['number']}"
+            out.append(d)
+        return out
+
+    def bot(self, bot_id: int) -> dict[str, Any] | None:
+        row = self.db.execute(
+            "SELECT b.id, b.owner, b.game, b.name, b.paused, u.name FROM league_bots b"
+            " JOIN league_users u ON u.id=b.owner WHERE b.id=?", (bot_id,)).fetchone()
+        if row is None:
+            return None
+        return {"id": row[0], "owner": row[1], "game": row[2], "name": row[3], "paused": bool(row[4]),
+                "owner_name": row[5]}
+
+    def set_paused(self, bot_id: int, paused: bool) -> None:
+        self.db.execute("UPDATE league_bots SET paused=? WHERE id=?", (int(paused), bot_id))
+
+    def pool(self, game: str) -> list[dict[str, Any]]:
+        """The versions that play: active, of bots not paused."""
+        return self.versions("b.game=? AND v.state='active' AND b.paused=0", (game,))
+
+    # -- tournaments -----------------------------------------------------------------
+
+    def add_tournament(self, tid: int, kind: str, version: int | None = None) -> None:
+        self.db.execute("INSERT INTO league_tournaments VALUES (?, ?, ?)", (tid, kind, version))
+
+    def tournament_kinds(self) -> dict[int, tuple[str, int | None]]:
+        return {r[0]: (r[1], r[2]) for r in self.db.execute("SELECT tournament, kind, version FROM league_tournaments")}
+
+
+def _user(row: tuple | None) -> dict[str, Any] | None:
+    return None if row is None else {"id": row[0], "name": row[1], "admin": bool(row[2])}

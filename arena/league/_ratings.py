@@ -1,0 +1,146 @@
+"""League ratings: every stored match of a game, across tournaments, in the
+order the matches finished, rates the versions that played it (OpenSkill's
+Plackett-Luce, as ``arena standings`` does for one tournament).
+
+A faulting seat ranks below every seat of its match that did not fault, so a
+fault never pays; a forfeit (a disqualified entrant's unplayed match) does
+not count. Kept incrementally per game: a page asks for the table, and only
+the matches stored since the last ask are rated.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from openskill.models import PlackettLuce
+
+from ..results._standings import _rate
+from ._db import League
+
+Z95 = 1.96
+
+
+@dataclass(slots=True)
+class Played:
+    """One rated match, as the pages need it."""
+
+    match: int
+    tournament: int
+    versions: tuple[int, ...]  # seat order
+    scores: list[float]
+    faulted: list[bool]
+    finished: float
+
+
+@dataclass(slots=True)
+class GameRatings:
+    model: Any = field(default_factory=PlackettLuce)
+    ratings: dict[int, Any] = field(default_factory=dict)  # version -> rating
+    before: dict[int, float] = field(default_factory=dict)  # version -> mu before its latest tournament
+    last_tournament: dict[int, int] = field(default_factory=dict)
+    matches: dict[int, int] = field(default_factory=dict)
+    faults: dict[int, int] = field(default_factory=dict)
+    played: list[Played] = field(default_factory=list)
+    seen: tuple[float, int] = (0.0, 0)  # (finished, id) of the last match rated
+
+
+class Ratings:
+    """Per game, brought up to date from the database when asked."""
+
+    def __init__(self, league: League) -> None:
+        self.league = league
+        self.games: dict[str, GameRatings] = {}
+        self._entrants: dict[int, list[int | None]] = {}  # tournament -> version per entrant
+
+    def _versions_of(self, tid: int, entrants: list[dict[str, Any]]) -> list[int | None]:
+        cached = self._entrants.get(tid)
+        if cached is not None and None not in cached:
+            return cached
+        by_store_bot = {v["store_bot"]: v["id"] for v in self.league.versions("v.store_bot IS NOT NULL")}
+        out = [by_store_bot.get(e["bot"]) for e in entrants]
+        self._entrants[tid] = out
+        return out
+
+    def update(self, game: str) -> GameRatings:
+        g = self.games.setdefault(game, GameRatings())
+        db = self.league.db
+        rows = db.execute(
+            "SELECT m.id, m.tournament, m.seats, m.scores, m.faults, m.finished, t.entrants"
+            " FROM matches m JOIN tournaments t ON t.id=m.tournament"
+            " JOIN league_tournaments lt ON lt.tournament=t.id"
+            " WHERE t.game=? AND m.status='done' AND (m.finished > ? OR (m.finished = ? AND m.id > ?))"
+            " ORDER BY m.finished, m.id", (game, g.seen[0], g.seen[0], g.seen[1])).fetchall()
+        for mid, tid, seats, scores, faults, finished, entrants in rows:
+            versions = self._versions_of(tid, json.loads(entrants))
+            lineup = tuple(versions[i] for i in json.loads(seats))
+            g.seen = (finished, mid)
+            if None in lineup:
+                continue
+            scores_l = json.loads(scores)
+            faulted = [False] * len(lineup)
+            for f in json.loads(faults or "[]"):
+                faulted[f["seat"]] = True
+            for v in lineup:
+                if v not in g.ratings:
+                    g.ratings[v] = g.model.rating()
+                if g.last_tournament.get(v) != tid:
+                    g.last_tournament[v] = tid
+                    g.before[v] = g.ratings[v].mu
+                g.matches[v] = g.matches.get(v, 0) + 1
+            for s, bad in enumerate(faulted):
+                if bad:
+                    g.faults[lineup[s]] = g.faults.get(lineup[s], 0) + 1
+            order = list(lineup)
+            slots = list(range(len(order)))
+            ratings = [g.ratings[v] for v in order]
+            _rate(g.model, ratings, slots, scores_l, faulted)
+            for v, r in zip(order, ratings):
+                g.ratings[v] = r
+            g.played.append(Played(mid, tid, lineup, scores_l, faulted, finished))
+        return g
+
+    def table(self, game: str) -> list[dict[str, Any]]:
+        """The leaderboard: every version with a rating, best lower bound first."""
+        g = self.update(game)
+        versions = {v["id"]: v for v in self.league.versions("b.game=?", (game,))}
+        rows = []
+        for vid, r in g.ratings.items():
+            v = versions.get(vid)
+            if v is None:
+                continue
+            rows.append({
+                "version": vid, "bot": v["bot"], "name": v["name"], "number": v["number"], "label": v["label"],
+                "owner": v["owner_name"], "state": v["state"], "paused": v["paused"],
+                "rating": r.mu, "ci": Z95 * r.sigma, "low": r.mu - Z95 * r.sigma,
+                "matches": g.matches.get(vid, 0), "faults": g.faults.get(vid, 0),
+                "trend": r.mu - g.before.get(vid, r.mu),
+            })
+        # Playing versions first (retired and paused ones keep their line below).
+        rows.sort(key=lambda row: (row["state"] != "active" or row["paused"], -row["low"], row["label"]))
+        for i, row in enumerate(rows, 1):
+            row["rank"] = i
+        return rows
+
+    def head_to_head(self, game: str, vid: int) -> list[dict[str, Any]]:
+        """``vid`` against each version it met: matches, wins/losses/draws by score, mean score."""
+        g = self.update(game)
+        labels = {v["id"]: v["label"] for v in self.league.versions("b.game=?", (game,))}
+        acc: dict[int, list[tuple[float, float]]] = {}
+        for p in g.played:
+            if vid not in p.versions:
+                continue
+            me = p.versions.index(vid)
+            for s, other in enumerate(p.versions):
+                if other != vid:
+                    acc.setdefault(other, []).append((p.scores[me], p.scores[s]))
+        rows = []
+        for other, results in sorted(acc.items(), key=lambda kv: labels.get(kv[0], "")):
+            rows.append({
+                "version": other, "label": labels.get(other, f"v{other}"), "matches": len(results),
+                "wins": sum(a > b for a, b in results), "losses": sum(a < b for a, b in results),
+                "draws": sum(a == b for a, b in results),
+                "mean": sum(a for a, _ in results) / len(results),
+            })
+        return rows

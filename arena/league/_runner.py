@@ -1,0 +1,401 @@
+"""What the league does on its own: the submission pipeline and the tournaments.
+
+A version goes ``received`` -> ``built`` -> ``quarantined`` -> ``active`` (or
+``rejected`` at the step that failed, with that step's message). Everything a
+submission runs, its build included, goes through the league's one
+``BotHost`` (``arena.play._host``): the same sandbox and limits as every match.
+
+The build runs inside the sandbox on a private copy of the bot's folder; what
+it leaves there comes back as a tar.gz on its stdout and is unpacked by the
+same checks as an upload, so a build can no more write outside its folder
+than an archive can.
+
+Tournaments (scheduled every ``every`` seconds, a placement gauntlet for a
+newly active version, or one an admin starts) are ``arena.tournament._run``'s:
+every match is stored as it ends, and a tournament the server did not finish
+is resumed when it starts again (only the matches not stored are played).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import shlex
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from .._spec import BotSpec
+from .._checks import UsageError
+from .._faults import BotFault
+from ..play._host import BotHost, open_bots
+from ..quarantine._manifest import ManifestError, manifest_of
+from .._plan import load_plugin
+from ..quarantine._run import make_plan, run_quarantine
+from ..quarantine._report import StepResult
+from ..results._store import Store
+from ..cluster import ClusterError, ClusterSession, open_cluster
+from ..tournament._run import Progress, run_tournament
+from ..tournament._plan import create_tournament, load_tournament, plan_tournament
+from ._db import League
+from ._uploads import BotManifest, UploadError, UploadLimits, run_argv, unpack
+
+BUILD_SCRIPT = (
+    'set -e; mkdir /tmp/build; cp -R "$1"/. /tmp/build/; cd /tmp/build; '
+    '{ %s ; } >&2; tar -czf - . | base64 -w0; echo'
+)
+
+
+@dataclass(slots=True)
+class LeagueSettings:
+    """How a league runs (``arena serve``'s options, checked)."""
+
+    every: float = 3600.0  # seconds between scheduled tournaments
+    jobs: int = 1
+    cluster: str | None = None  # a Dask scheduler: tournaments play there (quarantine and builds stay here)
+    sandbox: str | None = None  # the level; decided once at start
+    games: list[str] = field(default_factory=list)
+    params: dict[str, list[str]] = field(default_factory=dict)  # per game: KEY=VALUE overrides
+    rounds: int = 1
+    timeout: float = 1.0
+    quarantine_matches: int = 6
+    placement_matches: int = 60  # at most, in whole sets of bots (see arena.tournament._run.sample_sets)
+    build_seconds: float = 120.0
+    limits: UploadLimits = field(default_factory=UploadLimits)
+
+
+@dataclass(slots=True)
+class Live:
+    """A tournament being played: what the pages show while it runs."""
+
+    tid: int
+    game: str
+    kind: str
+    total: int
+    done: int = 0
+    faults: int = 0
+    started: float = field(default_factory=time.time)
+
+
+class LeagueRunner:
+    """The pipeline and the tournaments of one league."""
+
+    def __init__(self, league: League, store: Store, host: BotHost, settings: LeagueSettings,
+                 log: Callable[[str], None] = print) -> None:
+        self.league, self.store, self.host, self.settings, self.log = league, store, host, settings, log
+        self.files = store.data_dir / "league"
+        self.files.mkdir(mode=0o700, exist_ok=True)
+        for sub in ("blobs", "bots", "work"):
+            (self.files / sub).mkdir(mode=0o700, exist_ok=True)
+        self.live: dict[int, Live] = {}
+        self._cluster: ClusterSession | None = None
+        self.next_run: float = time.time() + settings.every
+        self._pipeline_send, self._pipeline_receive = trio.open_memory_channel[int](math.inf)
+        # Placements wait for the tournament lock on their own queue, so that a
+        # long tournament does not hold up the builds and quarantines behind it.
+        self._placement_send, self._placement_receive = trio.open_memory_channel[int](math.inf)
+        self._run_now = trio.Event()
+        self._now_games: set[str] = set()
+        self.tournament_lock = trio.Lock()  # one tournament at a time: they share the workers
+
+    def bot_folder(self, vid: int) -> Path:
+        return self.files / "bots" / f"v{vid}"
+
+    # -- entry points (called by the web layer) ------------------------------------
+
+    def submitted(self, vid: int) -> None:
+        self._pipeline_send.send_nowait(vid)
+
+    def start_now(self, game: str) -> None:
+        self._now_games.add(game)
+        self._run_now.set()
+
+    # -- tasks ---------------------------------------------------------------------
+
+    async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """The pipeline and the scheduler, until cancelled."""
+        if self.settings.cluster is not None:
+            # One connection for the server's life: each bot version is shipped once.
+            self._cluster = await open_cluster(self.settings.cluster)
+            self.log(f"Cluster: {self.settings.cluster}, {await self._cluster.wait_for_slots()} slot(s) for matches")
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._pipeline)
+                nursery.start_soon(self._placements)
+                nursery.start_soon(self._scheduler)
+                task_status.started()
+        finally:
+            if self._cluster is not None:
+                await self._cluster.aclose()
+
+    async def _pipeline(self) -> None:
+        # Versions left half-way by a server that stopped go through again.
+        for v in self.league.versions("v.state IN ('received', 'built', 'quarantined')"):
+            self._pipeline_send.send_nowait(v["id"])
+        async for vid in self._pipeline_receive:
+            try:
+                await self.process(vid)
+            except Exception as exc:  # an arena bug must not stop the league
+                self.league.set_state(vid, "rejected", f"internal error in the arena (not the bot's fault): {exc!r}")
+                self.log(f"arena: internal error while processing version {vid}: {exc!r}")
+
+    async def _placements(self) -> None:
+        # An active version that never entered a tournament (the server
+        # stopped before its placement, or the pool was too small) gets one now.
+        for v in self.league.versions("v.state='active' AND v.store_bot IS NULL"):
+            self._placement_send.send_nowait(v["id"])
+        async for vid in self._placement_receive:
+            try:
+                await self.placement(vid)
+            except Exception as exc:  # an arena bug must not stop the league
+                self.log(f"arena: internal error in the placement of version {vid}: {exc!r}")
+
+    async def _scheduler(self) -> None:
+        await self._resume_unfinished()
+        while True:
+            with trio.move_on_at(trio.current_time() + max(0.0, self.next_run - time.time())):
+                await self._run_now.wait()
+            games = sorted(self._now_games) if self._run_now.is_set() else self.settings.games
+            manual = self._run_now.is_set()
+            self._run_now = trio.Event()
+            self._now_games = set()
+            if not manual:
+                self.next_run = time.time() + self.settings.every
+            for game in games:
+                await self.tournament(game, "manual" if manual else "scheduled")
+
+    async def _resume_unfinished(self) -> None:
+        kinds = self.league.tournament_kinds()
+        for t in self.store.tournaments():
+            if t["status"] == "running" and t["id"] in kinds:
+                self.log(f"Resuming tournament {t['id']} ({t['game']}, {kinds[t['id']][0]})")
+                try:
+                    config, plugin = load_tournament(self.store, t["id"], self.settings.jobs)
+                except UsageError as exc:
+                    self.log(f"arena: cannot resume tournament {t['id']}: {exc}")
+                    continue
+                await self._play(config, plugin, t["id"], kinds[t["id"]][0])
+
+    # -- the pipeline ----------------------------------------------------------------
+
+    async def process(self, vid: int) -> None:
+        v = self.league.version(vid)
+        if v is None:
+            return
+        if v["state"] == "received":
+            if not await self._build(v):
+                return
+            v = self.league.version(vid)
+        if v["state"] == "built":
+            if not await self._quarantine(v):
+                return
+            v = self.league.version(vid)
+        if v["state"] == "quarantined":
+            self._activate(v)
+            self._placement_send.send_nowait(vid)
+
+    def _step(self, v: dict[str, Any], name: str, status: str, summary: str, details: list[str] | None = None,
+              log: str | None = None) -> None:
+        steps = [s for s in self.league.version(v["id"])["steps"] if s["name"] != name]
+        steps.append({"name": name, "status": status, "summary": summary, "details": details or [],
+                      "log": log})
+        self.league.set_steps(v["id"], steps)
+
+    async def _build(self, v: dict[str, Any]) -> bool:
+        folder = self.bot_folder(v["id"])
+        build = v["manifest"].get("build")
+        if build:
+            self.log(f"Building {v['label']} ({v['game']})")
+            ok, summary, log = await self._run_build(folder, build, v["id"])
+            self._step(v, "build", "PASS" if ok else "FAIL", summary, log=log)
+            if not ok:
+                self.league.set_state(v["id"], "rejected", f"build failed: {summary}")
+                return False
+        else:
+            self._step(v, "build", "PASS", "nothing to build")
+        try:
+            manifest = BotManifest(name=None, game=None, run=v["manifest"]["run"], build=None)
+            argv = run_argv(manifest, folder)
+            command = shlex.join(argv)
+            BotSpec.parse(command)
+        except (UploadError, ValueError) as exc:
+            self._step(v, "build", "FAIL", f"the run command cannot be used: {exc}")
+            self.league.set_state(v["id"], "rejected", f"run command: {exc}")
+            return False
+        self.league.set_state(v["id"], "built", command=command)
+        return True
+
+    async def _run_build(self, folder: Path, build: str, vid: int) -> tuple[bool, str, str]:
+        """Run ``build`` in the sandbox on a copy of ``folder``; on success the folder is replaced."""
+        logs = self.files / "work" / f"v{vid}-build"
+        shutil.rmtree(logs, ignore_errors=True)
+        logs.mkdir(mode=0o700)
+        spec = BotSpec(command=f"sh -c <build> sh {folder}", argv=("sh", "-c", BUILD_SCRIPT % build, "sh", str(folder)),
+                       name="build")
+        limit = self.settings.limits.max_upload_bytes * 2 + 1024
+        started = time.monotonic()
+        try:
+            async with open_bots([spec], host=self.host, log_dir=logs, max_line=limit,
+                                 stderr_cap=256 * 1024) as bots:
+                line = await bots[0].receive_line(trio.current_time() + self.settings.build_seconds,
+                                                  trio.current_time(),
+                                                  f"did not finish within {self.settings.build_seconds:g} s")
+        except BotFault as exc:
+            return False, f"{exc.kind}: {exc.detail}", _read(logs / "seat0.stderr.log")
+        log = _read(logs / "seat0.stderr.log")
+        try:
+            data = base64.b64decode(line.strip(), validate=True)
+        except ValueError:
+            return False, "the build's output could not be read back", log
+        built = folder.with_name(folder.name + "-built")
+        shutil.rmtree(built, ignore_errors=True)
+        try:
+            unpack(data, "build.tar.gz", built, self.settings.limits)
+        except UploadError as exc:
+            return False, f"what the build left is not accepted: {exc}", log
+        shutil.rmtree(folder)
+        built.rename(folder)
+        return True, f"built in {time.monotonic() - started:.1f} s", log
+
+    async def _quarantine(self, v: dict[str, Any]) -> bool:
+        self.log(f"Quarantine of {v['label']} ({v['game']})")
+        try:
+            plan = make_plan(v["game"], v["command"], matches=self.settings.quarantine_matches,
+                             timeout=self.settings.timeout, params=self.settings.params.get(v["game"]))
+        except ValueError as exc:
+            self._step(v, "quarantine", "FAIL", str(exc))
+            self.league.set_state(v["id"], "rejected", str(exc))
+            return False
+        plan.candidate = BotSpec(command=plan.candidate.command, argv=plan.candidate.argv, name=v["label"])
+        steps: list[dict[str, Any]] = []
+
+        def on_step(step: StepResult) -> None:
+            steps.append({"number": step.number, "title": step.title, "status": step.status,
+                          "summary": step.summary, "details": step.details})
+            self._step(v, "quarantine", "RUNNING", f"step {step.number}: {step.status} {step.title}",
+                       details=[f"step {s['number']} {s['status']} {s['title']}: {s['summary']}" for s in steps])
+
+        work = self.files / "work" / f"v{v['id']}-quarantine"
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(mode=0o700)
+        try:
+            report = await run_quarantine(plan, work, on_step, self.host)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        failed = report.failed_step
+        details = []
+        for s in steps:
+            details.append(f"step {s['number']} {s['status']} {s['title']}" + (f": {s['summary']}" if s["summary"] else ""))
+            details += ["    " + d for d in s["details"]]
+        if failed is not None:
+            summary = f"step {failed.number} failed: {failed.title}: {failed.summary}"
+            self._step(v, "quarantine", "FAIL", summary, details=details)
+            self.league.set_state(v["id"], "rejected", f"quarantine {summary} (seed {report.seed})")
+            return False
+        self._step(v, "quarantine", "PASS", f"every step passed (seed {report.seed}, {report.duration:.1f} s)",
+                   details=details)
+        self.league.set_state(v["id"], "quarantined")
+        return True
+
+    def _activate(self, v: dict[str, Any]) -> None:
+        # The newest version of a bot plays; older ones keep their record.
+        for old in self.league.versions("v.bot=? AND v.state='active'", (v["bot"],)):
+            self.league.set_state(old["id"], "retired", f"replaced by v{v['number']}")
+        self.league.set_state(v["id"], "active")
+        self.log(f"Active: {v['label']} ({v['game']})")
+
+    # -- tournaments -----------------------------------------------------------------
+
+    def _specs(self, pool: list[dict[str, Any]]) -> list[BotSpec]:
+        return [BotSpec(command=p["command"], argv=tuple(shlex.split(p["command"])), name=p["label"]) for p in pool]
+
+    def _given(self, game: str, **extra: Any) -> dict[str, Any]:
+        given: dict[str, Any] = {"timeout": self.settings.timeout, "duplicate": True,
+                                 "rounds": self.settings.rounds, **extra}
+        if self.settings.sandbox is not None:
+            given["sandbox"] = self.settings.sandbox
+        params = [f"{k}={json.dumps(v)}" for k, v in manifest_params(game).items()]
+        params += self.settings.params.get(game, [])
+        if params:
+            given["param"] = params
+        return given
+
+    async def placement(self, vid: int) -> int | None:
+        """A gauntlet of the new version against the pool, so that it gets a rating at once."""
+        v = self.league.version(vid)
+        pool = self.league.pool(v["game"])
+        if vid not in {p["id"] for p in pool}:
+            return None  # replaced, paused or retired since
+        return await self.tournament(v["game"], "placement", version=vid, pool=pool)
+
+    async def tournament(self, game: str, kind: str, *, version: int | None = None,
+                         pool: list[dict[str, Any]] | None = None) -> int | None:
+        """Plan, store and play one tournament over the pool of ``game``; None when too few bots."""
+        pool = self.league.pool(game) if pool is None else pool
+        specs = self._specs(pool)
+        extra: dict[str, Any] = {}  # a fresh random seed, shown once the tournament has finished
+        if version is not None:
+            extra["gauntlet"] = next(p["label"] for p in pool if p["id"] == version)
+            extra["sample"] = self.settings.placement_matches
+        try:
+            config, plugin, settings = plan_tournament(game, specs, self._given(game, **extra), self.settings.jobs)
+        except UsageError as exc:
+            self.log(f"No {kind} tournament of {game}: {exc}")
+            return None
+        async with self.tournament_lock:
+            tid = create_tournament(self.store, config, plugin, settings)
+            self.league.add_tournament(tid, kind, version)
+            for p, entrant in zip(pool, self.store.tournament(tid)["entrants"]):
+                if p["store_bot"] is None:
+                    self.league.set_state(p["id"], p["state"], p["message"], store_bot=entrant["bot"])
+            await self._play(config, plugin, tid, kind, locked=True)
+        return tid
+
+    async def _play(self, config: Any, plugin: Any, tid: int, kind: str, locked: bool = False) -> None:
+        config.seat_for(plugin)
+        live = Live(tid=tid, game=config.game, kind=kind, total=len(config.pairings()))
+        live.done = len(self.store.done_positions(tid))
+        self.live[tid] = live
+        progress = Progress(total=live.total)
+
+        def on_finish(match_id: int, p: Any, names: list[str], result: dict[str, Any]) -> None:
+            live.done += 1
+            live.faults += len(result["faults"])
+
+        progress.on_finish = on_finish
+        self.log(f"Started tournament {tid} ({config.game}, {kind}, {len(config.bots)} bots, {live.total} matches)")
+        config.cluster = self.settings.cluster
+        try:
+            if locked:
+                await run_tournament(plugin, config, self.store, tid, progress, self._cluster)
+            else:
+                async with self.tournament_lock:
+                    await run_tournament(plugin, config, self.store, tid, progress, self._cluster)
+        except ClusterError as exc:
+            self.log(f"arena: tournament {tid} stopped: {exc}; it resumes at the next start")
+            return
+        finally:
+            self.live.pop(tid, None)
+        self.log(f"Finished tournament {tid} ({config.game}, {kind}): {live.done} matches, {live.faults} faults")
+
+
+def manifest_params(game: str) -> dict[str, Any]:
+    """The game's quarantine manifest's parameters: a match length fit for a league."""
+    try:
+        return dict(manifest_of(load_plugin(game)).params)
+    except (ManifestError, UsageError, ValueError):
+        return {}
+
+
+def _read(path: Path, limit: int = 64 * 1024) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return ""
+    return data[-limit:].decode("utf-8", "backslashreplace")

@@ -1,0 +1,184 @@
+"""One league process: the web app (Hypercorn on trio), the pipeline and the scheduler, one trio loop."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import sys
+import tarfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from ..play._bot import set_sync_wait
+from .._checks import UsageError, game_params, parse_param
+from .._plan import check_limits, load_plugin
+from ..play._host import open_host
+from ..quarantine._manifest import games_with_manifests
+from ..sandbox import SandboxUnavailable, resolve_level
+from ..results._store import open_store
+from ._db import League
+from ._runner import LeagueRunner, LeagueSettings, manifest_params
+from ._uploads import UploadLimits
+from ._web import Site, make_app, submit_bot
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
+
+
+@dataclass(slots=True)
+class ServeOptions:
+    db: Path
+    host: str = "127.0.0.1"
+    port: int = 8000
+    every: float = 3600.0
+    jobs: int = 1
+    cluster: str | None = None  # a Dask scheduler's address
+    games: list[str] = field(default_factory=list)
+    params: dict[str, list[str]] = field(default_factory=dict)
+    rounds: int = 1
+    timeout: float = 1.0
+    quarantine_matches: int = 6
+    placement_matches: int = 60
+    build_seconds: float = 120.0
+    submit_limit: int = 20
+    max_upload_bytes: int = 8 * 2**20
+    sandbox: str | None = None
+    secure_cookies: bool = False
+    demo: bool = False
+    check: bool = False  # validate the options and stop
+
+
+def log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def serve(options: ServeOptions) -> int:
+    known = games_with_manifests()
+    games = options.games or known
+    for g in games:
+        if g not in known:
+            raise UsageError(f"--game {g!r}: not an installed game with sample bots (installed: {', '.join(known)})")
+    for g, given in options.params.items():
+        if g not in games:
+            raise UsageError(f"--param {g}.…: {g!r} is not a game of this league ({', '.join(games)})")
+        try:
+            game_params(load_plugin(g), {**manifest_params(g), **dict(parse_param(p) for p in given)}, keys=True)
+        except UsageError as exc:
+            raise UsageError(f"--param {g}.…: {exc}") from None
+    check_limits(timeout=options.timeout, startup_timeout=10.0, budget=None)
+    if options.check:
+        level = resolve_level(options.sandbox, untrusted=True, warn=log)
+        where = f"cluster {options.cluster}" if options.cluster else f"jobs {options.jobs}"
+        print(f"League options are valid: games {', '.join(games)}, every {options.every:g} s, "
+              f"sandbox {level}, {where}, db {options.db} (nothing was started)")
+        return 0
+    try:
+        # Submissions are untrusted: no sandbox is a refusal unless asked for by name.
+        host = open_host(options.sandbox, untrusted=True, warn=log)
+    except (SandboxUnavailable, UsageError) as exc:
+        raise UsageError(str(exc)) from None
+    # The pages share this trio loop with quarantines: no reply is waited for outside it.
+    set_sync_wait(0.0)
+    store = open_store(options.db)
+    league = League(store)
+    settings = LeagueSettings(
+        every=options.every, jobs=options.jobs, cluster=options.cluster, sandbox=host.level, games=games, params=options.params,
+        rounds=options.rounds, timeout=options.timeout, quarantine_matches=options.quarantine_matches,
+        placement_matches=options.placement_matches,
+        build_seconds=options.build_seconds, limits=UploadLimits(max_upload_bytes=options.max_upload_bytes))
+    runner = LeagueRunner(league, store, host, settings, log=log)
+    site = Site(league, runner, submit_limit=options.submit_limit, secure_cookies=options.secure_cookies)
+    log(f"Sandbox: {host.describe()}")
+    try:
+        trio.run(_main, site, options)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        host.close()
+        store.close()
+    log("Stopped the league; unfinished tournaments resume at the next start")
+    return 0
+
+
+async def _main(site: Site, options: ServeOptions) -> None:
+    from hypercorn.config import Config
+    from hypercorn.trio import serve as hypercorn_serve
+
+    config = Config()
+    config.bind = [f"{options.host}:{options.port}"]
+    config.accesslog = None
+    config.errorlog = "-"
+    config.graceful_timeout = 2.0
+    stop = trio.Event()
+    async with trio.open_nursery() as nursery:
+
+        async def on_signal() -> None:
+            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for _ in signals:
+                    log("Stopping: matches in flight are abandoned and resumed at the next start")
+                    stop.set()
+                    nursery.cancel_scope.cancel()
+                    return
+
+        nursery.start_soon(on_signal)
+        binds = await nursery.start(lambda task_status=trio.TASK_STATUS_IGNORED: hypercorn_serve(
+            make_app(site), config, shutdown_trigger=stop.wait, task_status=task_status))
+        url = binds[0] if binds else f"http://{options.host}:{options.port}"
+        if options.demo:
+            _demo(site)
+        # The line scripts and tests wait for; its format is stable.
+        print(f"League serving at {url} (games: {', '.join(site.runner.settings.games)}; "
+              f"tournaments every {options.every:g} s; db {options.db})", flush=True)
+        await nursery.start(site.runner.run)
+
+
+def _demo(site: Site) -> None:
+    """An admin 'demo' and the sample bots as its submissions (the first time only)."""
+    league = site.league
+    if any(u["name"] == "demo" for u in league.users()):
+        return
+    token = league.add_user("demo", admin=True)
+    path = site.store.data_dir / "demo-token"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(token + "\n")
+    log(f"Demo admin 'demo', token: {token} (also in {site.store.data_dir / 'demo-token'})")
+    user = league.user_by_token(token)
+    for game, name, filename, data in demo_submissions():
+        if game not in site.runner.settings.games:
+            continue
+        try:
+            out = submit_bot(site, user, game, name, filename, data, limited=False)
+            log(f"Demo: submitted {out['label']} ({game})")
+        except Exception as exc:  # a demo bot that cannot be read is reported, not fatal
+            log(f"Demo: could not submit {name} ({game}): {getattr(exc, 'detail', exc)}")
+
+
+def demo_submissions() -> list[tuple[str, str, str, bytes]]:
+    """(game, name, file name, upload bytes): single scripts and one C bot built by the server."""
+    k = SAMPLES / "kuhn3"
+    out: list[tuple[str, str, str, bytes]] = []
+    for script, name in (("random_bot.py", "random"), ("check_fold_bot.py", "check-fold"),
+                         ("equilibrium_bot.py", "equilibrium"), ("rule_bot.js", "rule-js")):
+        out.append(("kuhn3", name, script, (k / script).read_bytes()))
+    out.append(("kuhn3", "rule-c", "rule_bot.tar.gz", tar_gz({
+        "arena.toml": b'run = "./rule_bot"\nbuild = "gcc -O2 -o rule_bot rule_bot.c"\n',
+        "rule_bot.c": (k / "rule_bot.c").read_bytes()})))
+    h = SAMPLES / "holdem"
+    for script, name in (("random_bot.py", "random"), ("call_bot.py", "caller"), ("rule_bot.js", "rule-js")):
+        out.append(("holdem", name, script, (h / script).read_bytes()))
+    return out
+
+
+def tar_gz(files: dict[str, bytes], modes: dict[str, int] | None = None) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for path, data in files.items():
+            info = tarfile.TarInfo(path)
+            info.size = len(data)
+            info.mode = (modes or {}).get(path, 0o644)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+

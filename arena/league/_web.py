@@ -1,0 +1,667 @@
+"""The league's web pages and their JSON twins (Starlette, served by Hypercorn's trio worker).
+
+Every page is a handler that returns a template name and a dict; the same
+dict is the page's JSON twin under ``/api/``. HTML is rendered by Jinja2
+with autoescaping, so every bot-provided string (names, replies, stderr)
+arrives as text, never markup; the Content-Security-Policy forbids scripts
+altogether (the pages need none: the live views refresh themselves).
+
+Who may do what:
+* anyone: read leaderboards, bots, matches, tournaments;
+* a user (web session cookie, or ``Authorization: Bearer TOKEN``): submit,
+  read the build logs, quarantine details and stderr of their own bots,
+  pause and resume them;
+* an admin: the same for every bot, re-run a quarantine, start a tournament.
+
+Forms carry a CSRF token (the session's, or a double-submitted cookie for the
+login form); bearer requests carry no ambient credential and need none.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+from dataclasses import asdict
+import hmac
+import re
+import secrets
+import shutil
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import trio
+from starlette.applications import Starlette
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+from starlette.templating import Jinja2Templates
+
+from .._games import load_game
+from ..results._report import replay_command
+from ..results._store import shown_seed
+from ._db import League
+from ._ratings import Ratings
+from ._runner import LeagueRunner
+from ._uploads import BlobStore, UploadError, inspect_upload, unpack
+
+HERE = Path(__file__).parent
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+TRANSCRIPT_LINES = 50_000  # read at most this much of one transcript
+WINDOW = 100  # lines shown on each side of the current step
+SESSION_COOKIE, LOGIN_COOKIE = "arena_session", "arena_login_csrf"
+
+
+class RateLimit:
+    """At most ``count`` events per ``seconds`` per key (a sliding window)."""
+
+    def __init__(self, count: int, seconds: float) -> None:
+        self.count, self.seconds = count, seconds
+        self.events: dict[str, deque[float]] = {}
+
+    def allow(self, key: str) -> bool:
+        now = time.monotonic()
+        q = self.events.setdefault(key, deque())
+        while q and q[0] <= now - self.seconds:
+            q.popleft()
+        if len(q) >= self.count:
+            return False
+        q.append(now)
+        return True
+
+
+class Site:
+    """The state behind the pages."""
+
+    def __init__(self, league: League, runner: LeagueRunner, *, submit_limit: int = 20, login_limit: int = 10,
+                 secure_cookies: bool = False) -> None:
+        self.league, self.runner, self.store = league, runner, runner.store
+        self.ratings = Ratings(league)
+        self.blobs = BlobStore(runner.files / "blobs")
+        self.submits = RateLimit(submit_limit, 3600)
+        self.logins = RateLimit(login_limit, 300)
+        self.secure = secure_cookies
+        self.templates = Jinja2Templates(directory=str(HERE / "templates"))
+        self.templates.env.filters["when"] = _when
+        self.templates.env.filters["num"] = _num
+
+
+class Auth:
+    def __init__(self, user: dict[str, Any] | None, csrf: str | None, bearer: bool = False) -> None:
+        self.user, self.csrf, self.bearer = user, csrf, bearer
+
+    @property
+    def admin(self) -> bool:
+        return bool(self.user and self.user["admin"])
+
+    def owns(self, owner_id: int) -> bool:
+        return bool(self.user and (self.user["id"] == owner_id or self.user["admin"]))
+
+
+def _auth(site: Site, request: Request) -> Auth:
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        user = site.league.user_by_token(header[7:].strip())
+        if user is None:
+            raise HTTPException(401, "the token is not valid (give the token `arena users add` printed)")
+        return Auth(user, None, bearer=True)
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if cookie:
+        found = site.league.session(cookie)
+        if found is not None:
+            return Auth(found[0], found[1])
+    return Auth(None, None)
+
+
+async def _form(request: Request, auth: Auth, max_part: int = 64 * 1024) -> Any:
+    """The posted form, its CSRF token checked (unless the request used a bearer token)."""
+    form = await request.form(max_files=1, max_fields=20, max_part_size=max_part)
+    if not auth.bearer:
+        expected = auth.csrf or request.cookies.get(LOGIN_COOKIE) or ""
+        given = str(form.get("csrf", ""))
+        if not expected or not hmac.compare_digest(expected, given):
+            raise HTTPException(403, "the form's CSRF token is missing or wrong; reload the page and try again")
+    return form
+
+
+def _need_user(auth: Auth) -> dict[str, Any]:
+    if auth.user is None:
+        raise HTTPException(401, "log in first (with the token `arena users add` printed)")
+    return auth.user
+
+
+def _api(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+def _render(site: Site, request: Request, template: str, data: dict[str, Any], auth: Auth,
+            status: int = 200) -> Response:
+    if _api(request):
+        return JSONResponse(data, status_code=status)
+    context = {"request": request, "me": auth.user, "csrf": auth.csrf, **data}
+    return site.templates.TemplateResponse(request, template, context, status_code=status)
+
+
+# -- pages ------------------------------------------------------------------------------
+
+
+def _games(site: Site) -> list[dict[str, Any]]:
+    out = []
+    for game in site.runner.settings.games:
+        pool = site.league.pool(game)
+        out.append({"game": game, "active": len(pool)})
+    return out
+
+
+async def home(request: Request) -> Response:
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    data = {"games": _games(site), "next_tournament": site.runner.next_run,
+            "live": [asdict(lv) for lv in site.runner.live.values()]}
+    return _render(site, request, "home.html", data, auth)
+
+
+async def leaderboard(request: Request) -> Response:
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    game = request.path_params["game"]
+    if game not in site.runner.settings.games:
+        raise HTTPException(404, f"this league plays {', '.join(site.runner.settings.games)}, not {game!r}")
+    rows = site.ratings.table(game)
+    waiting = [{"bot": v["bot"], "label": v["label"], "owner": v["owner_name"], "state": v["state"]}
+               for v in site.league.versions("b.game=? AND v.state IN ('received','built','quarantined')", (game,))]
+    data = {"game": game, "rows": rows, "waiting": waiting, "next_tournament": site.runner.next_run}
+    return _render(site, request, "leaderboard.html", data, auth)
+
+
+def _fault_words(f: dict[str, Any], names: list[str], private: bool) -> dict[str, Any]:
+    where = f" in hand {f['hand']}" if f.get("hand") is not None else ""
+    out = {"seat": f["seat"], "bot": names[f["seat"]] if f["seat"] < len(names) else f.get("bot"),
+           "kind": f["kind"], "words": f"{f['kind']}{where}: {f['detail']}",
+           "received": f.get("received"), "expected": f.get("expected")}
+    if private:
+        out["stderr_tail"] = f.get("stderr_tail", "")
+    return out
+
+
+def _match_summary(m: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    return {"id": m["id"], "tournament": m["tournament"], "round": m["round"], "seed": shown_seed(m),
+            "status": m["status"], "entrants": [names[i] for i in m["seats"]], "scores": m["scores"],
+            "faults": [_fault_words(f, [names[i] for i in m["seats"]], False) for f in m["faults"]],
+            "finished": m["finished"]}
+
+
+async def bot_page(request: Request) -> Response:
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    bot = site.league.bot(request.path_params["bot"])
+    if bot is None:
+        raise HTTPException(404, "no such bot")
+    mine = auth.owns(bot["owner"])
+    versions = site.league.versions("v.bot=?", (bot["id"],))
+    shown = []
+    for v in reversed(versions):
+        steps = [{**s, "details": s["details"] if mine else [], "log": s.get("log") if mine else None}
+                 for s in v["steps"]]
+        shown.append({"id": v["id"], "number": v["number"], "label": v["label"], "state": v["state"],
+                      "message": v["message"], "kind": v["kind"], "sha256": v["sha256"], "steps": steps,
+                      "created": v["created"], "run": v["manifest"].get("run"), "build": v["manifest"].get("build")})
+    ratings = {r["version"]: r for r in site.ratings.table(bot["game"])}
+    g = site.ratings.update(bot["game"])
+    ids = {v["id"] for v in versions}
+    recent = [p for p in reversed(g.played) if ids & set(p.versions)][:30]
+    labels = {v["id"]: v["label"] for v in site.league.versions("b.game=?", (bot["game"],))}
+    matches = []
+    for p in recent:
+        m = site.store.match(p.match)
+        names = [labels.get(x, "?") for x in p.versions]
+        faults = [_fault_words(f, names, mine and p.versions[f["seat"]] in ids) for f in m["faults"]]
+        matches.append({"id": p.match, "tournament": p.tournament, "entrants": names, "scores": p.scores,
+                        "faults": faults, "finished": p.finished})
+    data = {"bot": bot, "mine": mine, "versions": shown, "ratings": {str(k): ratings[k] for k in ids if k in ratings},
+            "matches": matches}
+    return _render(site, request, "bot.html", data, auth)
+
+
+async def head_to_head(request: Request) -> Response:
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    v = site.league.version(request.path_params["version"])
+    if v is None:
+        raise HTTPException(404, "no such version")
+    rows = site.ratings.head_to_head(v["game"], v["id"])
+    data = {"version": {"id": v["id"], "label": v["label"], "bot": v["bot"], "game": v["game"]}, "rows": rows}
+    return _render(site, request, "h2h.html", data, auth)
+
+
+def _entrant_versions(site: Site, t: dict[str, Any]) -> list[dict[str, Any] | None]:
+    by_store = {v["store_bot"]: v for v in site.league.versions("v.store_bot IS NOT NULL")}
+    return [by_store.get(e["bot"]) for e in t["entrants"]]
+
+
+async def match_page(request: Request) -> Response:
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    m = site.store.match(request.path_params["match"])
+    if m is None or m["tournament"] not in site.league.tournament_kinds():
+        raise HTTPException(404, "no such match")
+    t = site.store.tournament(m["tournament"])
+    versions = _entrant_versions(site, t)
+    seated = [versions[i] for i in m["seats"]]
+    names = [v["label"] if v else t["entrants"][i]["name"] for v, i in zip(seated, m["seats"])]
+    private = [bool(v and auth.owns(v["owner"])) for v in seated]
+    # Read (and cached) off the event loop: a long transcript must not stall
+    # the tournament the same loop is running.
+    lines = await trio.to_thread.run_sync(_transcript, m.get("transcript"))
+    step = request.query_params.get("step", "")
+    step_i = int(step) if step.isdigit() and lines else 0
+    step_i = min(step_i, max(len(lines) - 1, 0))
+    first = max(0, step_i - WINDOW)
+    defaults = load_game(t["game"]).Params().model_dump(mode="json")
+    # Names as `arena play` takes them (no spaces), each bot a file the reader has.
+    safe = [re.sub(r"[^A-Za-z0-9_.-]", "_", n) for n in names]
+    local = [(n, "./" + n) for n in safe]
+    seats = []
+    for s, (name, v) in enumerate(zip(names, seated)):
+        seats.append({"seat": s, "name": name, "bot": v["bot"] if v else None, "version": v["id"] if v else None,
+                      "score": (m["scores"] or [None] * len(names))[s],
+                      "payoff": (m["payoffs"] or [None] * len(names))[s],
+                      "stderr": f"/matches/{m['id']}/stderr/{s}" if private[s] else None})
+    data = {
+        "match": {"id": m["id"], "tournament": m["tournament"], "round": m["round"], "index": m["idx"],
+                  "seed": shown_seed(m), "status": m["status"], "hands": m["hands"], "completed": m["completed"],
+                  "finished": m["finished"], "game": t["game"], "params": t["params"]},
+        "seats": seats,
+        "faults": [_fault_words(f, names, private[f["seat"]]) for f in m["faults"]],
+        "replay": (replay_command(t["game"], t["params"], defaults, local, m["seed"], t["settings"])
+                   if shown_seed(m) is not None else None),
+        # A window of the transcript around the step; ?step=N moves it.
+        "transcript": lines[first:step_i + WINDOW + 1], "transcript_lines": len(lines),
+        "current": lines[step_i] if lines else None, "step": step_i, "permalink": f"/matches/{m['id']}",
+    }
+    return _render(site, request, "match.html", data, auth)
+
+
+@functools.lru_cache(maxsize=64)
+def _transcript(path: str | None) -> list[dict[str, Any]]:
+    """A stored match's transcript, parsed (a finished match's file never changes)."""
+    if not path:
+        return []
+    out = []
+    try:
+        with gzip.open(path, "rt", encoding="utf-8", errors="backslashreplace") as f:
+            for n, raw in enumerate(f):
+                if n >= TRANSCRIPT_LINES:
+                    out.append({"n": n, "t": "", "seat": None, "dir": "", "text": "(transcript cut here)"})
+                    break
+                m = re.match(r"\[\s*([\d.]+)\] seat (\d+) (->|<-) ?(.*)$", raw.rstrip("\n"))
+                if m:
+                    out.append({"n": n, "t": m[1], "seat": int(m[2]), "dir": m[3], "text": m[4]})
+                else:
+                    out.append({"n": n, "t": "", "seat": None, "dir": "", "text": raw.rstrip("\n")})
+    except (OSError, EOFError):
+        return []
+    return out
+
+
+async def match_stderr(request: Request) -> Response:
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    m = site.store.match(request.path_params["match"])
+    seat = request.path_params["seat"]
+    if m is None or m["tournament"] not in site.league.tournament_kinds() or seat >= len(m["seats"]):
+        raise HTTPException(404, "no such match or seat")
+    t = site.store.tournament(m["tournament"])
+    v = _entrant_versions(site, t)[m["seats"][seat]]
+    if v is None or not auth.owns(v["owner"]):
+        raise HTTPException(403, "a bot's stderr is shown to its owner only")
+    path = Path(m["log_dir"] or "") / f"seat{seat}.stderr.log"
+    try:
+        text = path.read_bytes()[-256 * 1024:].decode("utf-8", "backslashreplace")
+    except OSError:
+        text = ""
+    return PlainTextResponse(text, headers={"Content-Disposition": "inline"})
+
+
+async def tournaments_page(request: Request) -> Response:
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    kinds = site.league.tournament_kinds()
+    rows = []
+    for t in reversed(site.store.tournaments()):
+        if t["id"] not in kinds:
+            continue
+        live = site.runner.live.get(t["id"])
+        total = site.store.db.execute("SELECT COUNT(*), SUM(status != 'pending') FROM matches WHERE tournament=?",
+                                      (t["id"],)).fetchone()
+        rows.append({"id": t["id"], "game": t["game"], "kind": kinds[t["id"]][0], "status": t["status"],
+                     "entrants": len(t["entrants"]), "matches": total[0] or 0, "done": total[1] or 0,
+                     "playing": live is not None, "seed": shown_seed(t)})
+        if len(rows) >= 100:
+            break
+    data = {"tournaments": rows, "games": site.runner.settings.games, "next_tournament": site.runner.next_run,
+            "admin": auth.admin}
+    return _render(site, request, "tournaments.html", data, auth)
+
+
+async def tournament_page(request: Request) -> Response:
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    tid = request.path_params["tournament"]
+    kinds = site.league.tournament_kinds()
+    t = site.store.tournament(tid)
+    if t is None or tid not in kinds:
+        raise HTTPException(404, "no such tournament")
+    versions = _entrant_versions(site, t)
+    names = [v["label"] if v else e["name"] for v, e in zip(versions, t["entrants"])]
+    matches = site.store.matches(tid, pending=True)
+    done = [m for m in matches if m["status"] != "pending"]
+    data = {"tournament": {"id": tid, "game": t["game"], "kind": kinds[tid][0], "status": t["status"],
+                           "seed": shown_seed(t), "params": t["params"], "entrants": names,
+                           "matches": len(matches), "done": len(done),
+                           "playing": tid in site.runner.live},
+            "matches": [_match_summary(m, names) for m in done[-200:]][::-1]}
+    return _render(site, request, "tournament.html", data, auth)
+
+
+# -- accounts ----------------------------------------------------------------------------
+
+
+async def login(request: Request) -> Response:
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    if request.method == "GET":
+        token = request.cookies.get(LOGIN_COOKIE) or secrets.token_urlsafe(24)
+        response = _render(site, request, "login.html", {"login_csrf": token, "error": None}, auth)
+        response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", secure=site.secure)
+        return response
+    host = request.client.host if request.client else "?"
+    if not site.logins.allow(host):
+        raise HTTPException(429, "too many login attempts from this address; wait a few minutes")
+    form = await _form(request, Auth(None, None))
+    user = site.league.user_by_token(str(form.get("token", "")).strip())
+    if user is None:
+        token = request.cookies.get(LOGIN_COOKIE, "")
+        return _render(site, request, "login.html",
+                       {"login_csrf": token, "error": "that token is not valid"}, auth, status=401)
+    cookie, _ = site.league.new_session(user["id"])
+    response = RedirectResponse("/", status_code=303)
+    response.set_cookie(SESSION_COOKIE, cookie, httponly=True, samesite="lax", secure=site.secure,
+                        max_age=7 * 24 * 3600)
+    response.delete_cookie(LOGIN_COOKIE)
+    return response
+
+
+async def logout(request: Request) -> Response:
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    await _form(request, auth)
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if cookie:
+        site.league.end_session(cookie)
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(SESSION_COOKIE)
+    return response
+
+
+# -- submissions ---------------------------------------------------------------------------
+
+
+def submit_bot(site: Site, user: dict[str, Any], game: str, name: str, filename: str, data: bytes,
+               *, limited: bool = True) -> dict[str, Any]:
+    """Check an upload and store it as a new version; raises HTTPException with a sentence.
+
+    Nothing is stored unless every check passed. ``limited``: counts against
+    the user's hourly submissions (not the server's own demo seeding).
+    """
+    limits = site.runner.settings.limits
+    games = site.runner.settings.games
+    # Every attempt counts, refused ones too: unpacking costs the server, not the sender.
+    if limited and not site.submits.allow(f"user{user['id']}"):
+        raise HTTPException(429, f"at most {site.submits.count} submissions an hour; try again later")
+    try:
+        inspect_upload(data, filename, limits)
+    except UploadError as exc:
+        raise HTTPException(413 if len(data) > limits.max_upload_bytes else 400, str(exc)) from None
+    work = site.runner.files / "work" / f"upload-{secrets.token_hex(8)}"
+    try:
+        try:
+            unpacked = unpack(data, filename, work, limits)
+        except UploadError as exc:
+            raise HTTPException(400, str(exc)) from None
+        manifest = unpacked.manifest
+        if game and manifest.game and manifest.game != game:
+            raise HTTPException(400, f"the form says game {game!r} but arena.toml says {manifest.game!r}")
+        game = game or manifest.game or ""
+        if game not in games:
+            raise HTTPException(400, f"game {game!r} is not played in this league (it plays {', '.join(games)})")
+        name = name or manifest.name or ""
+        if not NAME_RE.match(name):
+            raise HTTPException(400, f"bot name {name!r} is not usable: 1 to 40 letters, digits, '_', '.' "
+                                     "or '-', starting with a letter or digit")
+        try:
+            bot = site.league.bot_for(user["id"], game, name)
+        except PermissionError as exc:
+            raise HTTPException(403, str(exc)) from None
+        sha = site.blobs.put(data)
+        vid = site.league.add_version(bot, sha, unpacked.kind, {"run": manifest.run, "build": manifest.build})
+        work.rename(site.runner.bot_folder(vid))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    site.runner.submitted(vid)
+    v = site.league.version(vid)
+    return {"bot": bot, "version": vid, "number": v["number"], "label": v["label"], "game": game,
+            "state": v["state"], "url": f"/bots/{bot}"}
+
+
+async def _upload(request: Request, site: Site, auth: Auth) -> tuple[Any, bytes, str]:
+    limit = site.runner.settings.limits.max_upload_bytes
+    length = request.headers.get("content-length")
+    if length is None or not length.isdigit():
+        raise HTTPException(411, "an upload needs a Content-Length")
+    if int(length) > limit + 64 * 1024:
+        raise HTTPException(413, f"upload is {int(length) / 2**20:.1f} MB; the limit is {limit / 2**20:g} MB")
+    form = await _form(request, auth, max_part=64 * 1024)
+    upload = form.get("file")
+    if not isinstance(upload, UploadFile):
+        raise HTTPException(400, "no file: send the bot as the form field 'file'")
+    data = await upload.read(limit + 1)
+    return form, data, upload.filename or "bot"
+
+
+async def api_submit(request: Request) -> Response:
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    user = _need_user(auth)
+    form, data, filename = await _upload(request, site, auth)
+    out = submit_bot(site, user, str(form.get("game", "")), str(form.get("name", "")), filename, data)
+    return JSONResponse(out, status_code=201)
+
+
+async def submit_page(request: Request) -> Response:
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    if request.method == "GET":
+        if auth.user is None:
+            return RedirectResponse("/login", status_code=303)
+        return _render(site, request, "submit.html", {"games": site.runner.settings.games, "error": None}, auth)
+    user = _need_user(auth)
+    try:
+        form, data, filename = await _upload(request, site, auth)
+        out = submit_bot(site, user, str(form.get("game", "")), str(form.get("name", "")), filename, data)
+    except HTTPException as exc:
+        if exc.status_code in (401, 403) and "CSRF" in str(exc.detail):
+            raise
+        return _render(site, request, "submit.html", {"games": site.runner.settings.games, "error": exc.detail},
+                       auth, status=exc.status_code)
+    return RedirectResponse(out["url"], status_code=303)
+
+
+# -- admin and owner actions -----------------------------------------------------------------
+
+
+async def _owned(request: Request, find: str) -> tuple[Site, Auth, dict[str, Any]]:
+    """The bot or version a POST names (``find``: ``bot`` or ``version``), once
+    the form's CSRF token and the user's ownership (or admin role) are checked."""
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    _need_user(auth)
+    await _form(request, auth)
+    thing = getattr(site.league, find)(request.path_params[find])
+    if thing is None:
+        raise HTTPException(404, f"no such {find}")
+    if not auth.owns(thing["owner"]):
+        raise HTTPException(403, "only the bot's owner or an admin may do that")
+    return site, auth, thing
+
+
+async def bot_action(request: Request) -> Response:
+    site, auth, bot = await _owned(request, "bot")
+    action = request.path_params["action"]
+    if action in ("pause", "resume"):
+        site.league.set_paused(bot["id"], action == "pause")
+    elif action == "requarantine":
+        if not auth.admin:
+            raise HTTPException(403, "only an admin may re-run a quarantine")
+        latest = site.league.versions("v.bot=? AND v.command IS NOT NULL", (bot["id"],))
+        if not latest:
+            raise HTTPException(400, "this bot has no built version to quarantine")
+        v = latest[-1]
+        site.league.set_state(v["id"], "built", "quarantine re-run by an admin")
+        site.runner.submitted(v["id"])
+    else:
+        raise HTTPException(404, f"no action {action!r}")
+    if _api(request):
+        return JSONResponse({"bot": bot["id"], "done": action})
+    return RedirectResponse(f"/bots/{bot['id']}", status_code=303)
+
+
+async def version_action(request: Request) -> Response:
+    """An owner keeps an older version in the pool beside the newest (to compare
+    them), or takes one out; its record stays either way."""
+    site, _, v = await _owned(request, "version")
+    action = request.path_params["action"]
+    if action == "reinstate":
+        if v["state"] != "retired":
+            raise HTTPException(400, f"{v['label']} is {v['state']}; only a retired version can be put back in the pool")
+        site.league.set_state(v["id"], "active", "put back in the pool by its owner")
+    elif action == "retire":
+        if v["state"] != "active":
+            raise HTTPException(400, f"{v['label']} is {v['state']}, not active")
+        site.league.set_state(v["id"], "retired", "taken out of the pool by its owner")
+    else:
+        raise HTTPException(404, f"no action {action!r}")
+    if _api(request):
+        return JSONResponse({"version": v["id"], "done": action})
+    return RedirectResponse(f"/bots/{v['bot']}", status_code=303)
+
+
+async def start_tournament(request: Request) -> Response:
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    _need_user(auth)
+    form = await _form(request, auth)
+    if not auth.admin:
+        raise HTTPException(403, "only an admin may start a tournament")
+    game = str(form.get("game", ""))
+    if game not in site.runner.settings.games:
+        raise HTTPException(400, f"game {game!r} is not played in this league")
+    site.runner.start_now(game)
+    if _api(request):
+        return JSONResponse({"started": game}, status_code=202)
+    return RedirectResponse("/tournaments", status_code=303)
+
+
+# -- the app ------------------------------------------------------------------------------
+
+
+async def style(request: Request) -> Response:
+    return Response((HERE / "templates" / "style.css").read_text(), media_type="text/css",
+                    headers={"Cache-Control": "max-age=300"})
+
+
+async def _error(request: Request, exc: Exception) -> Response:
+    site: Site = request.app.state.site
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
+    if _api(request):
+        return JSONResponse({"error": detail, "status": status}, status_code=status)
+    try:
+        auth = _auth(site, request)
+    except HTTPException:
+        auth = Auth(None, None)
+    return site.templates.TemplateResponse(
+        request, "error.html", {"request": request, "me": auth.user, "csrf": auth.csrf, "status": status,
+                                "detail": detail}, status_code=status)
+
+
+class _Headers:
+    """Security headers on every response."""
+
+    HEADERS = [
+        (b"content-security-policy", b"default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+                                     b"frame-ancestors 'none'; base-uri 'none'"),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"same-origin"),
+        (b"x-frame-options", b"DENY"),
+    ]
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def send_with(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", [])) + self.HEADERS
+            await send(message)
+
+        await self.app(scope, receive, send_with)
+
+
+def make_app(site: Site) -> Any:
+    routes = []
+    for path, handler, methods in (
+        ("/", home, ["GET"]),
+        ("/games/{game}", leaderboard, ["GET"]),
+        ("/bots/{bot:int}", bot_page, ["GET"]),
+        ("/versions/{version:int}/h2h", head_to_head, ["GET"]),
+        ("/matches/{match:int}", match_page, ["GET"]),
+        ("/tournaments", tournaments_page, ["GET"]),
+        ("/tournaments/{tournament:int}", tournament_page, ["GET"]),
+        ("/bots/{bot:int}/{action}", bot_action, ["POST"]),
+        ("/versions/{version:int}/{action}", version_action, ["POST"]),
+        ("/tournaments/start", start_tournament, ["POST"]),
+    ):
+        routes.append(Route(path, handler, methods=methods))
+        routes.append(Route("/api" + (path if path != "/" else "/games"), handler, methods=methods))
+    routes += [
+        Route("/api/bots", api_submit, methods=["POST"]),
+        Route("/submit", submit_page, methods=["GET", "POST"]),
+        Route("/login", login, methods=["GET", "POST"]),
+        Route("/logout", logout, methods=["POST"]),
+        Route("/matches/{match:int}/stderr/{seat:int}", match_stderr, methods=["GET"]),
+        Route("/static/style.css", style, methods=["GET"]),
+    ]
+    app = Starlette(routes=routes, exception_handlers={HTTPException: _error, Exception: _error})
+    app.state.site = site
+    return _Headers(app)
+
+
+def _when(t: float | None) -> str:
+    if not t:
+        return ""
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t))
+
+
+def _num(x: Any, digits: int = 2) -> str:
+    if x is None:
+        return ""
+    if isinstance(x, float):
+        return f"{x:.{digits}f}".rstrip("0").rstrip(".") if abs(x) < 1e6 else f"{x:.3g}"
+    return str(x)

@@ -1,0 +1,461 @@
+"""A bot process seen from the arena: its pipes, line I/O, and how it ended.
+
+Processes are started and stopped by ``arena.play._host.BotHost`` (the one owner);
+this module is the I/O on one running bot. The hot path reads and writes the
+non-blocking pipe fds directly and only enters trio's scheduler when a pipe
+is not ready (about 10 µs per exchange with a C bot against 24 µs through
+trio's stream API; see shared research pipe-bench).
+
+Writing never blocks the match: what does not fit in the bot's stdin pipe
+waits in its outbox, and the bot has its own deadline to take it (a bot that
+does not read its input is the one faulted, never another seat).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import select
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import trio
+
+from .._faults import BotFault, FaultKind
+from ._lines import LineBuffer, decode_line
+from .._spec import BotSpec
+from ..sandbox._supervision import Channel, SupervisorStatus, signal_name
+
+if TYPE_CHECKING:
+    from ..sandbox import LaunchPlan
+
+DEFAULT_STDERR_CAP = 1024 * 1024
+STDERR_TAIL = 2048
+#: How long the supervisor's report is waited for after the bot's stdout
+#: closed, to tell a crash (non-zero exit, signal) from a bot that merely
+#: closed its stdout.
+EXIT_STATUS_WAIT = 0.5
+#: Input the arena keeps for a bot that is not reading (beyond its pipe).
+OUTBOX_CAP = 1024 * 1024
+#: How long a reply is waited for in a plain poll() before trio is entered
+#: (see ``set_sync_wait``).
+_sync_wait = [0.001]
+
+
+def set_sync_wait(seconds: float) -> None:
+    """Wait up to ``seconds`` for a reply in a plain poll() before handing the
+    wait to trio. Most replies come within microseconds, and a poll() costs
+    about a third of trio's cancel scope plus ``wait_readable``. Nothing else
+    on the event loop runs meanwhile, so a process whose loop also serves
+    other work (the league's web pages) sets 0."""
+    _sync_wait[0] = max(0.0, seconds)
+
+
+def sync_wait() -> float:
+    return _sync_wait[0]
+
+Trace = Callable[[int, str, str], None]
+
+#: Signals the kernel sends when a limit is reached, in words.
+_SIGNAL_WORDS = {
+    "SIGXCPU": " (it reached its CPU time limit)",
+    "SIGXFSZ": " (it reached its file size limit)",
+}
+
+
+class BotProcess:
+    """One running bot. ``BotHost.start`` makes it; ``BotHost.stop`` ends it."""
+
+    def __init__(
+        self,
+        spec: BotSpec,
+        seat: int,
+        process: trio.Process,
+        channel: Channel,
+        plan: "LaunchPlan",
+        *,
+        max_line: int,
+        stderr_path: Path | None,
+        trace: Trace | None,
+    ) -> None:
+        self.spec = spec
+        self.seat = seat
+        self.process = process  # the outermost process of the launch chain
+        self.plan = plan
+        self._wfd: int | None = channel.stdin_w
+        self._rfd = channel.stdout_r
+        self._poll = select.poll()
+        self._poll.register(self._rfd, select.POLLIN)
+        self._sock = channel.ours
+        self._stderr_fd = channel.stderr_r
+        self._lines = LineBuffer(max_line)
+        self._trace = trace
+        self.status = SupervisorStatus()
+        self.stderr_path = stderr_path
+        self.stderr_tail = bytearray()
+        self.stderr_bytes = 0
+        self._eof = False
+        #: input not yet taken by the bot, and since when it has been waiting
+        self.outbox = bytearray()
+        self.stalled_since: float | None = None
+        self.delivered_at = 0.0
+        self.replied = False  # has it answered once (start-up is over)?
+        self.awaiting = 0  # requests delivered (or queued) whose reply is not read yet
+        self.slowest = 0.0  # the longest single reply (after start-up), seconds
+        #: how it ended: "exited N" by itself, "killed by SIGNAME", or "killed"
+        #: when the arena had to stop it
+        self.ending: str | None = None
+        self.leftovers = 0  # its other processes still running when it ended (then killed)
+        self.sandbox_verdict: str | None = None  # what the limits saw (e.g. out of memory)
+        self.reaped = False
+        #: seconds this bot spent on its replies, from delivery to reply
+        self.time_used = 0.0
+
+    def set_trace(self, trace: Trace | None) -> None:
+        self._trace = trace
+
+    @property
+    def trace(self) -> Trace | None:
+        return self._trace
+
+    @property
+    def max_line(self) -> int:
+        return self._lines.max_line
+
+    def idle(self) -> bool:
+        """Past start-up with nothing in flight either way: nothing waiting to
+        be written, no bytes read ahead, its pipes open (the compiled loop's
+        starting condition)."""
+        return self.replied and not self.outbox and not len(self._lines) and not self._eof \
+            and self._wfd is not None
+
+    def take_over(self, unread: bytes | None, eof: bool) -> None:
+        """What the compiled loop read on this bot's pipe and did not accept
+        (read again from the line buffer), and whether the pipe ended."""
+        if unread:
+            self._lines.feed(unread)
+        if eof:
+            self._eof = True
+
+    def wrote(self, data: bytes, now: float) -> None:
+        """The compiled loop wrote ``data`` to this bot, all of it."""
+        if self._trace is not None:
+            self._trace(self.seat, "->", data.decode())
+        self.delivered_at = now
+
+    def charge(self, took: float, line: str) -> None:
+        """A reply the compiled loop read, ``took`` seconds after its message."""
+        self._took(took, line)
+
+    # -- writing ----------------------------------------------------------------
+
+    def send_nowait(self, data: bytes) -> int:
+        """Write what fits now; the bytes written, or -1 when the pipe is broken."""
+        if self._trace is not None:
+            self._trace(self.seat, "->", data.decode())
+        try:
+            return os.write(self._wfd, data)  # type: ignore[arg-type]
+        except BlockingIOError:
+            return 0
+        except (BrokenPipeError, ConnectionResetError):
+            return -1
+
+    def queue(self, data: bytes, now: float) -> int:
+        """Deliver ``data`` or keep the rest in the outbox: 1 delivered, 0 waiting, -1 gone."""
+        if self.outbox:
+            if self._trace is not None:
+                self._trace(self.seat, "->", data.decode())
+            self.outbox += data
+            if len(self.outbox) > OUTBOX_CAP:
+                raise self._not_reading(now, f"over {OUTBOX_CAP >> 10} KiB of its input waiting")
+            return 0
+        written = self.send_nowait(data)
+        if written == len(data):
+            self.delivered_at = now
+            return 1
+        if written < 0:
+            return -1
+        self.outbox += data[written:]
+        self.stalled_since = now
+        return 0
+
+    def flush_nowait(self, now: float) -> int:
+        """Write what the pipe takes of the outbox: 1 empty now, 0 still waiting, -1 gone."""
+        try:
+            written = os.write(self._wfd, self.outbox)  # type: ignore[arg-type]
+        except BlockingIOError:
+            return 0
+        except (BrokenPipeError, ConnectionResetError):
+            return -1
+        del self.outbox[:written]
+        if self.outbox:
+            return 0
+        self.stalled_since = None
+        self.delivered_at = now
+        return 1
+
+    def _not_reading(self, now: float, why: str) -> BotFault:
+        waited = now - (self.stalled_since or now)
+        return BotFault(
+            FaultKind.TIMEOUT,
+            f"did not read its input: {len(self.outbox)} bytes sent to it were still waiting "
+            f"after {waited:.3g} s ({why})",
+            seat=self.seat,
+        )
+
+    def not_reading_fault(self, now: float, limit: float) -> BotFault:
+        return self._not_reading(now, f"its stdin pipe stayed full past its {limit:g} s deadline")
+
+    async def drain(self, deadline: float) -> None:
+        """Wait until the bot has taken its whole outbox, or fault it at ``deadline``."""
+        while True:
+            done = self.flush_nowait(trio.current_time())
+            if done > 0:
+                return
+            if done < 0:
+                await self.raise_gone(during="writing to it")
+            with trio.move_on_at(deadline):
+                await trio.lowlevel.wait_writable(self._wfd)  # type: ignore[arg-type]
+                continue
+            raise self._not_reading(trio.current_time(), "its stdin pipe stayed full until its deadline")
+
+    # -- reading ----------------------------------------------------------------
+
+    def receive_nowait(self, sent_at: float) -> str | None:
+        """The reply line if exactly one whole line is ready now, else None.
+
+        None leaves any bytes read in the buffer; the slow path goes on from
+        there. Time used is charged from ``sent_at`` to the moment the reply
+        was found (an upper bound when it was already waiting).
+        """
+        lines = self._lines
+        if len(lines):
+            return None
+        try:
+            data = os.read(self._rfd, 65536)  # larger reads cost an mmap each
+        except BlockingIOError:
+            return None
+        if not data:
+            self._eof = True
+            return None
+        end = data.find(b"\n")
+        if end != len(data) - 1 or end > lines.max_line:
+            self._feed(data)  # several lines, or part of one
+            return None
+        line = self._decode(data[:-1])
+        self._took(trio.current_time() - sent_at, line)
+        return line
+
+    def _feed(self, data: bytes) -> None:
+        try:
+            self._lines.feed(data)
+        except BotFault as exc:
+            exc.seat = self.seat
+            raise
+
+    def _decode(self, raw: bytes) -> str:
+        try:
+            return decode_line(raw)
+        except BotFault as exc:
+            exc.seat = self.seat
+            raise
+
+    def _took(self, took: float, line: str) -> None:
+        if self.awaiting:
+            self.awaiting -= 1
+        self.time_used += took
+        if took > self.slowest:
+            self.slowest = took
+        if self._trace is not None:
+            self._trace(self.seat, "<-", line)
+
+    def read_ready(self) -> tuple[str | None, bool]:
+        """A whole line if one can be had without waiting, and whether the pipe is at EOF."""
+        while True:
+            try:
+                line = self._lines.next_line()
+            except BotFault as exc:
+                exc.seat = self.seat
+                raise
+            if line is not None:
+                return line, False
+            if self._eof:
+                return None, True
+            try:
+                data = os.read(self._rfd, 65536)
+            except BlockingIOError:
+                return None, False
+            if not data:
+                self._eof = True
+                return None, True
+            self._feed(data)
+
+    def accept(self, line: str, sent_at: float, now: float) -> str:
+        """Account for a reply that arrived at ``now`` (sent at ``sent_at``)."""
+        self._took(now - sent_at, line)
+        return line
+
+    async def receive_line(
+        self, deadline: float, sent_at: float, timeout_text: str, ready_checked: bool = False
+    ) -> str:
+        """The next reply line; every failure becomes a BotFault.
+
+        ``ready_checked``: the caller just tried ``receive_nowait``.
+        """
+        if not ready_checked:
+            line = self.receive_nowait(sent_at)
+            if line is not None:
+                return line
+        while True:
+            line, eof = self.read_ready()
+            if line is not None:
+                return self.accept(line, sent_at, trio.current_time())
+            if eof:
+                await self.raise_gone(during="waiting for its reply")
+            budget = min(_sync_wait[0], deadline - trio.current_time())
+            if budget > 0 and self._poll.poll(budget * 1000):
+                continue
+            with trio.move_on_at(deadline):
+                await trio.lowlevel.wait_readable(self._rfd)
+                continue
+            raise self.timeout_fault(timeout_text)
+
+    def timeout_fault(self, text: str) -> BotFault:
+        partial = self._lines.pending()
+        return BotFault(
+            FaultKind.TIMEOUT,
+            text + (" (it wrote part of a line and no newline)" if partial else ""),
+            received=partial.decode("utf-8", "backslashreplace") if partial else None,
+            seat=self.seat,
+        )
+
+    @property
+    def read_fd(self) -> int:
+        return self._rfd
+
+    @property
+    def write_fd(self) -> int | None:
+        return self._wfd
+
+    # -- how it ended -------------------------------------------------------------
+
+    def poll_status(self) -> SupervisorStatus:
+        self.status.read_from(self._sock)
+        return self.status
+
+    async def wait_ended(self) -> None:
+        """Until the supervisor has said how the bot ended (or is gone)."""
+        while not self.poll_status().ended:
+            await trio.lowlevel.wait_readable(self._sock)
+
+    async def raise_gone(self, during: str) -> None:
+        """Raise the fault for a bot whose pipe closed: it crashed, left, or never started."""
+        partial = self._lines.pending()
+        received = partial.decode("utf-8", "backslashreplace") if partial else None
+        with trio.move_on_after(EXIT_STATUS_WAIT):
+            await self.wait_ended()
+        st = self.status
+        if st.exec_errno is not None:
+            raise BotFault(FaultKind.FAILED_TO_START, self._exec_error(st.exec_errno), received, seat=self.seat)
+        if not st.started:
+            tail = self.stderr_text().strip()[-300:] or "(nothing on stderr)"
+            raise BotFault(FaultKind.FAILED_TO_START, f"the sandbox could not start it: {tail}",
+                           received, seat=self.seat)
+        if st.signal is not None:
+            why = _SIGNAL_WORDS.get(signal_name(st.signal), "")
+            raise BotFault(FaultKind.CRASHED, f"killed by {signal_name(st.signal)}{why} while {during}",
+                           received, seat=self.seat)
+        if st.exit_code is not None and st.exit_code != 0:
+            raise BotFault(FaultKind.CRASHED, f"exited with code {st.exit_code} while {during}",
+                           received, seat=self.seat)
+        if st.exit_code == 0:
+            raise BotFault(FaultKind.DISCONNECTED, f"exited (code 0) while {during}", received, seat=self.seat)
+        what = "closed its stdin (broken pipe)" if during == "writing to it" else "closed its stdout"
+        raise BotFault(FaultKind.DISCONNECTED, f"{what} while {during} but is still running",
+                       received, seat=self.seat)
+
+    def _exec_error(self, code: int) -> str:
+        argv = self.plan.bot_argv or self.spec.argv
+        program = argv[0]
+        reason = os.strerror(code)
+        if code == errno.ENOENT and os.path.isfile(program):
+            line = _first_line(program)
+            if line.startswith("#!"):
+                interp = line[2:].strip()
+                return (
+                    f"could not start {program}: its #! line names {interp!r}, which the sandbox "
+                    f"does not show; name the interpreter first on the command line "
+                    f"(e.g. \"python3 {program}\"), or run with --sandbox none"
+                )
+        if code == errno.EACCES:
+            reason += (" (the bot's sandbox user cannot run it: is it executable, and are it and "
+                       "its folder readable by others?)")
+        if code == errno.ENOEXEC:
+            reason += " (is the file missing a #! line?)"
+        return f"could not start {program}: {reason}"
+
+    # -- stderr -----------------------------------------------------------------
+
+    async def drain_stderr(self, cap: int) -> None:
+        """Keep the bot's stderr flowing: at most ``cap`` bytes go to the log."""
+        stream = trio.lowlevel.FdStream(self._stderr_fd)
+        log = open(self.stderr_path, "wb") if self.stderr_path is not None else None  # noqa: SIM115
+        try:
+            while True:
+                chunk = await stream.receive_some(65536)
+                if not chunk:
+                    break
+                if log is not None and self.stderr_bytes < cap:
+                    log.write(chunk[: cap - self.stderr_bytes])
+                    log.flush()
+                self.stderr_bytes += len(chunk)
+                self.stderr_tail += chunk
+                del self.stderr_tail[:-STDERR_TAIL]
+        except (trio.ClosedResourceError, trio.BrokenResourceError, OSError):
+            pass
+        finally:
+            with trio.CancelScope(shield=True):
+                await stream.aclose()
+            if log is not None:
+                if self.stderr_bytes > cap:
+                    log.write(
+                        f"\n[arena: stderr capped at {cap} bytes; "
+                        f"{self.stderr_bytes - cap} more bytes dropped]\n".encode()
+                    )
+                log.close()
+
+    def stderr_text(self) -> str:
+        return bytes(self.stderr_tail).decode("utf-8", "backslashreplace")
+
+    # -- ending -----------------------------------------------------------------
+
+    def close_stdin(self) -> None:
+        if self._wfd is not None:
+            os.close(self._wfd)
+            self._wfd = None
+            self.outbox.clear()
+
+    def ask_stop(self) -> None:
+        """Tell the supervisor to end the bot and everything it started."""
+        try:
+            self._sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def close_channels(self) -> None:
+        self.close_stdin()
+        try:
+            os.close(self._rfd)
+        except OSError:
+            pass
+        self._sock.close()
+
+
+def _first_line(path: str) -> str:
+    try:
+        with open(path, "rb") as f:
+            return f.readline(256).decode(errors="replace").rstrip("\n")
+    except OSError:
+        return ""

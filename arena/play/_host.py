@@ -1,0 +1,206 @@
+"""The one owner of bot processes: every path that runs a bot starts, times
+and stops it here, through one sandbox launcher.
+
+A single match, a series, a tournament worker, a tournament that keeps one
+process per bot, the quarantine (and later the server) all hold a
+``BotHost`` and call ``start``/``stop`` (or ``open_bots``); nothing else in
+the arena spawns a bot. The host's launcher fixes the sandbox level and the
+limits for all of them, and ``summary()`` is what results record.
+
+Teardown, however a match ends (normal end, fault, Ctrl-C, an arena bug):
+close every bot's stdin (a polite bot exits on end-of-file), give them
+``grace`` seconds together, then ask each supervisor to stop what is left
+(it kills the bot and everything the bot started, wherever it went, and
+says how many there were), then SIGKILL the launch chain's process group,
+run the launcher's cleanup (cgroups, uid) and reap.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ._bot import DEFAULT_STDERR_CAP, BotProcess, Trace
+
+from .._spec import BotSpec
+from .._faults import BotFault, FaultKind
+from ._lines import DEFAULT_MAX_LINE
+from ..native import NativeBuildError
+from ..sandbox import Launcher, SandboxPolicy, StagingError, open_launcher
+from ..sandbox._supervision import Channel
+
+#: After the grace period: how long a supervisor gets to stop its bot.
+STOP_WAIT = 2.0
+
+
+class BotHost:
+    """Starts and stops bot processes through one launcher (one sandbox level)."""
+
+    def __init__(self, launcher: Launcher | None = None) -> None:
+        self.launcher = launcher or Launcher()
+
+    @property
+    def level(self) -> str:
+        return self.launcher.level
+
+    def describe(self) -> str:
+        return self.launcher.describe()
+
+    def summary(self) -> dict[str, Any]:
+        """The level and limits actually applied, for results and ``--json``."""
+        return self.launcher.summary()
+
+    def close(self) -> None:
+        self.launcher.close()
+
+    def __enter__(self) -> "BotHost":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    async def start(
+        self, spec: BotSpec, seat: int, nursery: trio.Nursery, *, stderr_path: Path | None = None,
+        max_line: int = DEFAULT_MAX_LINE, stderr_cap: int = DEFAULT_STDERR_CAP, trace: Trace | None = None,
+    ) -> BotProcess:
+        """Start one bot; its stderr drains into ``stderr_path`` from ``nursery``.
+
+        Raises ``BotFault(FAILED_TO_START)`` (with ``seat``) when not even the
+        launch chain could be started; a bot that cannot be executed inside it
+        is reported by the supervisor, at its first exchange.
+        """
+        channel = Channel.open()
+        try:
+            plan = self.launcher.plan(spec, channel.theirs.fileno())
+        except (StagingError, NativeBuildError, OSError) as exc:
+            channel.close_all()
+            raise BotFault(FaultKind.FAILED_TO_START, f"could not prepare its sandbox: {exc}", seat=seat) from None
+        try:
+            process = await trio.lowlevel.open_process(
+                plan.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=channel.stderr_w,
+                start_new_session=True,  # killed as a group, away from the terminal's signals
+                env=plan.env, cwd=plan.cwd, pass_fds=plan.pass_fds,
+            )
+        except OSError as exc:
+            channel.close_all()
+            if plan.cleanup is not None:
+                plan.cleanup()
+            raise BotFault(FaultKind.FAILED_TO_START, f"could not start {plan.argv[0]}: {exc.strerror}",
+                           seat=seat) from None
+        channel.hand_over()
+        bot = BotProcess(spec, seat, process, channel, plan, max_line=max_line, stderr_path=stderr_path,
+                         trace=trace)
+        nursery.start_soon(bot.drain_stderr, stderr_cap)
+        return bot
+
+    async def stop(self, bots: list[BotProcess], grace: float = 0.5) -> None:
+        """End ``bots`` (see the module docstring); shielded, so it also completes on Ctrl-C."""
+        live = [b for b in bots if not b.reaped]
+        if not live:
+            return
+        with trio.CancelScope(shield=True):
+            for bot in live:
+                bot.close_stdin()
+            with trio.move_on_after(grace):
+                for bot in live:
+                    await bot.wait_ended()
+            for bot in live:
+                if not bot.status.ended:
+                    bot.ask_stop()
+            with trio.move_on_after(STOP_WAIT):
+                for bot in live:
+                    await bot.wait_ended()
+            for bot in live:
+                bot.ending = bot.status.ending() or "killed"
+                bot.leftovers = bot.status.leftovers
+                _kill_group(bot.process.pid)
+            for bot in live:
+                with trio.move_on_after(5):
+                    await bot.process.wait()
+                if bot.process.returncode is None:  # not even SIGKILL took: keep trying
+                    _kill_group(bot.process.pid)
+                    bot.process.kill()
+                    await bot.process.wait()
+                bot.close_channels()
+                if bot.plan.cleanup is not None:
+                    try:
+                        bot.sandbox_verdict = bot.plan.cleanup()
+                    except OSError:
+                        pass
+                bot.reaped = True
+
+
+@trio.lowlevel.enable_ki_protection
+async def _start_all(host: BotHost, specs: list[BotSpec], nursery: trio.Nursery, bots: list[BotProcess], *,
+                     log_dir: Path | None, max_line: int, stderr_cap: int, trace: Trace | None) -> None:
+    """Start every bot, each one in ``bots`` as soon as its process exists.
+
+    Protected from Ctrl-C: a KeyboardInterrupt raised between a process's
+    creation and its entry in ``bots`` would leave a bot no teardown knows
+    of; it is delivered at the next wait instead, with every bot on the list.
+    """
+    for seat, spec in enumerate(specs):
+        path = log_dir / f"seat{seat}.stderr.log" if log_dir is not None else None
+        bots.append(await host.start(spec, seat, nursery, stderr_path=path, max_line=max_line,
+                                     stderr_cap=stderr_cap, trace=trace))
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is gone
+
+
+def open_host(
+    level: str | None = None, policy: SandboxPolicy | None = None, **kwargs: Any,
+) -> BotHost:
+    """A host at ``level`` (see ``arena.sandbox.open_launcher``); close it when done."""
+    return BotHost(open_launcher(level, policy, **kwargs))
+
+
+@asynccontextmanager
+async def open_bots(
+    specs: list[BotSpec],
+    *,
+    host: BotHost | None = None,
+    log_dir: Path | None = None,
+    max_line: int = DEFAULT_MAX_LINE,
+    stderr_cap: int = DEFAULT_STDERR_CAP,
+    grace: float = 0.5,
+    trace: Trace | None = None,
+) -> AsyncIterator[list[BotProcess]]:
+    """Start every bot (seat = position); on exit, however it happens, end them all.
+
+    Without ``host`` the bots run at level ``none`` under a host made here.
+    A bot whose launch fails raises ``BotFault`` with ``.seat`` set.
+    """
+    own = host is None
+    host = host or BotHost()
+    bots: list[BotProcess] = []
+    try:
+        async with trio.open_nursery() as nursery:  # the stderr drains
+            try:
+                await _start_all(host, specs, nursery, bots, log_dir=log_dir, max_line=max_line,
+                                 stderr_cap=stderr_cap, trace=trace)
+                yield bots
+            finally:
+                await host.stop(bots, grace)
+                # The drains end at EOF once the chain is gone; a process that
+                # escaped everything could hold stderr open for ever.
+                nursery.cancel_scope.deadline = trio.current_time() + 0.2
+    except BaseExceptionGroup as group:
+        # Callers see what the match raised, not trio's wrapper around it.
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise
+    finally:
+        if own:
+            host.close()

@@ -1,0 +1,523 @@
+"""Run one match: start the bots, drive the game's dialogue, end cleanly.
+
+This is where a protocol dialogue meets real I/O. Whatever happens (a bot
+fault, a finished round, Ctrl-C, a bug in the arena) the bots are shut down
+by their host (``arena.play._host``).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from protocols import GamePlugin
+from protocols import ProtocolError
+
+from ._bot import BotProcess, Trace
+
+from .._spec import BotSpec
+from ._compiled import CompiledLoop
+from ._exchange import Limits, complete, deliver, exchange_natively, finish, gather, reply_nowait
+from .._faults import BotFault, Fault, FaultKind
+from ._host import BotHost, open_bots
+from ..native import fastloop
+from .._seeds import chance_stream, seed_text
+from .._scoring import forfeit_scores, tournament_scores
+
+#: Yield to trio every this many exchanges: the raw pipe path never blocks
+#: when replies are ready, and timers, Ctrl-C and other tasks need a turn.
+CHECKPOINT_EVERY = 32
+
+
+@dataclass(slots=True)
+class MatchSettings:
+    timeout: float = 1.0  # per reply, from the moment the request was delivered
+    startup_timeout: float = 10.0  # for each bot's first reply, which includes its start-up
+    budget: float | None = None  # total seconds per bot for the whole match
+    grace: float = 0.5  # after stdin is closed, before the bots are stopped
+    max_line: int | None = None  # longest reply line; None: the game's longest valid reply
+    stderr_cap: int = 1024 * 1024
+    log_dir: Path | None = None
+    trace: Trace | None = None
+    progress: Callable[[int], None] | None = None  # called with hands played
+    host: BotHost | None = None  # the process owner (sandbox level); None: level none
+    native: bool = True  # the compiled loop where the game has one (arena.play._compiled); same matches
+
+    def limits(self) -> Limits:
+        return Limits(self.timeout, self.startup_timeout, self.budget)
+
+
+def max_reply(plugin: GamePlugin, settings: MatchSettings) -> int:
+    """The reply line cap: the game's longest valid reply, unless a test sets one."""
+    if settings.max_line is not None:
+        return settings.max_line
+    return int(plugin.max_reply_bytes)
+
+
+@dataclass(slots=True)
+class SeatResult:
+    seat: int
+    bot: str
+    bankroll: int
+    score: float
+    time_used: float
+    slowest_reply: float = 0.0
+    ending: str | None = None  # "exited N" by itself after stdin closed, or "killed"
+    leftovers: int = 0  # processes it started still running when it ended (then killed)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "bot": self.bot,
+            "bankroll": self.bankroll,
+            "score": self.score,
+            "time_used": round(self.time_used, 6),
+            "slowest_reply": round(self.slowest_reply, 6),
+            "ending": self.ending,
+            "leftovers": self.leftovers,
+        }
+
+
+@dataclass(slots=True)
+class MatchResult:
+    game: str
+    game_version: int
+    seed: str
+    params: dict[str, Any]
+    hands: int
+    completed: bool
+    seats: list[SeatResult]
+    faults: list[Fault] = field(default_factory=list)
+    exchanges: int = 0
+    #: of ``exchanges``, the messages written by native code (the compiled loop or
+    #: the native exchange; 0 on the pure-Python path)
+    native_messages: int = 0
+    duration: float = 0.0
+    log_dir: str | None = None
+    #: each seat's score for a tournament (the game's rule; e.g. kuhn3 ranks by chips)
+    tournament_scores: list[float] = field(default_factory=list)
+    #: the same after a fault, by the game's fault rule (None without a fault)
+    forfeit_scores: list[float] | None = None
+    #: the match went on to its end without the seats that faulted (``seat_gone``)
+    played_on: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "game_version": self.game_version,
+            "seed": self.seed,
+            "params": self.params,
+            "hands": self.hands,
+            "completed": self.completed,
+            "seats": [s.to_json() for s in self.seats],
+            "faults": [f.to_json() for f in self.faults],
+            "tournament_scores": self.tournament_scores,
+            "forfeit_scores": self.forfeit_scores,
+            "played_on": self.played_on,
+            "exchanges": self.exchanges,
+            "native_messages": self.native_messages,
+            "duration": round(self.duration, 6),
+            "log_dir": self.log_dir,
+            "python": sys.version.split()[0],
+        }
+
+
+async def run_match(
+    plugin: GamePlugin,
+    specs: list[BotSpec],
+    params: Any,
+    seed: int | str,
+    settings: MatchSettings | None = None,
+    *,
+    dialogue: Any = None,
+) -> MatchResult:
+    """Play one match with fresh bot processes; bot failures become faults.
+
+    ``seed`` keys every chance event of the match (``arena._seeds``).
+    ``dialogue`` replaces the game's own (seeded) dialogue, for example one
+    whose chance steps are rigged by a test.
+    """
+    results = await run_series(plugin, specs, [(params, seed)], settings, dialogues=[dialogue])
+    return results[0]
+
+
+async def run_series(
+    plugin: GamePlugin,
+    specs: list[BotSpec],
+    matches: list[tuple[Any, int | str]],
+    settings: MatchSettings | None = None,
+    *,
+    lifetime: str = "match",
+    dialogues: list[Any] | None = None,
+) -> list[MatchResult]:
+    """Play ``matches`` (params, seed) one after another between the same bots.
+
+    ``lifetime="match"`` starts fresh processes for every match;
+    ``"tournament"`` keeps one process per bot for all of them (the game's
+    protocol must mark where matches begin and end). The series stops at the
+    first match with a fault (fail-fast): the bots' state is then unknown.
+    """
+    settings = settings or MatchSettings()
+    if settings.log_dir is not None:
+        settings.log_dir.mkdir(parents=True, exist_ok=True)
+    if lifetime not in ("match", "tournament"):
+        raise ValueError(f"lifetime is 'match' or 'tournament', not {lifetime!r}")
+    if lifetime == "tournament" and len(matches) > 1 and not plugin.reusable_processes:
+        raise ValueError(
+            f"{plugin.spec.id}'s protocol has no match boundaries: it needs a fresh process per match"
+        )
+    run = _Series(plugin, specs, [(params, seed_text(seed)) for params, seed in matches], settings, dialogues)
+    return await (run.in_kept_processes() if lifetime == "tournament" else run.in_fresh_processes())
+
+
+@dataclass(slots=True)
+class _Series:
+    plugin: GamePlugin
+    specs: list[BotSpec]
+    matches: list[tuple[Any, str]]
+    settings: MatchSettings
+    dialogues: list[Any] | None
+
+    def dealer_for(self, index: int) -> Any:
+        if self.dialogues is not None and self.dialogues[index] is not None:
+            return self.dialogues[index]
+        params, seed = self.matches[index]
+        return self.plugin.open_dialogue(params, chance_stream(seed), [s.name for s in self.specs], index)
+
+    def open_bots(self, index: int | None = None):
+        log_dir = self.settings.log_dir
+        if index is not None and log_dir is not None and len(self.matches) > 1:
+            log_dir = log_dir / f"match{index}"  # fresh processes, fresh logs
+            log_dir.mkdir(parents=True, exist_ok=True)
+        s = self.settings
+        return open_bots(self.specs, host=s.host, log_dir=log_dir, max_line=max_reply(self.plugin, s),
+                         stderr_cap=s.stderr_cap, grace=s.grace, trace=s.trace)
+
+    async def in_kept_processes(self) -> list[MatchResult]:
+        """One process per bot for every match (``--lifetime tournament``)."""
+        results: list[MatchResult] = []
+        bots: list[BotProcess] = []
+        try:
+            async with self.open_bots() as bots:
+                for index, (params, seed) in enumerate(self.matches):
+                    results.append(await play_on(self.plugin, self.specs, params, seed, self.dealer_for(index),
+                                                 bots, self.settings))
+                    if results[-1].faults:
+                        break
+        except BotFault as exc:  # a bot's launch failed
+            results.append(failed_start(self.plugin, self.specs, self.matches[0], self.dealer_for(0), exc,
+                                        self.settings))
+        if results:
+            add_endings(results[-1], bots)
+        return results
+
+    async def in_fresh_processes(self) -> list[MatchResult]:
+        results: list[MatchResult] = []
+        for index, (params, seed) in enumerate(self.matches):
+            bots: list[BotProcess] = []
+            try:
+                async with self.open_bots(index) as bots:
+                    result = await play_on(self.plugin, self.specs, params, seed, self.dealer_for(index), bots,
+                                           self.settings)
+            except BotFault as exc:
+                result = failed_start(self.plugin, self.specs, self.matches[index], self.dealer_for(index), exc,
+                                      self.settings)
+            # Faults and endings are known after teardown (the stderr tail too).
+            add_endings(result, bots)
+            results.append(result)
+            if result.faults:
+                break
+        return results
+
+
+async def play_on(
+    plugin: GamePlugin, specs: list[BotSpec], params: Any, seed: str, dealer: Any,
+    bots: list[BotProcess], settings: MatchSettings,
+) -> MatchResult:
+    """Play one match over bots that are already running (fresh or kept)."""
+    for bot in bots:
+        bot.time_used = 0.0  # a time budget is per match
+    started = time.perf_counter()
+    outcome, found, exchanges, native = await _drive(dealer, bots, settings)
+    result = _result(plugin, specs, params, seed, dealer, bots, outcome, found, exchanges,
+                     time.perf_counter() - started, settings)
+    result.native_messages = native
+    return result
+
+
+def add_endings(result: MatchResult, bots: list[BotProcess]) -> None:
+    """After teardown: how each bot ended, and what the faulting one left on stderr."""
+    for seat in result.seats:
+        if seat.seat < len(bots):
+            seat.ending = bots[seat.seat].ending
+            seat.leftovers = bots[seat.seat].leftovers
+    for fault in result.faults:
+        bot = bots[fault.seat] if fault.seat < len(bots) else None
+        if bot is not None:
+            fault.stderr_tail = bot.stderr_text()
+            if bot.sandbox_verdict and bot.sandbox_verdict not in fault.detail:
+                fault.detail += f" (sandbox: {bot.sandbox_verdict})"
+
+
+#: one fault found in a match: (seat, the error, what a correct reply was, the hand it happened in)
+PendingFault = tuple[int, "BotFault | ProtocolError", "str | None", "int | None"]
+
+
+async def _drive(
+    dealer: Any, bots: list[BotProcess], settings: MatchSettings
+) -> tuple[Any, list[PendingFault], int, int]:
+    """Run one dialogue over open bots: (outcome or None, faults, exchanges,
+    of which the compiled loop's).
+
+    A fault ends the match (fail-fast: no outcome), unless the dialogue plays
+    on without the faulting seat (``seat_gone``, e.g. hold'em folds it out):
+    then the fault is recorded, the bot is stopped, and the match goes on.
+    """
+    limits = settings.limits()
+    progress = settings.progress
+    exchanges = native = 0
+    gen = dealer.run()
+    replies: list[str | None] | None = None
+    sends: list[tuple[int, bytes]] = []
+    expect: Any = None
+    backlog: set[int] = set()  # seats whose input is not all delivered yet
+    next_checkpoint = CHECKPOINT_EVERY
+    fast = fastloop() if settings.native else None
+    compiled = CompiledLoop.open(dealer, bots, limits) if fast else None
+    gone = getattr(dealer, "seat_gone", None)
+    faults: list[PendingFault] = []
+    try:
+        while True:
+            try:
+                exchange = gen.send(replies)  # type: ignore[arg-type]
+            except StopIteration as stop:
+                sends = []
+                await finish(bots, backlog, limits)
+                return stop.value, faults, exchanges, native
+            if exchange.fault is not None:  # a reply the dialogue refused; it plays on without that seat
+                error = exchange.fault
+                faults.append((error.seat, error, error.expected, _hand(dealer)))
+                _leave(bots[error.seat], backlog)
+                replies = []
+                continue
+            handback = None
+            if compiled is not None and compiled.ready(backlog):
+                # The compiled loop plays on from here; the dialogue resumes where it stops.
+                handback = compiled.play()
+                exchanges += handback.messages
+                native += handback.messages
+                gen.close()
+                gen = dealer.resume()
+                exchange = next(gen)
+                next_checkpoint = exchanges  # a turn for trio after every call
+            expect = exchange.expect
+            sends = exchange.sends
+            try:
+                if handback is not None and handback.mid:
+                    replies = await complete(bots, sends, handback.written, handback.accepted, handback.sent_at,
+                                             backlog, limits)  # type: ignore[assignment]
+                else:
+                    replies = None
+                    if fast is not None and exchange.reply:
+                        replies = await exchange_natively(fast, bots, sends, backlog, limits)  # type: ignore[assignment]
+                        if replies is not None:
+                            native += len(sends)
+                    if replies is None:
+                        now = trio.current_time()
+                        lost = deliver(bots, sends, now, backlog, limits)
+                        if lost is not None:
+                            await bots[lost].raise_gone(during="writing to it")
+                        if exchange.reply:
+                            for seat, _ in sends:
+                                bots[seat].awaiting += 1
+                            replies = reply_nowait(bots, sends, now, backlog) or await gather(  # type: ignore[assignment]
+                                bots, sends, now, backlog, limits)
+                        else:
+                            replies = []
+            except BotFault as exc:
+                seat = exc.seat if exc.seat is not None else (sends[0][0] if sends else 0)
+                asked = exchange.reply and any(s == seat for s, _ in sends)
+                # Playing on needs every other reply of the exchange: one seat asked at a time.
+                if gone is None or (exchange.reply and len(sends) > 1) or not gone(seat):
+                    raise
+                words = expect() if callable(expect) else expect
+                faults.append((seat, exc, words if asked else None, _hand(dealer)))
+                _leave(bots[seat], backlog)
+                replies = [None] if asked else []
+            exchanges += len(sends)
+            if exchanges >= next_checkpoint:
+                next_checkpoint = exchanges + CHECKPOINT_EVERY
+                await trio.lowlevel.checkpoint()
+                if progress is not None:
+                    progress(dealer.standings()[0])
+    except ProtocolError as exc:
+        faults.append((exc.seat, exc, exc.expected, _hand(dealer)))
+        return None, faults, exchanges, native
+    except BotFault as exc:
+        seat = exc.seat if exc.seat is not None else (sends[0][0] if sends else 0)
+        asked = any(s == seat for s, _ in sends)
+        words = (expect() if callable(expect) else expect) if asked else None
+        faults.append((seat, exc, words, _hand(dealer)))
+        return None, faults, exchanges, native
+    finally:
+        gen.close()
+
+
+def _hand(dealer: Any) -> int | None:
+    return dealer.context().get("hand")
+
+
+def _leave(bot: BotProcess, backlog: set[int]) -> None:
+    """A seat the match plays on without: nothing more is written to it, and it is stopped now."""
+    backlog.discard(bot.seat)
+    bot.close_stdin()
+    bot.ask_stop()
+
+
+def failed_start(plugin, specs, match, dealer, exc: BotFault, settings) -> MatchResult:
+    params, seed = match
+    found: list[PendingFault] = [(exc.seat or 0, exc, None, None)]
+    return _result(plugin, specs, params, seed, dealer, [], None, found, 0, 0.0, settings)
+
+
+def _result(
+    plugin, specs, params, seed, dealer, bots, outcome, found: list[PendingFault], exchanges, duration, settings
+) -> MatchResult:
+    hands, payoffs = dealer.standings()
+    scores = dealer.scores()
+    faults: list[Fault] = []
+    for fseat, exc, expected, hand in found:
+        bot = bots[fseat] if fseat < len(bots) else None
+        if isinstance(exc, ProtocolError):
+            kind, detail, received = FaultKind(exc.kind), exc.reason, exc.received
+        else:
+            kind, detail, received = exc.kind, exc.detail, exc.received
+            if kind is FaultKind.FAILED_TO_START:
+                hand = None
+        faults.append(
+            Fault(
+                seat=fseat,
+                bot=specs[fseat].name,
+                kind=kind,
+                detail=detail,
+                received=received,
+                expected=expected,
+                hand=hand,
+                stderr_tail=bot.stderr_text() if bot is not None else "",
+                stderr_log=str(bot.stderr_path) if bot is not None and bot.stderr_path else None,
+            )
+        )
+    if settings.progress is not None:
+        settings.progress(hands)
+    seats = [
+        SeatResult(
+            seat=i,
+            bot=spec.name,
+            bankroll=payoffs[i],
+            score=scores[i],
+            time_used=bots[i].time_used if i < len(bots) else 0.0,
+            slowest_reply=bots[i].slowest if i < len(bots) else 0.0,
+        )
+        for i, spec in enumerate(specs)
+    ]
+    return MatchResult(
+        game=plugin.spec.id,
+        game_version=plugin.spec.version,
+        seed=seed,
+        params=params.model_dump(mode="json"),
+        hands=hands,
+        completed=outcome is not None and not faults,
+        played_on=outcome is not None and bool(faults),
+        seats=seats,
+        faults=faults,
+        exchanges=exchanges,
+        duration=duration,
+        log_dir=str(settings.log_dir) if settings.log_dir is not None else None,
+        tournament_scores=tournament_scores(dealer),
+        forfeit_scores=forfeit_scores(dealer, [f.seat for f in faults]) if faults else None,
+    )
+
+
+@dataclass(slots=True)
+class SeriesResult:
+    """Several matches between the same bots, with the game's own aggregate."""
+
+    game: str
+    game_version: int
+    seed: str
+    lifetime: str
+    planned: int
+    matches: list[MatchResult]
+    seats: list[SeatResult]
+
+    @property
+    def completed(self) -> bool:
+        return len(self.matches) == self.planned and all(m.completed for m in self.matches)
+
+    @property
+    def played_on(self) -> bool:
+        """Every match went to its end, some without seats that faulted."""
+        return (len(self.matches) == self.planned and any(m.played_on for m in self.matches)
+                and all(m.completed or m.played_on for m in self.matches))
+
+    @property
+    def faults(self) -> list[Fault]:
+        return [f for m in self.matches for f in m.faults]
+
+    @property
+    def hands(self) -> int:
+        return sum(m.hands for m in self.matches)
+
+    @property
+    def duration(self) -> float:
+        return sum(m.duration for m in self.matches)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "game_version": self.game_version,
+            "seed": self.seed,
+            "lifetime": self.lifetime,
+            "hands": self.hands,
+            "completed": self.completed,
+            "played_on": self.played_on,
+            "seats": [s.to_json() for s in self.seats],
+            "faults": [f.to_json() for f in self.faults],
+            "exchanges": sum(m.exchanges for m in self.matches),
+            "matches_planned": self.planned,
+            "matches": [m.to_json() for m in self.matches],
+            "duration": round(self.duration, 6),
+            "python": sys.version.split()[0],
+        }
+
+
+def summarize_series(
+    plugin: GamePlugin, specs: list[BotSpec], seed: int | str, lifetime: str, planned: int,
+    results: list[MatchResult],
+) -> SeriesResult:
+    """Combine per-match scores with the game's ``aggregate`` (default: sum)."""
+    per_match = [[s.score for s in m.seats] for m in results]
+    scores = list(plugin.aggregate(per_match)) if per_match else [0.0] * len(specs)
+    seats = [
+        SeatResult(
+            seat=i,
+            bot=spec.name,
+            bankroll=sum(m.seats[i].bankroll for m in results),
+            score=scores[i],
+            time_used=sum(m.seats[i].time_used for m in results),
+            slowest_reply=max((m.seats[i].slowest_reply for m in results), default=0.0),
+            ending=results[-1].seats[i].ending if results else None,
+            leftovers=max((m.seats[i].leftovers for m in results), default=0),
+        )
+        for i, spec in enumerate(specs)
+    ]
+    return SeriesResult(
+        game=plugin.spec.id, game_version=plugin.spec.version, seed=seed_text(seed), lifetime=lifetime,
+        planned=planned, matches=results, seats=seats,
+    )

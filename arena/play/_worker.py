@@ -1,0 +1,118 @@
+"""A tournament worker: plays the matches it is sent, one at a time, pinned to one core.
+
+Run as ``python -m arena.play._worker CORE``. Jobs arrive as JSON lines on stdin and
+results leave as JSON lines on stdout. The worker pins itself (and so the
+bots it starts, which inherit the affinity) to CORE: on these VMs a wake-up
+across cores costs about 20 µs, and one pinned process per core is what
+scales (shared research: pipe-bench).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+import trio
+
+from .._games import load_game
+
+from .._spec import BotSpec
+from ._host import BotHost, open_host
+from ._match import MatchSettings, run_match
+from ..sandbox import SandboxPolicy
+from ._transcript import Transcript
+
+
+class Worker:
+    """What one worker process keeps between jobs: a bot host per sandbox setting."""
+
+    def __init__(self) -> None:
+        self._hosts: dict[str, BotHost] = {}
+
+    def host(self, sandbox: dict) -> BotHost:
+        key = json.dumps(sandbox, sort_keys=True)
+        if key not in self._hosts:
+            self._hosts[key] = open_host(sandbox.get("level"), SandboxPolicy.from_json(sandbox.get("policy")))
+        return self._hosts[key]
+
+    async def play(self, job: dict) -> dict:
+        plugin = load_game(job["game"])
+        specs = [BotSpec.parse(b["command"], name=b["name"]) for b in job["bots"]]
+        host = self.host(job.get("sandbox") or {})
+        transcript = Transcript(Path(job["transcript"])) if job.get("transcript") else None
+        settings = MatchSettings(
+            timeout=job["timeout"],
+            startup_timeout=job.get("startup_timeout", 10.0),
+            budget=job.get("budget"),
+            log_dir=Path(job["log_dir"]) if job.get("log_dir") else None,
+            trace=transcript,
+            host=host,
+        )
+        try:
+            result = await run_match(plugin, specs, plugin.Params(**job["params"]), job["seed"], settings)
+        finally:
+            if transcript is not None:
+                transcript.close()
+        data = result.to_json()
+        data["sandbox"] = host.summary()
+        return {"key": job["key"], "result": data}
+
+    def close(self) -> None:
+        for host in self._hosts.values():
+            host.close()
+
+
+async def serve(worker: Worker) -> None:
+    """Play jobs until stdin closes; a close in the middle of a job means the
+    coordinator is gone, so the job is abandoned (its bots are ended)."""
+    stdin = trio.lowlevel.FdStream(os.dup(sys.stdin.fileno()))
+    send, receive = trio.open_memory_channel[dict](1)
+    with trio.open_signal_receiver(signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def on_signal() -> None:
+                async for _ in signals:
+                    nursery.cancel_scope.cancel()
+                    return
+
+            async def read_jobs() -> None:
+                buffer = b""
+                while True:
+                    chunk = await stdin.receive_some(65536)
+                    if not chunk:
+                        nursery.cancel_scope.cancel()
+                        return
+                    buffer += chunk
+                    while b"\n" in buffer:
+                        line, _, buffer = buffer.partition(b"\n")
+                        await send.send(json.loads(line))
+
+            nursery.start_soon(on_signal)
+            nursery.start_soon(read_jobs)
+            async for job in receive:
+                reply = await worker.play(job)
+                sys.stdout.write(json.dumps(reply) + "\n")
+                sys.stdout.flush()
+
+
+def main() -> None:
+    core = int(sys.argv[1]) if len(sys.argv) > 1 else None
+    if core is not None:
+        try:
+            os.sched_setaffinity(0, {core % os.cpu_count()})
+        except OSError:
+            pass  # affinity is an optimisation, not a requirement
+    worker = Worker()
+    try:
+        trio.run(serve, worker)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        worker.close()
+
+
+if __name__ == "__main__":
+    main()

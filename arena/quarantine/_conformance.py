@@ -1,0 +1,386 @@
+"""Conformance checks of a game plugin (``arena check-game GAME``).
+
+Like OpenSpiel's API test, these drive the game's dialogue in-process, with
+no bot processes: random legal replies (from the plugin's ``random_reply``)
+and random bad ones. The contract they hold a game to:
+
+* a match with legal replies ends with an outcome, never an error;
+* a bad reply ends the match with a ``ProtocolError`` naming the seat that
+  sent it, or is accepted; never any other exception;
+* the same seed gives the same transcript;
+* every JSON message and reply validates against the schema the game
+  publishes (``message_models``);
+* the golden playthrough exists and is reproduced line for line;
+* there is a rules page, and every parameter has a default and a description.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from protocols import GamePlugin, ProtocolError
+from protocols.jsonlines import Reply
+
+from .._checks import UsageError, game_params
+from .._plan import load_plugin
+from .._scoring import forfeit_scores, tournament_scores
+from .._seeds import chance_stream
+from .._text import inert
+
+#: random matches played by each of the legal and the illegal checks
+MATCHES = 20
+#: chance that one reply of an exchange is replaced by a bad one
+BAD_REPLY_CHANCE = 0.05
+
+
+@dataclass(slots=True)
+class Check:
+    name: str
+    ok: bool
+    summary: str
+    details: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        return f"{'ok  ' if self.ok else 'FAIL'}  {self.name}: {self.summary}"
+
+
+# -- driving a dialogue in-process ------------------------------------------------
+
+
+Answer = Callable[[Any, int, bytes], str]
+
+
+def _seats(plugin: GamePlugin, params: Any) -> int:
+    """The largest table the game accepts with ``params``."""
+    for n in range(plugin.spec.max_seats, plugin.spec.min_seats - 1, -1):
+        try:
+            plugin.check_seats(params, n)
+        except ValueError:
+            continue
+        return n
+    raise ValueError(f"{plugin.spec.id} accepts no number of seats with {params!r}")
+
+
+def _open(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> Any:
+    params = game_params(plugin, raw, keys=True)
+    names = [chr(ord("a") + i) for i in range(_seats(plugin, params))]
+    return plugin.open_dialogue(params, chance_stream(seed), names, 0)
+
+
+def drive(run: Any, answer: Answer, sink: Callable[[str], None],
+          on_fault: Callable[[ProtocolError], None] | None = None) -> Any:
+    """Play ``run``'s dialogue to its end; ``sink`` gets every wire line
+    (``seat -> line`` sent, ``seat <- line`` replied). Returns the outcome.
+    A fault the dialogue reports and plays on after (``Exchange.fault``) goes
+    to ``on_fault``, or is raised when there is none."""
+    gen = run.run()
+    replies: list[str] | None = None
+    try:
+        while True:
+            exchange = gen.send(replies)
+            replies = []
+            if exchange.fault is not None:
+                if on_fault is None:
+                    raise exchange.fault
+                on_fault(exchange.fault)
+                continue
+            for seat, payload in exchange.sends:
+                for line in payload.decode().splitlines():
+                    sink(f"{seat} -> {line}")
+                if exchange.reply:
+                    reply = answer(run, seat, payload)
+                    sink(f"{seat} <- {reply}")
+                    replies.append(reply)
+    except StopIteration as stop:
+        return stop.value
+
+
+def playthrough(plugin: GamePlugin) -> list[str]:
+    """The game's golden transcript: each of ``playthrough_matches`` with
+    random legal replies drawn from the match's own seed."""
+    lines: list[str] = []
+    total = len(plugin.playthrough_matches)
+    for n, (raw, seed) in enumerate(plugin.playthrough_matches, 1):
+        run = _open(plugin, dict(raw), seed)
+        rng = random.Random(seed)
+        # (no parameters here: a file path among them would tie the golden to one checkout)
+        lines.append(f"# {plugin.spec.id} playthrough {n} of {total}, seed {seed}")
+        outcome = drive(run, lambda r, seat, payload: plugin.random_reply(r, seat, payload, rng), lines.append)
+        lines.append(f"# payoffs {outcome.payoffs} after {outcome.hands} hands; scores {run.scores()}")
+    return lines
+
+
+# -- the checks ------------------------------------------------------------------------
+
+
+def check_game(plugin: GamePlugin) -> list[Check]:
+    """Every check, in order; each one runs even if an earlier one failed."""
+    checks = [_check_contract, _check_rules, _check_golden, _check_determinism,
+              _check_legal_play, _check_bad_replies, _check_fault_never_pays, _check_schemas]
+    results = []
+    for check in checks:
+        try:
+            results.append(check(plugin))
+        except Exception as exc:  # a broken game must be reported, not crash the checker
+            name = check.__name__.removeprefix("_check_").replace("_", " ")
+            results.append(Check(name, False, f"raised {type(exc).__name__}: {exc}",
+                                 traceback.format_exc().splitlines()[-8:]))
+    return results
+
+
+def _check_contract(plugin: GamePlugin) -> Check:
+    problems = []
+    spec = plugin.spec
+    if not 1 <= spec.min_seats <= spec.max_seats:
+        problems.append(f"seats {spec.min_seats}..{spec.max_seats} is not a range")
+    fields = plugin.Params.model_fields
+    for name, info in fields.items():
+        if info.is_required():
+            problems.append(f"parameter {name!r} has no default")
+        if not info.description:
+            problems.append(f"parameter {name!r} has no description")
+    try:
+        plugin.Params()
+    except Exception as exc:
+        problems.append(f"the default parameters are not valid: {exc}")
+    if plugin.max_reply_bytes < 16:
+        problems.append(f"max_reply_bytes {plugin.max_reply_bytes} is too small for any reply")
+    if plugin.default_lifetime not in ("match", "tournament"):
+        problems.append(f"default_lifetime {plugin.default_lifetime!r} is not 'match' or 'tournament'")
+    if plugin.default_lifetime == "tournament" and not plugin.reusable_processes:
+        problems.append("default_lifetime 'tournament' needs reusable_processes")
+    opponents = plugin.reference_opponents()
+    if opponents is not None and not Path(opponents).is_file():
+        problems.append(f"reference_opponents() names {opponents}, which does not exist")
+    if problems:
+        return Check("contract", False, problems[0], problems[1:])
+    where = "none (quarantine needs --opponents)" if opponents is None else str(opponents)
+    return Check("contract", True, f"{len(fields)} parameters, each with a default and a description; "
+                 f"seats {spec.min_seats}..{spec.max_seats}; reference opponents: {where}")
+
+
+def _check_rules(plugin: GamePlugin) -> Check:
+    text = (plugin.rules or "").strip()
+    if len(text.split()) < 20:
+        return Check("rules page", False, f"the plugin's rules page has {len(text.split())} words; "
+                     "write the rules a bot author needs in `rules`")
+    return Check("rules page", True, f"{len(text.splitlines())} lines")
+
+
+def _check_golden(plugin: GamePlugin) -> Check:
+    path = plugin.playthrough_file()
+    if path is None:
+        return Check("golden playthrough", False, "playthrough_file() names no file")
+    got = playthrough(plugin)
+    path = Path(path)
+    if not path.is_file():
+        return Check("golden playthrough", False, f"{path} is missing; write it with "
+                     f"`arena check-game {plugin.spec.id} --write-golden` and review it")
+    want = path.read_text(encoding="utf-8").splitlines()
+    for n, (a, b) in enumerate(zip(got, want), 1):
+        if a != b:
+            return Check("golden playthrough", False, f"{path} differs first at line {n}",
+                         [f"golden: {b}", f"now:    {a}"])
+    if len(got) != len(want):
+        return Check("golden playthrough", False, f"{path} has {len(want)} lines, the game now gives {len(got)}")
+    return Check("golden playthrough", True, f"{path} reproduced ({len(got)} lines)")
+
+
+def _transcript(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> list[str]:
+    lines: list[str] = []
+    run = _open(plugin, raw, seed)
+    rng = random.Random(seed)
+    drive(run, lambda r, seat, payload: plugin.random_reply(r, seat, payload, rng), lines.append)
+    return lines
+
+
+def _check_determinism(plugin: GamePlugin) -> Check:
+    raw, _ = plugin.playthrough_matches[0]
+    for seed in (1, 2):
+        if _transcript(plugin, dict(raw), seed) != _transcript(plugin, dict(raw), seed):
+            return Check("determinism", False, f"seed {seed} played twice gave two different transcripts")
+    if _transcript(plugin, dict(raw), 1) == _transcript(plugin, dict(raw), 2):
+        return Check("determinism", False, "seeds 1 and 2 gave the same transcript: is the seed used?")
+    return Check("determinism", True, "the same seed gives the same transcript; other seeds differ")
+
+
+def _random_matches(plugin: GamePlugin) -> Iterator[tuple[dict[str, Any], int]]:
+    for i in range(MATCHES):
+        raw, _ = plugin.playthrough_matches[i % len(plugin.playthrough_matches)]
+        yield dict(raw), 1000 + i
+
+
+def _check_legal_play(plugin: GamePlugin) -> Check:
+    exchanges = 0
+    for raw, seed in _random_matches(plugin):
+        lines: list[str] = []
+        run = _open(plugin, raw, seed)
+        rng = random.Random(seed)
+        try:
+            outcome = drive(run, lambda r, s, p: plugin.random_reply(r, s, p, rng), lines.append)
+        except ProtocolError as exc:
+            return Check("random legal play", False, f"seed {seed}: a legal reply was refused: {exc}",
+                         lines[-6:])
+        exchanges += sum(1 for line in lines if " <- " in line)
+        problem = _outcome_problem(plugin, run, outcome)
+        if problem:
+            return Check("random legal play", False, f"seed {seed}: {problem}")
+    return Check("random legal play", True, f"{MATCHES} matches, {exchanges} replies, every one accepted")
+
+
+def _outcome_problem(plugin: GamePlugin, run: Any, outcome: Any) -> str | None:
+    seats = len(outcome.payoffs)
+    for name, values in (("payoffs", outcome.payoffs), ("scores()", run.scores())):
+        if len(values) != seats or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in values):
+            return f"{name} is not one finite number per seat: {values!r}"
+    return None
+
+
+def _bad_reply(legal: str, seen: list[str], rng: random.Random) -> str:
+    """A reply that is probably wrong: garbage, a cut or padded legal one, or
+    a legal reply to some other message."""
+    choices = [
+        "",
+        "\x00\x01 nonsense",
+        legal[: len(legal) // 2],
+        legal + " trailing words",
+        '{"type": "no_such_reply"}',
+        "99999999999999999999999",
+        "".join(rng.choice("{}[]\":,0123456789abcXYZ -") for _ in range(rng.randint(1, 40))),
+        rng.choice(seen) if seen else "?",
+    ]
+    return rng.choice(choices)
+
+
+def _check_bad_replies(plugin: GamePlugin) -> Check:
+    faults = completed = 0
+    for raw, seed in _random_matches(plugin):
+        run = _open(plugin, raw, seed)
+        rng = random.Random(seed)
+        seen: list[str] = []
+        spoiled: list[int] = []
+
+        def answer(r: Any, seat: int, payload: bytes) -> str:
+            legal = plugin.random_reply(r, seat, payload, rng)
+            seen.append(legal)
+            if not spoiled and rng.random() < BAD_REPLY_CHANCE:
+                spoiled.append(seat)
+                return _bad_reply(legal, seen, rng)
+            return legal
+
+        played_on: list[ProtocolError] = []
+        try:
+            outcome = drive(run, answer, lambda line: None, played_on.append)
+            if played_on:
+                raise played_on[0]
+        except ProtocolError as exc:
+            if not spoiled or exc.seat != spoiled[0]:
+                return Check("random bad replies", False, f"seed {seed}: seat {exc.seat} was faulted, but the "
+                             f"bad reply came from {'no seat' if not spoiled else f'seat {spoiled[0]}'}: {exc}")
+            if exc.kind not in ("malformed_reply", "illegal_action") or not exc.reason:
+                return Check("random bad replies", False, f"seed {seed}: fault kind {exc.kind!r} "
+                             "is not malformed_reply or illegal_action, or has no reason")
+            problem = _forfeit_problem(run, exc.seat)
+            if problem:
+                return Check("random bad replies", False, f"seed {seed}: {problem}")
+            faults += 1
+            continue
+        completed += 1
+        problem = _outcome_problem(plugin, run, outcome)
+        if problem:
+            return Check("random bad replies", False, f"seed {seed}: {problem}")
+    return Check("random bad replies", True, f"{MATCHES} matches: {faults} ended with a protocol fault "
+                 f"on the seat that sent the bad reply, {completed} ran to their end")
+
+
+def _check_fault_never_pays(plugin: GamePlugin) -> Check:
+    """At every reply of random legal matches, what each asked seat would
+    score by faulting there (the game's fault rule) is at most what the same
+    play scores to the end: a bot can never cut its losses by faulting."""
+    points = 0
+    worst: tuple[float, str] | None = None
+    for raw, seed in _random_matches(plugin):
+        run = _open(plugin, raw, seed)
+        rng = random.Random(seed)
+        gen = run.run()
+        replies: list[str] | None = None
+        faulting: list[tuple[int, int, float]] = []  # (reply number, seat, score by faulting there)
+        try:
+            while True:
+                exchange = gen.send(replies)
+                replies = []
+                if exchange.reply:
+                    for seat in {s for s, _ in exchange.sends}:
+                        faulting.append((len(faulting), seat, forfeit_scores(run, [seat])[seat]))
+                    replies = [plugin.random_reply(run, s, p, rng) for s, p in exchange.sends]
+        except StopIteration:
+            pass
+        final = tournament_scores(run)
+        points += len(faulting)
+        for n, seat, score in faulting:
+            gain = score - final[seat]
+            if gain > 1e-9 and (worst is None or gain > worst[0]):
+                worst = (gain, f"seed {seed}: seat {seat} faulting at reply {n} scores {score:g}, "
+                               f"playing on to the end {final[seat]:g}")
+    if worst is not None:
+        return Check("fault never pays", False, worst[1],
+                     ["forfeit(seat) must give the faulting seat no more than the worst it could have had "
+                      "by playing on legally: its score so far minus the most the rest of the match can cost"])
+    return Check("fault never pays", True, f"{points} fault points in {MATCHES} random matches: none scores "
+                 "more than playing on")
+
+
+def _forfeit_problem(run: Any, seat: int) -> str | None:
+    scores = list(run.scores())
+    forfeit = getattr(run, "forfeit", None)
+    if forfeit is None:
+        return None
+    after = list(forfeit(seat))
+    if len(after) != len(scores) or not all(math.isfinite(v) for v in after):
+        return f"forfeit({seat}) is not one finite number per seat: {after!r}"
+    return None
+
+
+def _check_schemas(plugin: GamePlugin) -> Check:
+    models = getattr(plugin, "message_models", ())
+    if not models:
+        return Check("schemas", True, "a text protocol: no JSON messages to check")
+    import jsonschema
+
+    schemas = {}
+    for model in models:
+        type_name = model.model_fields["type"].annotation.__args__[0]
+        kind = "reply" if issubclass(model, Reply) else "message"
+        schemas[(kind, type_name)] = jsonschema.Draft202012Validator(model.model_json_schema())
+    counts = {"message": 0, "reply": 0}
+    for raw, seed in list(_random_matches(plugin))[:5]:
+        for line in _transcript(plugin, raw, seed):
+            seat, arrow, text = line.split(" ", 2)
+            kind = "message" if arrow == "->" else "reply"
+            obj = json.loads(text)
+            validator = schemas.get((kind, obj.get("type")))
+            if validator is None:
+                return Check("schemas", False, f"seed {seed}: no schema for the {kind} type {obj.get('type')!r}",
+                             [text])
+            errors = sorted(validator.iter_errors(obj), key=str)
+            if errors:
+                return Check("schemas", False, f"seed {seed}: a {kind} breaks its schema: {errors[0].message}",
+                             [text])
+            counts[kind] += 1
+    return Check("schemas", True, f"{counts['message']} messages and {counts['reply']} replies valid")
+
+
+def write_golden(plugin: GamePlugin) -> Path:
+    path = plugin.playthrough_file()
+    if path is None:
+        raise UsageError(f"{plugin.spec.id}'s playthrough_file() names no file to write")
+    path = Path(path)
+    path.write_text("\n".join(playthrough(plugin)) + "\n", encoding="utf-8")
+    return path

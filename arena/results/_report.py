@@ -1,0 +1,61 @@
+"""What a stored tournament says, for every page and command that shows
+it: its standings under its own rules, how it was played in words, and the
+command that plays one of its matches again."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from ._standings import BROKEN_START, Disqualification, compute_standings
+from ._store import Store
+from .._text import inert
+
+
+def standings_of(store: Store, tid: int) -> dict[str, Any]:
+    """Standings, cross-table and head-to-head of a stored tournament (its own rules)."""
+    saved = store.tournament(tid)
+    assert saved is not None
+    settings = saved["settings"]
+    names = [e["name"] for e in saved["entrants"]]
+    return compute_standings(names, store.matches(tid), max_faults=settings.get("max_faults"),
+                             broken_start=settings.get("broken_start"), unplayed=settings.get("unplayed", 0.0),
+                             duplicate=bool(settings.get("duplicate")))
+
+
+def format_words(settings: dict[str, Any]) -> list[str]:
+    """How a tournament was played, in words the standings show beside its name."""
+    words = []
+    if settings.get("duplicate"):
+        words.append("duplicate deals")
+    if settings.get("gauntlet") is not None:
+        words.append(f"gauntlet {inert(str(settings['gauntlet']))}")
+    if settings.get("until_ci") is not None:
+        words.append(f"until every 95% interval is within +/-{settings['until_ci']:g}")
+    if settings.get("on_fault") == "score-so-far":
+        words.append("faults keep their score so far (a fault can pay)")
+    # (a tournament stored before --broken-start had none: it says so)
+    words += Disqualification(0, settings.get("max_faults"), settings.get("broken_start")).describe(BROKEN_START)
+    return words
+
+
+def standings_format(settings: dict[str, Any]) -> dict[str, Any]:
+    """The same, for the JSON: the options that change what the standings mean."""
+    return {"duplicate": bool(settings.get("duplicate")), "gauntlet": settings.get("gauntlet"),
+            "until_ci": settings.get("until_ci"), "on_fault": settings.get("on_fault", "forfeit"),
+            "max_faults": settings.get("max_faults"), "broken_start": settings.get("broken_start")}
+
+
+def replay_command(game: str, params: dict[str, Any], defaults: dict[str, Any], entrants: list[tuple[str, str]],
+                   seed: str, settings: dict[str, Any]) -> str:
+    """The `arena play` command line that plays one stored match again."""
+    words = ["arena", "play", game, *(f"{name}={command}" for name, command in entrants), "--seed", str(seed)]
+    for key, value in params.items():
+        if value != defaults.get(key):
+            words += ["-p", f"{key}={json.dumps(value, separators=(',', ':'))}"]
+    for option, key, default in (("--timeout", "timeout", 1.0), ("--startup-timeout", "startup_timeout", 10.0),
+                                 ("--budget", "budget", None)):
+        if settings.get(key, default) != default:
+            words += [option, f"{settings[key]:g}"]
+    return shlex.join(words)

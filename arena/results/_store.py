@@ -1,0 +1,379 @@
+"""Durable results: one SQLite file (WAL) per set of tournaments.
+
+A tournament's whole schedule is written when it starts (one ``pending`` row
+per match, so every match has its id before it is played, and progress lines
+can name it); each match is then written, in its own transaction, the moment
+it finishes, so a tournament killed at any point loses at most the matches
+that were running.
+
+The file, its WAL and its data folder (transcripts, stderr logs) are private
+to the arena's user (0600 / 0700): bots never see them, and other users of
+the machine need not. A tournament being played holds a lock, so that a
+second ``--resume`` of it is refused rather than run twice.
+
+Entrants are not bots: the same bot (command and files) may enter a
+tournament twice under two names, and each entrant has its own matches,
+processes and rating. ``matches.seats`` lists entrant indices.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from .._checks import UsageError
+
+SCHEMA_VERSION = 4
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bots (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    command TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    UNIQUE (command, sha256)
+);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    tournament INTEGER NOT NULL REFERENCES tournaments(id),
+    time REAL NOT NULL,
+    text TEXT NOT NULL             -- what an organiser accepted, e.g. a changed bot
+);
+"""
+
+_TOURNAMENTS = """
+CREATE TABLE IF NOT EXISTS tournaments (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
+    game_version INTEGER NOT NULL,
+    params TEXT NOT NULL,          -- JSON
+    seed TEXT NOT NULL,            -- the root seed (arena._seeds: a printable token)
+    rounds INTEGER NOT NULL,
+    lifetime TEXT NOT NULL,
+    bots TEXT NOT NULL,            -- JSON list of bot ids, one per entrant, in entry order
+    status TEXT NOT NULL,          -- running | finished
+    created REAL NOT NULL,
+    finished REAL,
+    settings TEXT,                 -- JSON: every option a resume must restore
+    entrants TEXT                  -- JSON list of {"name", "bot"}, in entry order
+);
+"""
+
+_MATCHES = """
+CREATE TABLE IF NOT EXISTS matches (
+    id INTEGER PRIMARY KEY,
+    tournament INTEGER NOT NULL REFERENCES tournaments(id),
+    round INTEGER NOT NULL,
+    idx INTEGER NOT NULL,          -- position in the round's schedule
+    seats TEXT NOT NULL,           -- JSON list of entrant indices, in seat order
+    seed TEXT NOT NULL,            -- derived from the tournament's seed and the position
+    status TEXT NOT NULL DEFAULT 'done',  -- pending | done | forfeit (not played: a disqualified entrant)
+    completed INTEGER,
+    hands INTEGER,
+    scores TEXT,                   -- JSON list, seat order: the tournament's scores (fault rule applied)
+    payoffs TEXT,                  -- JSON list, seat order: the game's own payoffs
+    faults TEXT,                   -- JSON list of fault objects
+    timings TEXT,                  -- JSON: duration, exchanges, time per seat, sandbox applied
+    transcript TEXT,               -- path of the gzip message log
+    log_dir TEXT,                  -- folder of the bots' stderr logs
+    finished REAL,
+    UNIQUE (tournament, round, idx)
+);
+"""
+
+_MATCH_COLUMNS = ("id, round, idx, seats, seed, status, completed, hands, scores, payoffs, faults, timings,"
+                  " transcript, log_dir, tournament, finished")
+
+
+def shown_seed(row: dict[str, Any]) -> str | None:
+    """The seed of a stored tournament or match as it may be shown: a
+    tournament's once it has finished, a match's once it is stored as played;
+    None before, so that no page or listing gives away deals still to come."""
+    if "round" in row:  # a match
+        return row["seed"] if row["status"] != "pending" else None
+    return row["seed"] if row["status"] == "finished" else None
+
+
+def file_digest(command_argv: list[str]) -> str:
+    """sha256 over every argument that names an existing file (the program, a script)."""
+    digest = hashlib.sha256()
+    for arg in command_argv:
+        path = Path(arg)
+        if path.is_file():
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+class StoreError(UsageError):
+    """A ``--db`` that is not a results database this arena can use."""
+
+
+class Store:
+    """The results database. Use ``open_store``; one connection per process."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._locks: dict[int, int] = {}
+        try:
+            self.db = sqlite3.connect(path, isolation_level=None)  # explicit transactions
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            row = self._version()
+            if row is not None and int(row) < SCHEMA_VERSION:
+                _migrate(self.db, int(row))
+            elif row is not None and int(row) != SCHEMA_VERSION:
+                raise StoreError(
+                    f"--db {path}: schema version {row}; this arena reads {SCHEMA_VERSION} (and older)"
+                )
+            self.db.executescript(_SCHEMA + _TOURNAMENTS + _MATCHES)
+            if self._version() is None:
+                self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"--db {path}: not a results database this arena can use ({exc})") from None
+
+    def _version(self) -> str | None:
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except sqlite3.OperationalError:  # no meta table: a new file
+            return None
+        return row[0] if row else None
+
+    def close(self) -> None:
+        for fd in self._locks.values():
+            os.close(fd)
+        self._locks.clear()
+        self.db.close()
+
+    @property
+    def data_dir(self) -> Path:
+        """Where transcripts and stderr logs of this database live."""
+        return self.path.with_name(self.path.stem + "-data")
+
+    def lock_tournament(self, tid: int) -> None:
+        """Hold tournament ``tid`` for this process (released at ``close`` or exit)."""
+        folder = self.data_dir
+        folder.mkdir(mode=0o700, exist_ok=True)
+        fd = os.open(folder / f"t{tid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise StoreError(
+                f"tournament {tid} in {self.path} is being played by another arena process right now"
+            ) from None
+        self._locks[tid] = fd
+
+    def add_event(self, tid: int, text: str) -> None:
+        self.db.execute("INSERT INTO events (tournament, time, text) VALUES (?, ?, ?)", (tid, time.time(), text))
+
+    def events(self, tid: int) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT text FROM events WHERE tournament=? ORDER BY id", (tid,))]
+
+    # -- bots and tournaments -----------------------------------------------------
+
+    def bot_id(self, name: str, command: str, argv: list[str]) -> int:
+        sha = file_digest(argv)
+        self.db.execute(
+            "INSERT OR IGNORE INTO bots (name, command, sha256) VALUES (?, ?, ?)", (name, command, sha)
+        )
+        return self.db.execute(
+            "SELECT id FROM bots WHERE command=? AND sha256=?", (command, sha)
+        ).fetchone()[0]
+
+    def bot(self, bot_id: int) -> dict[str, Any]:
+        row = self.db.execute("SELECT id, name, command, sha256 FROM bots WHERE id=?", (bot_id,)).fetchone()
+        return {"id": row[0], "name": row[1], "command": row[2], "sha256": row[3]}
+
+    def new_tournament(
+        self, game: str, game_version: int, params: dict, seed: str, rounds: int, lifetime: str,
+        entrants: list[tuple[str, int]], settings: dict[str, Any] | None = None,
+    ) -> int:
+        """A new tournament of ``entrants`` (name, bot id) in entry order."""
+        cur = self.db.execute(
+            "INSERT INTO tournaments (game, game_version, params, seed, rounds, lifetime, bots, status, created,"
+            " settings, entrants) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)",
+            (game, game_version, json.dumps(params), seed, rounds, lifetime,
+             json.dumps([b for _, b in entrants]), time.time(), json.dumps(settings or {}),
+             json.dumps([{"name": n, "bot": b} for n, b in entrants])),
+        )
+        return int(cur.lastrowid)
+
+    def tournament(self, tid: int) -> dict[str, Any] | None:
+        row = self.db.execute(
+            "SELECT id, game, game_version, params, seed, rounds, lifetime, bots, status, settings, entrants"
+            " FROM tournaments WHERE id=?",
+            (tid,),
+        ).fetchone()
+        if row is None:
+            return None
+        return {
+            "id": row[0], "game": row[1], "game_version": row[2], "params": json.loads(row[3]),
+            "seed": row[4], "rounds": row[5], "lifetime": row[6], "bots": json.loads(row[7]),
+            "status": row[8], "settings": json.loads(row[9]) if row[9] else {},
+            "entrants": json.loads(row[10]),
+        }
+
+    def tournaments(self) -> list[dict[str, Any]]:
+        ids = [r[0] for r in self.db.execute("SELECT id FROM tournaments ORDER BY id")]
+        return [t for t in (self.tournament(i) for i in ids) if t is not None]
+
+    def set_rounds(self, tid: int, rounds: int) -> None:
+        self.db.execute("UPDATE tournaments SET rounds=? WHERE id=?", (rounds, tid))
+
+    def finish_tournament(self, tid: int) -> None:
+        self.db.execute(
+            "UPDATE tournaments SET status='finished', finished=? WHERE id=?", (time.time(), tid)
+        )
+
+    # -- matches ------------------------------------------------------------------
+
+    def schedule(self, tid: int, pairings: list[Any]) -> None:
+        """Write ``pairings`` (round, idx, seats, seed) as pending rows; existing ones stay."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany(
+                "INSERT OR IGNORE INTO matches (tournament, round, idx, seats, seed, status)"
+                " VALUES (?, ?, ?, ?, ?, 'pending')",
+                [(tid, p.round, p.idx, json.dumps(list(p.seats)), p.seed) for p in pairings],
+            )
+
+    def match_ids(self, tid: int) -> dict[tuple[int, int], int]:
+        rows = self.db.execute("SELECT round, idx, id FROM matches WHERE tournament=?", (tid,))
+        return {(r, i): mid for r, i, mid in rows}
+
+    def done_positions(self, tid: int) -> set[tuple[int, int]]:
+        rows = self.db.execute("SELECT round, idx FROM matches WHERE tournament=? AND status != 'pending'", (tid,))
+        return {(r, i) for r, i in rows}
+
+    def add_match(self, tid: int, record: dict[str, Any]) -> int:
+        """Store one finished (or forfeited) match at its position; a second write is refused."""
+        status = record.get("status", "done")
+        args = (
+            status, int(record["completed"]), record["hands"], json.dumps(record["scores"]),
+            json.dumps(record["payoffs"]), json.dumps(record["faults"]), json.dumps(record["timings"]),
+            record.get("transcript"), record.get("log_dir"), time.time(),
+        )
+        cur = self.db.execute(
+            "UPDATE matches SET status=?, completed=?, hands=?, scores=?, payoffs=?, faults=?, timings=?,"
+            " transcript=?, log_dir=?, finished=? WHERE tournament=? AND round=? AND idx=? AND status='pending'",
+            (*args, tid, record["round"], record["idx"]),
+        )
+        if cur.rowcount == 1:
+            return self.match_ids(tid)[(record["round"], record["idx"])]
+        # Not scheduled beforehand (or already stored: the UNIQUE constraint refuses it).
+        cur = self.db.execute(
+            "INSERT INTO matches (tournament, round, idx, seats, seed, status, completed, hands, scores, payoffs,"
+            " faults, timings, transcript, log_dir, finished) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (tid, record["round"], record["idx"], json.dumps(record["seats"]), record["seed"], *args),
+        )
+        return int(cur.lastrowid)
+
+    def matches(self, tid: int, *, pending: bool = False) -> list[dict[str, Any]]:
+        """The tournament's matches in schedule order (played and forfeited; pending too if asked)."""
+        where = "" if pending else " AND status != 'pending'"
+        rows = self.db.execute(
+            f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament=?{where} ORDER BY round, idx", (tid,)
+        )
+        return [_match_row(r) for r in rows]
+
+    def match(self, match_id: int) -> dict[str, Any] | None:
+        row = self.db.execute(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE id=?", (match_id,)).fetchone()
+        return None if row is None else _match_row(row)
+
+
+def _load(text: str | None, default: Any) -> Any:
+    return json.loads(text) if text else default
+
+
+def _match_row(r: tuple) -> dict[str, Any]:
+    return {
+        "id": r[0], "round": r[1], "idx": r[2], "seats": json.loads(r[3]), "seed": r[4], "status": r[5],
+        "completed": bool(r[6]), "hands": r[7] or 0, "scores": _load(r[8], []), "payoffs": _load(r[9], []),
+        "faults": _load(r[10], []), "timings": _load(r[11], {}), "transcript": r[12], "log_dir": r[13],
+        "tournament": r[14], "finished": r[15],
+    }
+
+
+def _migrate(db: sqlite3.Connection, version: int) -> None:
+    """Bring an older database to the current schema, keeping every result."""
+    # Tables are rebuilt under the names others refer to: no foreign key may
+    # be checked half-way (the pragma only takes effect outside a transaction).
+    db.execute("PRAGMA foreign_keys=OFF")
+    try:
+        with db:
+            db.execute("BEGIN")
+            if version < 3:
+                _migrate_to_3(db, version)
+            _migrate_to_4(db)
+            db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
+    finally:
+        db.execute("PRAGMA foreign_keys=ON")
+
+
+def _migrate_to_4(db: sqlite3.Connection) -> None:
+    """Schema 4: seeds are text (a derived seed has 128 bits, more than an SQLite integer)."""
+    for table, create in (("tournaments", _TOURNAMENTS), ("matches", _MATCHES)):
+        columns = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
+        picked = ", ".join(f"CAST({c} AS TEXT)" if c == "seed" else c for c in columns)
+        db.execute(create.replace(f"IF NOT EXISTS {table} ", f"{table}_v4 "))
+        db.execute(f"INSERT INTO {table}_v4 ({', '.join(columns)}) SELECT {picked} FROM {table}")
+        db.execute(f"DROP TABLE {table}")
+        db.execute(f"ALTER TABLE {table}_v4 RENAME TO {table}")
+
+
+def _migrate_to_3(db: sqlite3.Connection, version: int) -> None:
+    """Schema 1 or 2 to 3: entrants are not bots (one bot may enter twice)."""
+    if version < 2:
+        db.execute("ALTER TABLE tournaments ADD COLUMN settings TEXT")
+    db.execute("ALTER TABLE tournaments ADD COLUMN entrants TEXT")
+    tournaments = db.execute("SELECT id, bots FROM tournaments").fetchall()
+    names = dict(db.execute("SELECT id, name FROM bots").fetchall())
+    index: dict[int, dict[int, int]] = {}
+    for tid, bots in tournaments:
+        ids = json.loads(bots)
+        db.execute("UPDATE tournaments SET entrants=? WHERE id=?",
+                   (json.dumps([{"name": names.get(b, str(b)), "bot": b} for b in ids]), tid))
+        index[tid] = {}
+        for i, b in enumerate(ids):
+            index[tid].setdefault(b, i)  # before schema 3 one bot could be one entrant only
+    db.execute("ALTER TABLE matches RENAME TO matches_v2")
+    db.execute(_MATCHES)
+    for row in db.execute("SELECT id, tournament, round, idx, seats, seed, completed, hands, scores, payoffs,"
+                          " faults, timings, transcript, log_dir, finished FROM matches_v2").fetchall():
+        seats = [index[row[1]].get(b, b) for b in json.loads(row[4])]
+        db.execute(
+            "INSERT INTO matches (id, tournament, round, idx, seats, seed, status, completed, hands, scores,"
+            " payoffs, faults, timings, transcript, log_dir, finished)"
+            " VALUES (?, ?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row[0], row[1], row[2], row[3], json.dumps(seats), *row[5:]),
+        )
+    db.execute("DROP TABLE matches_v2")
+
+
+def open_store(path: Path, *, create: bool = True) -> Store:
+    """The database at ``path``, made private to this user when it is created.
+
+    Raises ``StoreError`` (a usage error) for a folder, a file that is not a
+    results database, or (``create=False``) a missing file.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise StoreError(f"--db {path} is a folder; give a database file")
+    if not path.exists():
+        if not create:
+            raise StoreError(f"--db {path}: no such database")
+        if not path.parent.exists():
+            os.makedirs(path.parent, mode=0o700, exist_ok=True)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    store = Store(path)
+    store.data_dir.mkdir(mode=0o700, exist_ok=True)
+    return store

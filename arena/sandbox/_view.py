@@ -1,0 +1,238 @@
+"""What a sandboxed bot sees of the filesystem.
+
+The view is the same at ``basic`` and ``strict`` and is decided from the
+command line the organiser wrote, never from the bot's files:
+
+* the system, read-only: ``/usr`` (with ``/bin``, ``/lib``... as links into
+  it) and a few files of ``/etc`` a dynamic program or an interpreter reads
+  at start-up;
+* the runtime the command names: the interpreter given as the command's first
+  word (``python3``, ``/opt/node/bin/node``) and its install tree, read-only;
+* the bot's own folder, read-only: the folder of its program, or of its
+  script when the first word is an interpreter;
+* every other file or folder named on the command line, read-only, as itself
+  (a strategy file is bound alone, not its folder);
+* private writable places, fresh for each process: ``/tmp`` and ``/dev/shm``
+  (tmpfs, size-limited), and a fresh ``/proc``.
+
+Nothing is added because of what a file contains (no ``#!`` line is
+followed) or where the program lives (a program in some ``bin/`` does not
+expose the folder above it).
+
+When the bot runs under a uid of its own and cannot read its own folder (a
+``0700`` folder, such as any ``mktemp -d``), the launcher stages a private
+readable copy and binds that instead (``stage``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .._spec import BotSpec
+
+#: Files of /etc that programs read at start-up (a missing one is skipped).
+SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/ssl/openssl.cnf", "/etc/localtime")
+DEVICES = ("null", "zero", "full", "random", "urandom")
+#: Links at the root into /usr (Debian's merged /usr).
+ROOT_LINKS = (("bin", "usr/bin"), ("sbin", "usr/sbin"), ("lib", "usr/lib"), ("lib64", "usr/lib64"))
+SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
+#: Version managers: their whole tree is one runtime (shims reach into it).
+_MANAGER_DIRS = (".pyenv", ".nvm", ".rbenv", ".asdf", ".cargo", ".rustup", ".sdkman", ".volta")
+
+#: The supervisor's path inside every view.
+SUPERVISOR_TARGET = "/.arena/supervisor"
+
+
+@dataclass(frozen=True, slots=True)
+class Bind:
+    """One read-only bind: host ``source`` appears at ``target``."""
+
+    source: str
+    target: str
+    is_dir: bool
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    argv: tuple[str, ...]  # every path absolute
+    binds: tuple[Bind, ...]  # outermost first; system binds excluded
+    path: str  # PATH inside the sandbox
+    own_dir: str | None
+
+    def key(self) -> tuple:
+        """What makes two views need different skeletons."""
+        return tuple((b.target, b.is_dir) for b in self.binds)
+
+
+def _under_system(path: str) -> bool:
+    return path == "/usr" or path.startswith("/usr/")
+
+
+def _install_root(path: str) -> str:
+    """The tree an interpreter needs: a version manager's folder, the prefix
+    above its ``bin`` folder, or else its own folder."""
+    parts = Path(path).parts
+    for i, part in enumerate(parts[:-1]):
+        if part in _MANAGER_DIRS:
+            return str(Path(*parts[: i + 1]))
+    parent = Path(path).parent
+    for ancestor in [parent, *parent.parents]:
+        if ancestor.name == "bin" and ancestor.parent != Path("/"):
+            return str(ancestor.parent)
+    return str(parent)
+
+
+def _shebang(path: str) -> list[str]:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(256)
+    except OSError:
+        return []
+    if not head.startswith(b"#!"):
+        return []
+    return head[2:].split(b"\n", 1)[0].decode(errors="replace").split()
+
+
+def runtime_roots(interpreter: str, path_env: str) -> list[str]:
+    """Trees that the organiser-named ``interpreter`` needs, read-only.
+
+    Its install tree for the path as named and as resolved (a venv's
+    ``bin/python`` is a link into a base install), and, for an interpreter
+    that is itself a script (a version manager's shim), the tree of the
+    interpreter its ``#!`` line names. Only the organiser's interpreter is
+    read this way, never the bot's own files.
+    """
+    roots: list[str] = []
+    candidates = [interpreter, os.path.realpath(interpreter)]
+    line = _shebang(os.path.realpath(interpreter))
+    if line:
+        inner = line[0]
+        if os.path.basename(inner) == "env" and len(line) > 1:
+            inner = shutil.which(line[1], path=path_env) or ""
+        if inner:
+            candidates += [inner, os.path.realpath(inner)]
+    for path in candidates:
+        if path and os.path.exists(path) and not _under_system(path):
+            roots.append(_install_root(path))
+    return roots
+
+
+@dataclass(frozen=True, slots=True)
+class CommandParts:
+    """A bot command read the way the view reads it."""
+
+    argv: tuple[str, ...]  # every path absolute, a command name resolved on PATH
+    interpreter_roots: tuple[str, ...]  # the organiser's runtime: read-only, never the bot's
+    own_dir: str | None  # the folder of the program, or of the script after an interpreter
+    named: tuple[tuple[str, bool], ...]  # other existing paths on the command line (path, is_dir)
+
+
+def command_parts(spec: BotSpec, path_env: str) -> CommandParts:
+    """Which words of ``spec`` are the runtime, the bot's own folder and its other files."""
+    argv = list(spec.argv)
+    first = argv[0]
+    interpreter_roots: list[str] = []
+    if "/" not in first:
+        # A command name: an installed tool found on the organiser's PATH.
+        found = shutil.which(first, path=path_env)
+        if found:
+            argv[0] = found
+            interpreter_roots = runtime_roots(found, path_env)
+        program = None
+    else:
+        argv[0] = os.path.abspath(first)
+        program = argv[0]
+    script = None
+    named: list[tuple[str, bool]] = []
+    for i, arg in enumerate(argv[1:], start=1):
+        if arg.startswith("-") or not os.path.exists(arg):
+            continue
+        argv[i] = os.path.abspath(arg)
+        if script is None and os.path.isfile(arg):
+            script = argv[i]
+        else:
+            named.append((argv[i], os.path.isdir(arg)))
+    if script is not None and program is not None:
+        # ``/path/to/interp script.py``: the first word is the runtime.
+        interpreter_roots = runtime_roots(program, path_env)
+        program = None
+    own_dir = os.path.dirname(script or program) if (script or program) else None
+    return CommandParts(tuple(argv), tuple(interpreter_roots), own_dir, tuple(named))
+
+
+def bot_files(spec: BotSpec, path_env: str) -> list[tuple[str, bool]]:
+    """The bot's own files and folders (not the runtime, not the system), outermost
+    first, none inside another: what the view binds as the bot's and what a
+    cluster ships (``arena.cluster``)."""
+    parts = command_parts(spec, path_env)
+    wanted = ([(parts.own_dir, True)] if parts.own_dir else []) + list(parts.named)
+    chosen: list[tuple[str, bool]] = []
+    for path, is_dir in sorted(wanted, key=lambda w: (w[0].count("/"), w[0])):
+        if _under_system(path) or path == "/" or any(
+                path == c or (c_dir and path.startswith(c.rstrip("/") + "/")) for c, c_dir in chosen):
+            continue
+        chosen.append((path, is_dir))
+    return chosen
+
+
+def build_view(
+    spec: BotSpec, path_env: str, stage: Callable[[str, bool], str] | None = None,
+) -> View:
+    """The view of one bot command (see the module docstring)."""
+    parts = command_parts(spec, path_env)
+    argv, interpreter_roots, own_dir, named = list(parts.argv), parts.interpreter_roots, parts.own_dir, parts.named
+
+    wanted: list[tuple[str, bool, bool]] = []  # (path, is_dir, may_stage)
+    for root in interpreter_roots:
+        wanted.append((root, True, False))
+    if own_dir:
+        wanted.append((own_dir, True, True))
+    for path, is_dir in named:
+        wanted.append((path, is_dir, True))
+    binds: list[Bind] = []
+    seen: set[str] = set()
+    for path, is_dir, may_stage in sorted(wanted, key=lambda w: (w[0].count("/"), w[0])):
+        if _under_system(path) or path in seen or path == "/":
+            continue
+        seen.add(path)
+        source = stage(path, is_dir) if (stage is not None and may_stage) else path
+        binds.append(Bind(source=source, target=path, is_dir=is_dir))
+    # The bot's PATH: the system's, after the organiser's entries that lie in
+    # an exposed runtime tree (a version manager's shims need their own).
+    inside = [d for d in path_env.split(":") if d and any(
+        d == r or d.startswith(r.rstrip("/") + "/") for r in interpreter_roots)]
+    path = ":".join(dict.fromkeys(inside + list(SYSTEM_PATH)))
+    return View(argv=tuple(argv), binds=tuple(binds), path=path, own_dir=own_dir)
+
+
+def unreadable_by_others(path: str, is_dir: bool) -> bool:
+    """Whether a uid other than the owner would be refused somewhere in ``path``."""
+    def denied(p: str, directory: bool) -> bool:
+        try:
+            mode = os.lstat(p).st_mode
+        except OSError:
+            return False
+        if os.path.islink(p):
+            return False
+        if directory:
+            return (mode & 0o005) != 0o005
+        if mode & 0o100 and not mode & 0o001:
+            return True  # its owner may run it, others not
+        return not mode & 0o004
+
+    if not is_dir:
+        return denied(path, False)
+    if denied(path, True):
+        return True
+    for top, dirs, files in os.walk(path):
+        for d in dirs:
+            if denied(os.path.join(top, d), True):
+                return True
+        for f in files:
+            if denied(os.path.join(top, f), False):
+                return True
+    return False
