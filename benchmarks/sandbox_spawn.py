@@ -38,7 +38,7 @@ async def spawn_once(spec: BotSpec, host: BotHost) -> float:
     async with open_bots([spec], host=host, grace=0.5) as (bot,):
         now = trio.current_time()
         bot.queue(b"init_hand\nCards: J\nx\n", now)
-        await bot.receive_line(now + 5, now, "no reply")
+        await bot.receive_line(now + 5, "no reply")
         took = time.perf_counter() - started
     return took
 

@@ -5,7 +5,7 @@ here, next to its wire dialogue: it sees the rules (``games``) and the wire.
 Nothing here does I/O or imports trio; the arena drives these dialogues.
 """
 
-from ._contract import Dialogue, DialogueRun, Exchange, GamePlugin, MatchOutcome
+from ._contract import CompiledDialogue, Dialogue, DialogueRun, Exchange, GamePlugin, MatchOutcome
 from ._errors import ProtocolError
 
-__all__ = ["Dialogue", "DialogueRun", "Exchange", "GamePlugin", "MatchOutcome", "ProtocolError"]
+__all__ = ["CompiledDialogue", "Dialogue", "DialogueRun", "Exchange", "GamePlugin", "MatchOutcome", "ProtocolError"]

@@ -5,8 +5,9 @@ write to which seat) and is sent back the reply lines, in the order the
 messages were written. Underneath it is a state machine (``step`` says which
 exchange comes next, ``next_exchange``/``feed`` play one), so the dialogue can
 stop between any two exchanges and ``resume()`` from its state; that state
-is also 50 integers (``native_state``) which the compiled loop in
-arena/native/fastloop.c plays on from and hands back. The choreography:
+is also a tuple of integers (``KUHN3_COMPILED``, the layout declared once)
+which the compiled dialogue beside this file (kuhn3_compiled.c) plays on from
+and hands back. The choreography:
 
     init_round -> READY
     per hand:  init_hand -> READY
@@ -26,13 +27,15 @@ from enum import IntEnum
 from collections.abc import Callable
 
 import random
+from pathlib import Path
+from typing import Any
 
 import games.kuhn3
 from games import GameSpec, IllegalAction
 from games.kuhn3 import SEATS, Action, HandResult, Kuhn3Params, Kuhn3Round, Phase
 
 from ._builtin import BuiltinGame
-from ._contract import Exchange, MatchOutcome
+from ._contract import CompiledDialogue, Exchange, MatchOutcome
 from ._errors import ProtocolError
 
 CLOSING = "Thank you dealer, have a nice day!"
@@ -47,8 +50,8 @@ _REPLY_VERBS = ("BET", "FOLD", "PASS")
 Chance = Callable[[Kuhn3Round], object]
 
 
-# The integer codes of ``Kuhn3Dealer.native_state``; arena/native/fastloop.c
-# uses the same ones, in the same order.
+# The integer codes of ``Kuhn3Dealer.native_state``; kuhn3_compiled.c uses
+# the same ones, in the same order.
 CARDS_BY_CODE = ("J", "Q", "K", "A")
 _CARD_CODE = {c: i for i, c in enumerate(CARDS_BY_CODE)}
 _PHASES = (Phase.BUTTON, Phase.DEAL, Phase.BETTING, Phase.CONTINUE, Phase.OVER)
@@ -70,6 +73,27 @@ class Step(IntEnum):
     END_ACTION = 4
     END_ROUND = 5
     DONE = 6
+
+
+#: The compiled twin of the dialogue (kuhn3_compiled.c) and the layout of the
+#: state it shares with it: the only declaration of that layout (the C struct
+#: K3State is generated from it). ``l*``: the latest actions; ``r*``: the last
+#: hand's result.
+KUHN3_COMPILED = CompiledDialogue(
+    source=Path(__file__).with_name("kuhn3_compiled.c"),
+    function="kuhn3_play",
+    struct="K3State",
+    layout=(
+        ("step", 1), ("phase", 1), ("hand", 1), ("hands_played", 1), ("button", 1), ("first_button", 1),
+        ("money", SEATS), ("cards", SEATS), ("in_front", SEATS), ("price", 1), ("folded", SEATS),
+        ("lverb", SEATS), ("lamt", SEATS), ("to_act", 1), ("last_actor", 1), ("npending", 1),
+        ("pending", SEATS), ("answers", SEATS),
+        ("has_result", 1), ("rverb", SEATS), ("ramt", SEATS), ("rfront", SEATS), ("rlast", 1), ("rshown", SEATS),
+        ("pot", 1), ("winner", 1),
+    ),
+    # init_round and end_round stay in Python
+    steps=frozenset({Step.INIT_HAND, Step.PLAY, Step.END_HAND, Step.END_ACTION}),
+)
 
 
 def _local(values: list[int] | tuple[int, ...], receiver: int) -> str:
@@ -176,10 +200,8 @@ class Kuhn3Dealer:
 
     # -- the state as plain integers (for the compiled loop) --------------------
 
-    #: the arena's compiled loop for this dialogue (arena/native/fastloop.c)
-    native_loop = "kuhn3_play"
-    #: the steps it plays (init_round and end_round stay in Python)
-    native_steps = frozenset({Step.INIT_HAND, Step.PLAY, Step.END_HAND, Step.END_ACTION})
+    #: the compiled twin of this dialogue (``protocols.CompiledDialogue``)
+    compiled = KUHN3_COMPILED
 
     def native_chance(self) -> tuple[Callable[[], object], Callable[[int, int], bool]] | None:
         """The deal and the end-of-round draw, when chance is the seeded kind
@@ -187,54 +209,56 @@ class Kuhn3Dealer:
         chance = self._chance
         return (chance.deal, chance.ends) if isinstance(chance, SeededChance) else None
 
-    def native_state(self) -> tuple[int, ...]:
-        """Everything the dialogue and the round hold, as 50 integers in the
-        field order of ``K3State`` in arena/native/fastloop.c."""
+    def native_state(self) -> dict[str, int | tuple[int, ...]]:
+        """Everything the dialogue and the round hold, by field of ``KUHN3_COMPILED.layout``."""
         r = self.round
+        latest = r.latest or _NO_ACTIONS
+        state: dict[str, int | tuple[int, ...]] = {
+            "step": int(self.step), "phase": _PHASE_CODE[r.phase], "hand": r.hand, "hands_played": r.hands_played,
+            "button": r.button, "first_button": r.first_button, "money": tuple(r.money),
+            "cards": tuple(_CARD_CODE.get(c, -1) for c in r.cards), "in_front": tuple(r.in_front),
+            "price": r.price, "folded": tuple(int(f) for f in r.folded),
+            "lverb": tuple(_VERB_CODE[a.verb] for a in latest), "lamt": tuple(a.amount for a in latest),
+            "to_act": r.to_act, "last_actor": r.last_actor, "npending": len(r._pending),
+            "pending": tuple(r._pending) + (-1,) * (SEATS - len(r._pending)),
+            "answers": tuple(_ANSWER_CODE[a] for a in self.answers),
+        }
         res = r.last_result
-        pending = list(r._pending) + [-1] * (SEATS - len(r._pending))
-        head = (
-            int(self.step), _PHASE_CODE[r.phase], r.hand, r.hands_played, r.button, r.first_button,
-            *r.money, *(_CARD_CODE.get(c, -1) for c in r.cards), *r.in_front, r.price,
-            *(int(f) for f in r.folded),
-            *(_VERB_CODE[a.verb] for a in r.latest or _NO_ACTIONS), *(a.amount for a in r.latest or _NO_ACTIONS),
-            r.to_act, r.last_actor, len(r._pending), *pending,
-            *(_ANSWER_CODE[a] for a in self.answers),
-        )
         if res is None:
-            return (*head, 0) + (0,) * 15
-        return (
-            *head, 1, *(_VERB_CODE[a.verb] for a in res.actions), *(a.amount for a in res.actions),
-            *res.in_front, res.last_actor, *(_CARD_CODE.get(c or "", -1) for c in res.shown),
-            res.pots[0][0], res.pots[0][1],
-        )
+            state.update(has_result=0, rverb=(0,) * SEATS, ramt=(0,) * SEATS, rfront=(0,) * SEATS, rlast=0,
+                         rshown=(0,) * SEATS, pot=0, winner=0)
+        else:
+            state.update(has_result=1, rverb=tuple(_VERB_CODE[a.verb] for a in res.actions),
+                         ramt=tuple(a.amount for a in res.actions), rfront=tuple(res.in_front),
+                         rlast=res.last_actor, rshown=tuple(_CARD_CODE.get(c or "", -1) for c in res.shown),
+                         pot=res.pots[0][0], winner=res.pots[0][1])
+        return state
 
-    def load_native_state(self, v: tuple[int, ...]) -> None:
-        """The inverse of ``native_state``: take over where the compiled loop stopped."""
+    def load_native_state(self, v: dict[str, Any]) -> None:
+        """The inverse of ``native_state``: take over where the compiled dialogue stopped."""
         r = self.round
-        self.step = Step(v[0])
-        r.phase = _PHASES[v[1]]
-        r.hand, r.hands_played, r.button, r.first_button = v[2:6]
-        r.money = list(v[6:9])
-        r.cards = tuple(CARDS_BY_CODE[c] if c >= 0 else "" for c in v[9:12])  # type: ignore[assignment]
-        r.in_front = list(v[12:15])
-        r.price = v[15]
-        r.folded = [bool(f) for f in v[16:19]]
-        r.latest = [Action(_VERBS[v[19 + s]], v[22 + s]) for s in range(SEATS)]
-        r.to_act, r.last_actor = v[25], v[26]
-        r._pending = list(v[28:28 + v[27]])
-        self.answers = [_ANSWERS[a] for a in v[31:34]]
-        if not v[34]:
+        self.step = Step(v["step"])
+        r.phase = _PHASES[v["phase"]]
+        r.hand, r.hands_played, r.button, r.first_button = v["hand"], v["hands_played"], v["button"], v["first_button"]
+        r.money = list(v["money"])
+        r.cards = tuple(CARDS_BY_CODE[c] if c >= 0 else "" for c in v["cards"])  # type: ignore[assignment]
+        r.in_front = list(v["in_front"])
+        r.price = v["price"]
+        r.folded = [bool(f) for f in v["folded"]]
+        r.latest = [Action(_VERBS[verb], amount) for verb, amount in zip(v["lverb"], v["lamt"])]
+        r.to_act, r.last_actor = v["to_act"], v["last_actor"]
+        r._pending = list(v["pending"][:v["npending"]])
+        self.answers = [_ANSWERS[a] for a in v["answers"]]
+        if not v["has_result"]:
             r.last_result = None
             return
-        pot, winner = v[48], v[49]
         r.last_result = HandResult(
             number=r.hand, button=r.button, cards=r.cards,
-            actions=tuple(Action(_VERBS[v[35 + s]], v[38 + s]) for s in range(SEATS)),  # type: ignore[arg-type]
-            in_front=tuple(v[41:44]),  # type: ignore[arg-type]
-            last_actor=v[44],
-            shown=tuple(CARDS_BY_CODE[c] if c >= 0 else None for c in v[45:48]),  # type: ignore[arg-type]
-            pots=((pot, winner),),
+            actions=tuple(Action(_VERBS[verb], amount) for verb, amount in zip(v["rverb"], v["ramt"])),  # type: ignore[arg-type]
+            in_front=tuple(v["rfront"]),  # type: ignore[arg-type]
+            last_actor=v["rlast"],
+            shown=tuple(CARDS_BY_CODE[c] if c >= 0 else None for c in v["rshown"]),  # type: ignore[arg-type]
+            pots=((v["pot"], v["winner"]),),
         )
 
     def native_params(self) -> tuple[int, ...]:
@@ -297,8 +321,8 @@ class Kuhn3Dealer:
     # A state machine: ``step`` says which exchange comes next, ``next_exchange``
     # renders it from the round's state and ``feed`` checks its replies and moves
     # on. ``run`` is the generator the contract asks for; ``resume`` is the same
-    # loop picked up wherever ``step`` stands (the arena's compiled kuhn3 loop
-    # hands the match back this way, see arena/native/fastloop.c).
+    # loop picked up wherever ``step`` stands (the compiled dialogue,
+    # kuhn3_compiled.c, hands the match back this way).
 
     def run(self):  # -> Dialogue
         self.round.apply_chance(self._chance(self.round))  # where the button starts

@@ -1,7 +1,7 @@
 """The compiled loop and the pure-Python driver play the same matches.
 
 ``MatchSettings(native=True)`` (the default) lets a game's compiled loop
-(``arena/native/fastloop.c``, glue in ``arena/play/_compiled.py``) play the
+(``protocols/kuhn3_compiled.c``, driven by ``arena/play/_exchange.py``) play the
 dialogue over the pipes while everything is regular, and hand the match back
 to the Python dialogue mid-exchange at the first irregular thing;
 ``native=False`` is the pure-Python path. Both must give the same match:
@@ -16,6 +16,7 @@ the test.
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,9 @@ import trio
 from arena import BotSpec, MatchResult, MatchSettings, available_games, load_game, run_match
 from arena._checks import game_params
 from arena.quarantine._manifest import manifest_of
-from arena.play._bot import set_sync_wait, sync_wait
-from arena.native import fastloop
+from arena import open_host
+from arena.native import compiled_dialogue, fastloop
+from protocols.kuhn3 import KUHN3_COMPILED
 
 from .conftest import PY, ROOT
 
@@ -54,6 +56,9 @@ def play(plugin: Any, commands: list[str], params: Any, seed: int, native: bool,
         events.append((seat, direction, text))
 
     specs = [BotSpec.parse(c) for c in commands]
+    if "host" not in settings:  # these tests are about the exchange, not the sandbox
+        with open_host("none") as host:
+            return play(plugin, commands, params, seed, native, host=host, **settings)
     result = trio.run(run_match, plugin, specs, params, seed,
                       MatchSettings(native=native, trace=recorder, **settings))
     seats: Transcripts = {s: [] for s in range(len(specs))}
@@ -117,6 +122,40 @@ def assert_same_match(native: MatchResult, pure: MatchResult, native_lines: Tran
 def test_the_compiled_loop_is_built_here():
     # CI installs gcc; without it every native test below would quietly be a pure one.
     assert fastloop() is not None, "arena.native.fastloop() is None: no C compiler, or ARENA_NATIVE=0?"
+    assert compiled_dialogue(KUHN3_COMPILED) is not None, "kuhn3's compiled dialogue could not be built"
+
+
+def test_the_compiled_state_layout_is_declared_once():
+    """kuhn3's state crosses to C as the integers of KUHN3_COMPILED.layout: the
+    C struct is generated from it (never written by hand), and the dialogue's
+    state survives a round trip through it at every step of a real match."""
+    source = KUHN3_COMPILED.source.read_text()
+    assert re.search(r"}\s*K3State\s*;", source) is None, \
+        "kuhn3_compiled.c declares its own state struct; it must come from the layout"
+    header = KUHN3_COMPILED.header()
+    assert f"}} K3State;" in header and f"#define K3STATE_INTS {KUHN3_COMPILED.size}" in header
+    from arena._seeds import chance_stream
+
+    dealer = KUHN3.open_dialogue(KUHN3.Params(hands=12), chance_stream(5), ["a", "b", "c"])
+    rng = chance_stream("replies")
+    gen = dealer.run()
+    replies = None
+    steps = set()
+    while True:
+        state = dealer.native_state()
+        packed = KUHN3_COMPILED.pack(state)
+        assert len(packed) == KUHN3_COMPILED.size
+        assert KUHN3_COMPILED.unpack(packed) == state
+        dealer.load_native_state(KUHN3_COMPILED.unpack(packed))
+        assert dealer.native_state() == state
+        steps.add(int(dealer.step))
+        try:
+            exchange = gen.send(replies)
+        except StopIteration:
+            break
+        replies = ([KUHN3.random_reply(dealer, seat, payload, rng) for seat, payload in exchange.sends]
+                   if exchange.reply else [])
+    assert steps >= {int(s) for s in KUHN3_COMPILED.steps}
 
 
 # -- 1. every registered game, its sample bots ----------------------------------------------
@@ -188,19 +227,17 @@ KUHN3_LINEUPS = {
 
 @pytest.fixture
 def patient():
-    """The native code waits for each reply up to its deadline, not only for
-    the short sync wait before handing it to trio: how much of a match it
-    plays then does not depend on how busy the machine is."""
-    before = sync_wait()
-    set_sync_wait(60.0)
-    yield
-    set_sync_wait(before)
+    """A host whose native code waits for each reply up to its deadline, not
+    only for the short sync wait before handing it to trio: how much of a
+    match it plays then does not depend on how busy the machine is."""
+    with open_host("none", sync_wait=60.0) as host:
+        yield host
 
 
 @pytest.mark.parametrize("lineup", sorted(KUHN3_LINEUPS))
 def test_kuhn3_compiled_loop_plays_the_same_match(lineup, patient):
     commands, hands = KUHN3_LINEUPS[lineup]
-    native, pure, nl, pl = both_ways(KUHN3, commands, KUHN3.Params(hands=hands), 13)
+    native, pure, nl, pl = both_ways(KUHN3, commands, KUHN3.Params(hands=hands), 13, host=patient)
     assert native.completed and native.hands == hands
     assert_same_match(native, pure, nl, pl)
     # Every message is the native code's but init_round's three (sent before
@@ -212,7 +249,7 @@ def test_kuhn3_compiled_loop_plays_the_same_match(lineup, patient):
 
 def test_kuhn3_time_is_charged_on_the_native_path(patient):
     commands, _ = KUHN3_LINEUPS["c"]
-    result, _ = play(KUHN3, commands, KUHN3.Params(hands=200), 4, True, budget=60.0)
+    result, _ = play(KUHN3, commands, KUHN3.Params(hands=200), 4, True, budget=60.0, host=patient)
     assert result.completed and result.native_messages == result.exchanges - 3
     for seat in result.seats:
         assert 0 < seat.time_used < result.duration, (seat.seat, seat.time_used, result.duration)
@@ -401,7 +438,7 @@ IRREGULAR = {
 def test_kuhn3_irregular_replies_hand_back_cleanly(case, kuhn3_bot, patient):
     modes, witness = IRREGULAR[case]
     commands = [bot_command(kuhn3_bot, *m) for m in modes]
-    native, pure, nl, pl = both_ways(KUHN3, commands, KUHN3.Params(hands=8), 29)
+    native, pure, nl, pl = both_ways(KUHN3, commands, KUHN3.Params(hands=8), 29, host=patient)
     assert native.completed and pure.completed, (native.faults, pure.faults)
     assert native.hands == 8
     assert_same_match(native, pure, nl, pl)
@@ -439,8 +476,10 @@ def test_kuhn3_faults_are_the_same_on_both_paths(mode, kuhn3_bot, patient):
     commands = [bot_command(kuhn3_bot) for _ in range(3)]
     commands[seat] = bot_command(kuhn3_bot, f"{mode}@{FAULT_HAND}")
     timeout = 0.5 if kind == "timeout" else 5.0
-    native, native_lines = play(KUHN3, commands, KUHN3.Params(hands=6), 31, True, timeout=timeout, grace=0.1)
-    pure, pure_lines = play(KUHN3, commands, KUHN3.Params(hands=6), 31, False, timeout=timeout, grace=0.1)
+    native, native_lines = play(KUHN3, commands, KUHN3.Params(hands=6), 31, True, timeout=timeout, grace=0.1,
+                                  host=patient)
+    pure, pure_lines = play(KUHN3, commands, KUHN3.Params(hands=6), 31, False, timeout=timeout, grace=0.1,
+                            host=patient)
 
     for result in (native, pure):
         assert not result.completed

@@ -119,7 +119,7 @@ def test_bot_survives_the_exit_of_tricks_spawning_thread(level, tag, monkeypatch
             assert bare.returncode == -signal.SIGKILL
             now = trio.current_time()
             assert bot.queue(b"Money: 10,10,10\nEndProb: 1,2\n", now) == 1, (bot.poll_status(), bot.stderr_text())
-            assert await bot.receive_line(now + 10, now, "no reply") == "READY"
+            assert await bot.receive_line(now + 10, "no reply") == "READY"
 
     with open_host(level, warn=lambda t: None) as host:
         trio.run(main, host)

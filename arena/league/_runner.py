@@ -244,7 +244,6 @@ class LeagueRunner:
             async with open_bots([spec], host=self.host, log_dir=logs, max_line=limit,
                                  stderr_cap=256 * 1024) as bots:
                 line = await bots[0].receive_line(trio.current_time() + self.settings.build_seconds,
-                                                  trio.current_time(),
                                                   f"did not finish within {self.settings.build_seconds:g} s")
         except BotFault as exc:
             return False, f"{exc.kind}: {exc.detail}", _read(logs / "seat0.stderr.log")

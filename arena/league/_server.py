@@ -12,7 +12,6 @@ from pathlib import Path
 
 import trio
 
-from ..play._bot import set_sync_wait
 from .._checks import UsageError, game_params, parse_param
 from .._plan import check_limits, load_plugin
 from ..play._host import open_host
@@ -76,11 +75,10 @@ def serve(options: ServeOptions) -> int:
         return 0
     try:
         # Submissions are untrusted: no sandbox is a refusal unless asked for by name.
-        host = open_host(options.sandbox, untrusted=True, warn=log)
+        # The pages share this trio loop with quarantines: no reply is waited for outside it.
+        host = open_host(options.sandbox, untrusted=True, warn=log, sync_wait=0.0)
     except (SandboxUnavailable, UsageError) as exc:
         raise UsageError(str(exc)) from None
-    # The pages share this trio loop with quarantines: no reply is waited for outside it.
-    set_sync_wait(0.0)
     store = open_store(options.db)
     league = League(store)
     settings = LeagueSettings(

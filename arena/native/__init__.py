@@ -1,17 +1,23 @@
 """Code written in C: compiled once into a private cache.
 
-Two pieces, each compiled with the system C compiler the first time it is
+Each piece is compiled with the system C compiler the first time it is
 needed (``make install`` does it ahead of time, ``python -m arena.native``),
-into a cache folder only the arena's user can write, named after the source's
-hash (and, for the extension, the Python ABI) so that a change is rebuilt:
+into a cache folder only the arena's user can write, named after the hash of
+everything that goes into it (and, for an extension, the Python ABI) so that
+a change is rebuilt:
 
 * the bot supervisor (``supervisor.c``), a program that sits between every
   sandbox and the bot at every level; the arena cannot run without it;
-* the hot loop (``fastloop.c``), a Python extension that plays the kuhn3
-  dialogue over the pipes while nothing needs words, and writes and reads
-  the plain exchanges of every other game (docs/speed.md). It is optional: without
-  a compiler, or with ``ARENA_NATIVE=0``, the pure-Python path plays the same
-  match (``fastloop()`` returns None).
+* the native exchange (``fastloop.c``), a Python extension that writes and
+  reads the plain exchanges of every game (docs/speed.md);
+* a game's compiled dialogue (``protocols.CompiledDialogue``: C source beside
+  its protocol, e.g. protocols/kuhn3_compiled.c), built with the arena's
+  exchange core (``arena_exchange.h``) and the state struct generated from
+  the layout the dialogue declares.
+
+The extensions are optional: without a compiler, or with ``ARENA_NATIVE=0``,
+the pure-Python path plays the same match (``fastloop()`` and
+``compiled_dialogue()`` return None).
 """
 
 from __future__ import annotations
@@ -24,12 +30,15 @@ import importlib.util
 import subprocess
 import sysconfig
 import tempfile
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 SOURCE = Path(__file__).with_name("supervisor.c")
 FASTLOOP_SOURCE = Path(__file__).with_name("fastloop.c")
+EXCHANGE_HEADER = Path(__file__).with_name("arena_exchange.h")
 
 
 class NativeBuildError(RuntimeError):
@@ -104,30 +113,29 @@ def supervisor_path() -> str:
     return str(target)
 
 
-def fastloop_path() -> Path:
-    """The built hot-loop extension; built now if missing."""
+def _extension(name: str, what: str, source: Path, extra_header: str | None = None) -> Path:
+    """Build (once) the extension ``name`` from ``source`` and the exchange core."""
     abi = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    key = hashlib.sha256(FASTLOOP_SOURCE.read_bytes() + abi.encode()).hexdigest()[:16]
-    target = cache_dir() / f"arena-fastloop-{key}{abi}"
-    if not target.is_file():
-        cc = _compiler("hot loop", FASTLOOP_SOURCE)
-        include = sysconfig.get_paths()["include"]
-        _build(target, "hot loop", [[cc, "-O2", "-Wall", "-shared", "-fPIC", f"-I{include}", "-o", "{out}",
-                                     str(FASTLOOP_SOURCE)]])
+    parts = [source.read_bytes(), EXCHANGE_HEADER.read_bytes(), (extra_header or "").encode(), abi.encode()]
+    key = hashlib.sha256(b"\0".join(parts)).hexdigest()[:16]
+    module = f"{name}_{key}"
+    target = cache_dir() / f"{module}{abi}"
+    if target.is_file():
+        return target
+    cc = _compiler(what, source)
+    include = sysconfig.get_paths()["include"]
+    with tempfile.TemporaryDirectory(dir=cache_dir()) as gen:
+        if extra_header is not None:
+            Path(gen, "dialogue_state.h").write_text(extra_header)
+        _build(target, what, [[cc, "-O2", "-Wall", "-shared", "-fPIC", f"-I{include}",
+                               f"-I{EXCHANGE_HEADER.parent}", f"-I{gen}", f"-DARENA_MODULE={module}",
+                               "-o", "{out}", str(source)]])
     return target
 
 
-@cache
-def fastloop() -> ModuleType | None:
-    """The hot-loop extension, or None: ``ARENA_NATIVE=0``, or it cannot be built
-    here (the pure-Python path then plays the same matches, a little slower)."""
-    if os.environ.get("ARENA_NATIVE", "1") == "0":
-        return None
-    try:
-        path = fastloop_path()
-    except (NativeBuildError, OSError):
-        return None
-    spec = importlib.util.spec_from_file_location("arena_fastloop", path)
+def _load(path: Path) -> ModuleType | None:
+    # The module's name is the file's stem up to the ABI tag (what ARENA_MODULE named it).
+    spec = importlib.util.spec_from_file_location(path.name.split(".")[0], path)
     if spec is None or spec.loader is None:
         return None
     module = importlib.util.module_from_spec(spec)
@@ -135,10 +143,53 @@ def fastloop() -> ModuleType | None:
     return module
 
 
+def _native_wanted() -> bool:
+    return os.environ.get("ARENA_NATIVE", "1") != "0"
+
+
+def fastloop_path() -> Path:
+    """The built native-exchange extension; built now if missing."""
+    return _extension("arena_fastloop", "native exchange", FASTLOOP_SOURCE)
+
+
+@cache
+def fastloop() -> ModuleType | None:
+    """The native-exchange extension, or None: ``ARENA_NATIVE=0``, or it cannot
+    be built here (the pure-Python path then plays the same matches, a little slower)."""
+    if not _native_wanted():
+        return None
+    try:
+        return _load(fastloop_path())
+    except (NativeBuildError, OSError):
+        return None
+
+
+def compiled_dialogue_path(spec: Any) -> Path:
+    """The built extension of a game's compiled dialogue; built now if missing."""
+    return _extension(f"arena_{spec.function}", f"compiled dialogue {spec.function}", Path(spec.source),
+                      spec.header())
+
+
+@cache
+def compiled_dialogue(spec: Any) -> Callable[..., Any] | None:
+    """A game's compiled dialogue (``protocols.CompiledDialogue``) as the
+    function to call, or None where native code is off or cannot be built."""
+    if not _native_wanted() or fastloop() is None:
+        return None
+    try:
+        module = _load(compiled_dialogue_path(spec))
+    except (NativeBuildError, OSError):
+        return None
+    return getattr(module, spec.function, None) if module is not None else None
+
+
 def main() -> None:
     """``python -m arena.native``: build the helpers now and print where."""
+    from protocols.kuhn3 import KUHN3_COMPILED
+
     print(supervisor_path())
     print(fastloop_path())
+    print(compiled_dialogue_path(KUHN3_COMPILED))
 
 
 if __name__ == "__main__":

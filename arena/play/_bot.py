@@ -1,7 +1,9 @@
 """A bot process seen from the arena: its pipes, line I/O, and how it ended.
 
 Processes are started and stopped by ``arena.play._host.BotHost`` (the one owner);
-this module is the I/O on one running bot. The hot path reads and writes the
+this module is the I/O on one running bot. How long the bot took is not
+kept here: its seat's clock (``clock``) belongs to ``arena.play._exchange``,
+which alone writes it. The hot path reads and writes the
 non-blocking pipe fds directly and only enters trio's scheduler when a pipe
 is not ready (about 10 µs per exchange with a C bot against 24 µs through
 trio's stream API; see shared research pipe-bench).
@@ -39,22 +41,11 @@ STDERR_TAIL = 2048
 EXIT_STATUS_WAIT = 0.5
 #: Input the arena keeps for a bot that is not reading (beyond its pipe).
 OUTBOX_CAP = 1024 * 1024
-#: How long a reply is waited for in a plain poll() before trio is entered
-#: (see ``set_sync_wait``).
-_sync_wait = [0.001]
-
-
-def set_sync_wait(seconds: float) -> None:
-    """Wait up to ``seconds`` for a reply in a plain poll() before handing the
-    wait to trio. Most replies come within microseconds, and a poll() costs
-    about a third of trio's cancel scope plus ``wait_readable``. Nothing else
-    on the event loop runs meanwhile, so a process whose loop also serves
-    other work (the league's web pages) sets 0."""
-    _sync_wait[0] = max(0.0, seconds)
-
-
-def sync_wait() -> float:
-    return _sync_wait[0]
+#: How long a reply is waited for in a plain poll() before trio is entered,
+#: unless the host says otherwise (``BotHost.sync_wait``). Most replies come
+#: within microseconds, and a poll() costs about a third of trio's cancel
+#: scope plus ``wait_readable``; nothing else on the event loop runs meanwhile.
+DEFAULT_SYNC_WAIT = 0.001
 
 Trace = Callable[[int, str, str], None]
 
@@ -79,6 +70,8 @@ class BotProcess:
         max_line: int,
         stderr_path: Path | None,
         trace: Trace | None,
+        sync_wait: float = DEFAULT_SYNC_WAIT,
+        clock: object = None,
     ) -> None:
         self.spec = spec
         self.seat = seat
@@ -100,18 +93,18 @@ class BotProcess:
         #: input not yet taken by the bot, and since when it has been waiting
         self.outbox = bytearray()
         self.stalled_since: float | None = None
-        self.delivered_at = 0.0
-        self.replied = False  # has it answered once (start-up is over)?
-        self.awaiting = 0  # requests delivered (or queued) whose reply is not read yet
-        self.slowest = 0.0  # the longest single reply (after start-up), seconds
+        #: its host's setting: how long a reply is waited for before trio is entered
+        self.sync_wait = sync_wait
+        #: the seat's clock (``arena.play._exchange.SeatClock``), kept with the
+        #: process because a kept process carries it from match to match; only
+        #: the exchange module reads or writes it
+        self.clock = clock
         #: how it ended: "exited N" by itself, "killed by SIGNAME", or "killed"
         #: when the arena had to stop it
         self.ending: str | None = None
         self.leftovers = 0  # its other processes still running when it ended (then killed)
         self.sandbox_verdict: str | None = None  # what the limits saw (e.g. out of memory)
         self.reaped = False
-        #: seconds this bot spent on its replies, from delivery to reply
-        self.time_used = 0.0
 
     def set_trace(self, trace: Trace | None) -> None:
         self._trace = trace
@@ -125,11 +118,9 @@ class BotProcess:
         return self._lines.max_line
 
     def idle(self) -> bool:
-        """Past start-up with nothing in flight either way: nothing waiting to
-        be written, no bytes read ahead, its pipes open (the compiled loop's
-        starting condition)."""
-        return self.replied and not self.outbox and not len(self._lines) and not self._eof \
-            and self._wfd is not None
+        """Nothing in flight either way: nothing waiting to be written, no
+        bytes read ahead, its pipes open (where native code may take over)."""
+        return not self.outbox and not len(self._lines) and not self._eof and self._wfd is not None
 
     def take_over(self, unread: bytes | None, eof: bool) -> None:
         """What the compiled loop read on this bot's pipe and did not accept
@@ -139,15 +130,15 @@ class BotProcess:
         if eof:
             self._eof = True
 
-    def wrote(self, data: bytes, now: float) -> None:
-        """The compiled loop wrote ``data`` to this bot, all of it."""
+    def wrote(self, data: bytes) -> None:
+        """Native code wrote ``data`` to this bot, all of it."""
         if self._trace is not None:
             self._trace(self.seat, "->", data.decode())
-        self.delivered_at = now
 
-    def charge(self, took: float, line: str) -> None:
-        """A reply the compiled loop read, ``took`` seconds after its message."""
-        self._took(took, line)
+    def read_natively(self, line: str) -> None:
+        """Native code read ``line`` from this bot."""
+        if self._trace is not None:
+            self._trace(self.seat, "<-", line)
 
     # -- writing ----------------------------------------------------------------
 
@@ -173,7 +164,6 @@ class BotProcess:
             return 0
         written = self.send_nowait(data)
         if written == len(data):
-            self.delivered_at = now
             return 1
         if written < 0:
             return -1
@@ -193,7 +183,6 @@ class BotProcess:
         if self.outbox:
             return 0
         self.stalled_since = None
-        self.delivered_at = now
         return 1
 
     def _not_reading(self, now: float, why: str) -> BotFault:
@@ -223,12 +212,11 @@ class BotProcess:
 
     # -- reading ----------------------------------------------------------------
 
-    def receive_nowait(self, sent_at: float) -> str | None:
+    def receive_nowait(self) -> str | None:
         """The reply line if exactly one whole line is ready now, else None.
 
         None leaves any bytes read in the buffer; the slow path goes on from
-        there. Time used is charged from ``sent_at`` to the moment the reply
-        was found (an upper bound when it was already waiting).
+        there.
         """
         lines = self._lines
         if len(lines):
@@ -245,7 +233,8 @@ class BotProcess:
             self._feed(data)  # several lines, or part of one
             return None
         line = self._decode(data[:-1])
-        self._took(trio.current_time() - sent_at, line)
+        if self._trace is not None:
+            self._trace(self.seat, "<-", line)
         return line
 
     def _feed(self, data: bytes) -> None:
@@ -262,15 +251,6 @@ class BotProcess:
             exc.seat = self.seat
             raise
 
-    def _took(self, took: float, line: str) -> None:
-        if self.awaiting:
-            self.awaiting -= 1
-        self.time_used += took
-        if took > self.slowest:
-            self.slowest = took
-        if self._trace is not None:
-            self._trace(self.seat, "<-", line)
-
     def read_ready(self) -> tuple[str | None, bool]:
         """A whole line if one can be had without waiting, and whether the pipe is at EOF."""
         while True:
@@ -280,6 +260,8 @@ class BotProcess:
                 exc.seat = self.seat
                 raise
             if line is not None:
+                if self._trace is not None:
+                    self._trace(self.seat, "<-", line)
                 return line, False
             if self._eof:
                 return None, True
@@ -292,29 +274,22 @@ class BotProcess:
                 return None, True
             self._feed(data)
 
-    def accept(self, line: str, sent_at: float, now: float) -> str:
-        """Account for a reply that arrived at ``now`` (sent at ``sent_at``)."""
-        self._took(now - sent_at, line)
-        return line
-
-    async def receive_line(
-        self, deadline: float, sent_at: float, timeout_text: str, ready_checked: bool = False
-    ) -> str:
-        """The next reply line; every failure becomes a BotFault.
+    async def receive_line(self, deadline: float, timeout_text: str, ready_checked: bool = False) -> str:
+        """The next line, by ``deadline``; every failure becomes a BotFault.
 
         ``ready_checked``: the caller just tried ``receive_nowait``.
         """
         if not ready_checked:
-            line = self.receive_nowait(sent_at)
+            line = self.receive_nowait()
             if line is not None:
                 return line
         while True:
             line, eof = self.read_ready()
             if line is not None:
-                return self.accept(line, sent_at, trio.current_time())
+                return line
             if eof:
                 await self.raise_gone(during="waiting for its reply")
-            budget = min(_sync_wait[0], deadline - trio.current_time())
+            budget = min(self.sync_wait, deadline - trio.current_time())
             if budget > 0 and self._poll.poll(budget * 1000):
                 continue
             with trio.move_on_at(deadline):

@@ -1,5 +1,15 @@
 """One exchange of a dialogue over real pipes, with a clock per seat.
 
+This module owns every seat's clock (``SeatClock``: start-up over or not,
+replies owed, time used, slowest reply): nothing else writes one. An
+exchange is played one of three ways, all here and all charging the same
+clocks the same way (``Table``): in Python; by the native exchange
+(``arena/native/fastloop.c``: write every message, read the replies that come
+within the sync wait); or by a game's compiled dialogue, which plays whole
+exchanges in C while everything is regular and hands the match back
+mid-exchange otherwise (``CompiledLoop``). The driver (``arena.play._match``)
+only asks the table for the replies of each exchange.
+
 The rules that keep one bot from getting another faulted:
 
 * writing never blocks: what a bot's stdin pipe does not take waits in that
@@ -19,13 +29,57 @@ direct path: a non-blocking read, else one wait on that pipe.
 from __future__ import annotations
 
 import select
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import trio
 
-from ._bot import BotProcess, sync_wait
+from ._bot import BotProcess
 from .._faults import BotFault
+from ..native import compiled_dialogue, fastloop
+
+
+@dataclass(slots=True)
+class SeatClock:
+    """How long one seat's bot has taken; kept with its process (a kept
+    process carries it from match to match) and written only here."""
+
+    replied: bool = False  # its first reply came: start-up is over
+    awaiting: int = 0  # requests delivered (or queued) whose reply is not read yet
+    time_used: float = 0.0  # seconds spent on its replies this match, from delivery to reply
+    slowest: float = 0.0  # the longest single reply (after start-up), seconds
+
+    def charge(self, took: float) -> None:
+        if self.awaiting:
+            self.awaiting -= 1
+        self.time_used += took
+        if took > self.slowest:
+            self.slowest = took
+
+    def first_reply_done(self) -> None:
+        if not self.replied:
+            # Start-up (an interpreter, a JIT) is not thinking time.
+            self.replied = True
+            self.time_used = self.slowest = 0.0
+
+
+def clock(bot: BotProcess) -> SeatClock:
+    """``bot``'s seat clock (one is made by its host at the start)."""
+    if bot.clock is None:
+        bot.clock = SeatClock()
+    return bot.clock  # type: ignore[return-value]
+
+
+def new_match(bots: list[BotProcess]) -> None:
+    """A time budget is per match: every seat's time used starts again."""
+    for bot in bots:
+        clock(bot).time_used = 0.0
+
+
+def time_used(bot: BotProcess) -> tuple[float, float]:
+    """What ``bot`` took this match, and its slowest reply."""
+    c = clock(bot)
+    return c.time_used, c.slowest
 
 
 @dataclass(slots=True)
@@ -38,16 +92,17 @@ class Limits:
 
     def limit(self, bot: BotProcess) -> float:
         """The time ``bot`` has for its next reply."""
-        if not bot.replied:
+        c = clock(bot)
+        if not c.replied:
             return max(self.timeout, self.startup_timeout)
-        if self.budget is not None and self.budget - bot.time_used < self.timeout:
-            return max(0.0, self.budget - bot.time_used)
+        if self.budget is not None and self.budget - c.time_used < self.timeout:
+            return max(0.0, self.budget - c.time_used)
         return self.timeout
 
     def for_bot(self, bot: BotProcess) -> tuple[float, str]:
         """The time ``bot`` has for its next reply, and the words if it runs out."""
         limit = self.limit(bot)
-        if not bot.replied:
+        if not clock(bot).replied:
             return limit, (
                 f"no first reply within {limit:g} s of starting (is its stdout flushed after each "
                 "line? is it waiting for a line the arena does not send?)"
@@ -60,11 +115,8 @@ class Limits:
         )
 
 
-def first_reply_done(bot: BotProcess) -> None:
-    if not bot.replied:
-        # Start-up (an interpreter, a JIT) is not thinking time.
-        bot.replied = True
-        bot.time_used = bot.slowest = 0.0
+def _charge(bot: BotProcess, took: float) -> None:
+    clock(bot).charge(took)
 
 
 def deliver(bots: list[BotProcess], sends: list[tuple[int, bytes]], now: float,
@@ -111,10 +163,13 @@ def reply_nowait(bots: list[BotProcess], sends: list[tuple[int, bytes]], now: fl
     if len(sends) != 1 or backlog:
         return None
     bot = bots[sends[0][0]]
-    if not bot.replied:
+    if not clock(bot).replied:
         return None
-    line = bot.receive_nowait(now)
-    return None if line is None else [line]
+    line = bot.receive_nowait()
+    if line is None:
+        return None
+    _charge(bot, trio.current_time() - now)  # an upper bound when it was already waiting
+    return [line]
 
 
 async def gather(bots: list[BotProcess], sends: list[tuple[int, bytes]], now: float,
@@ -122,17 +177,20 @@ async def gather(bots: list[BotProcess], sends: list[tuple[int, bytes]], now: fl
     """One reply line per message of ``sends``, in the same order (after ``reply_nowait``)."""
     if len(sends) == 1 and not backlog:
         bot = bots[sends[0][0]]
+        c = clock(bot)
         limit, why = limits.for_bot(bot)
-        line = await bot.receive_line(now + limit, now, why, ready_checked=bot.replied)
-        first_reply_done(bot)
+        line = await bot.receive_line(now + limit, why, ready_checked=c.replied)
+        c.charge(trio.current_time() - now)
+        c.first_reply_done()
         return [line]
     replies: list[str | None] = [None] * len(sends)
     waiting: list[int] = []
     for i, (seat, _) in enumerate(sends):
         bot = bots[seat]
-        if seat not in backlog and bot.replied:
-            line = bot.receive_nowait(now)
+        if seat not in backlog and clock(bot).replied:
+            line = bot.receive_nowait()
             if line is not None:
+                _charge(bot, trio.current_time() - now)
                 replies[i] = line
                 continue
         waiting.append(i)
@@ -206,7 +264,7 @@ async def _multiplex(bots: list[BotProcess], sends: list[tuple[int, bytes]], wai
                     raise w.bot.not_reading_fault(t, limit)
                 raise w.bot.timeout_fault(w.why)
             first = min(w.deadline for w in pending.values())
-            if ep.poll(min(sync_wait(), max(0.0, first - t))):
+            if ep.poll(min(bots[0].sync_wait if bots else 0.0, max(0.0, first - t))):
                 continue
             with trio.move_on_at(first):
                 await trio.lowlevel.wait_readable(ep.fileno())
@@ -235,8 +293,10 @@ async def _advance(fd: int, w: _Wait, t: float, ep: Any, pending: dict[int, _Wai
         return
     line, eof = bot.read_ready()
     if line is not None:
-        replies[w.index] = bot.accept(line, w.sent_at, t)  # type: ignore[index]
-        first_reply_done(bot)
+        replies[w.index] = line  # type: ignore[index]
+        c = clock(bot)
+        c.charge(t - w.sent_at)
+        c.first_reply_done()
         ep.unregister(fd)
         del pending[fd]
     elif eof:
@@ -261,23 +321,23 @@ async def exchange_natively(fast: Any, bots: list[BotProcess], sends: list[tuple
     asked: list[BotProcess] = []
     for seat, payload in sends:
         bot = bots[seat]
-        if len(payload) > NATIVE_MESSAGE or bot in asked or not bot.idle():
+        if len(payload) > NATIVE_MESSAGE or bot in asked or not bot.idle() or not clock(bot).replied:
             return None
         asked.append(bot)
     # (list comprehensions, not generators: this runs once per exchange)
     before = trio.current_time()
     written, lines, took, lead, unread, eof = fast.exchange(
         tuple([b.write_fd for b in asked]), tuple([b.read_fd for b in asked]), tuple([p for _, p in sends]),
-        tuple([limits.limit(b) for b in asked]), sync_wait(), asked[0].max_line,
+        tuple([limits.limit(b) for b in asked]), asked[0].sync_wait, asked[0].max_line,
     )
-    now = trio.current_time()
     for i in range(written):
-        asked[i].wrote(sends[i][1], now)
+        asked[i].wrote(sends[i][1])
     for i, bot in enumerate(asked):
         if unread[i] is not None or eof[i]:
             bot.take_over(unread[i], eof[i])
         if lines[i] is not None:
-            bot.charge(took[i], lines[i])
+            bot.read_natively(lines[i])
+            _charge(bot, took[i])
     if None not in lines:
         return list(lines)
     return await complete(bots, sends, written, lines, before + lead, backlog, limits)
@@ -285,13 +345,13 @@ async def exchange_natively(fast: Any, bots: list[BotProcess], sends: list[tuple
 
 async def complete(bots: list[BotProcess], sends: list[tuple[int, bytes]], written: int,
                    accepted: tuple[str | None, ...], sent_at: float, backlog: set[int], limits: Limits) -> list[str]:
-    """Finish an exchange the compiled loop began (``arena.play._compiled``): write
+    """Finish an exchange native code began (``CompiledLoop``): write
     what it did not, read the replies it did not take, each seat on its own
     clock from when its message went out."""
     now = trio.current_time()
     for (seat, _), line in zip(sends, accepted):
         if line is None:
-            bots[seat].awaiting += 1
+            clock(bots[seat]).awaiting += 1
     start = sent_at  # the seats written so far: their clocks run from the exchange's first write
     if written < len(sends):
         gone = deliver(bots, sends[written:], now, backlog, limits)
@@ -310,11 +370,13 @@ async def resynchronise(bot: BotProcess, goodbye: bytes | None, limits: Limits) 
     drop them), then deliver ``goodbye`` (the game's note that the match was
     not completed), each within the bot's own limit. False when it could not
     be brought back in step; it is then started afresh, and not charged."""
+    c = clock(bot)
     try:
-        while bot.awaiting > 0:
+        while c.awaiting > 0:
             limit, why = limits.for_bot(bot)
             now = trio.current_time()
-            await bot.receive_line(now + limit, now, why)
+            await bot.receive_line(now + limit, why)
+            c.charge(trio.current_time() - now)
         if goodbye is not None:
             now = trio.current_time()
             if bot.queue(goodbye, now) < 0:
@@ -324,3 +386,151 @@ async def resynchronise(bot: BotProcess, goodbye: bytes | None, limits: Limits) 
     except BotFault:
         return False
     return True
+
+
+# -- the compiled dialogue -------------------------------------------------------
+
+#: Messages per call of a compiled dialogue: the driver yields to trio between
+#: calls (timers, Ctrl-C, the bots' stderr readers), every few milliseconds
+#: with C bots (512 rather than 128: +4% kuhn3 hands/s pinned, as a hand-back
+#: costs about as much as five exchanges).
+BATCH = 512
+
+
+@dataclass(slots=True)
+class Handback:
+    """Where a compiled dialogue left the match."""
+
+    messages: int  # messages of the exchanges it completed
+    mid: bool  # it stopped inside an exchange (some of it done)
+    written: int  # messages of that exchange written
+    accepted: tuple[str | None, ...]  # replies of that exchange it took, in send order
+    sent_at: float  # when that exchange's first message was written (trio's clock; never late)
+
+
+class CompiledLoop:
+    """A game's compiled dialogue (``protocols.CompiledDialogue``), played over
+    the bots' pipes between exchange boundaries.
+
+    The loop renders, writes, reads, checks and applies replies itself, and
+    hands the match back at the first thing that needs more than that (a
+    reply in another form, a wrong one, a slow one, a full or closed pipe, a
+    step it does not play), or after ``BATCH`` messages. The driver then
+    resumes the Python dialogue from the state and finishes the exchange in
+    progress through ``complete``, so every fault and its words come from the
+    Python dialogue. ``ARENA_NATIVE=0`` (or no C compiler) keeps everything in
+    Python; the transcripts are the same (tests of the native path).
+    """
+
+    def __init__(self, play: Any, dealer: Any, chance: tuple[Any, Any], bots: list[BotProcess],
+                 limits: Limits) -> None:
+        self._play = play
+        self.dealer = dealer
+        self.bots = bots
+        self.deal, self.ends = chance
+        self.params = dealer.native_params()
+        self.limits = limits
+        self.steps = dealer.compiled.steps
+
+    @classmethod
+    def open(cls, dealer: Any, bots: list[BotProcess], limits: Limits) -> CompiledLoop | None:
+        spec = getattr(dealer, "compiled", None)
+        if spec is None:
+            return None
+        play = compiled_dialogue(spec)
+        if play is None:
+            return None
+        chance = dealer.native_chance()
+        if chance is None:
+            return None
+        return cls(play, dealer, chance, bots, limits)
+
+    def ready(self, backlog: set[int]) -> bool:
+        """At an exchange boundary: may the loop take over now?"""
+        if backlog or self.dealer.step not in self.steps:
+            return False
+        trace = self.bots[0].trace
+        return all(bot.idle() and clock(bot).replied and bot.trace is trace for bot in self.bots)
+
+    def play(self) -> Handback:
+        bots, limits = self.bots, self.limits
+        clocks = [clock(b) for b in bots]
+        before = trio.current_time()
+        (mid, state, written, accepted, lead, used, slowest, unread, eof, messages) = self._play(
+            self.dealer.compiled.pack(self.dealer.native_state()), self.params, self.deal, self.ends,
+            tuple(b.write_fd for b in bots), tuple(b.read_fd for b in bots),
+            tuple(c.time_used for c in clocks), tuple(c.slowest for c in clocks),
+            limits.timeout, -1.0 if limits.budget is None else limits.budget, bots[0].sync_wait,
+            bots[0].max_line, bots[0].trace, BATCH,
+        )
+        self.dealer.load_native_state(self.dealer.compiled.unpack(state))
+        for seat, bot in enumerate(bots):
+            clocks[seat].time_used, clocks[seat].slowest = used[seat], slowest[seat]
+            bot.take_over(unread[seat], bool(eof[seat]))
+        return Handback(messages, bool(mid), written, accepted, before + lead)
+
+
+# -- one interface for the driver -------------------------------------------------
+
+@dataclass(slots=True)
+class Table:
+    """The seats of one match, and the one way each exchange is played over
+    their pipes: the compiled dialogue where it may take over, else the
+    native exchange where it takes the exchange, else Python."""
+
+    bots: list[BotProcess]
+    limits: Limits
+    fast: Any = None  # the native module, or None (the pure-Python path)
+    compiled: CompiledLoop | None = None
+    backlog: set[int] = field(default_factory=set)  # seats whose input is not all delivered yet
+    native_messages: int = 0  # messages written by native code
+
+    @classmethod
+    def open(cls, bots: list[BotProcess], limits: Limits, dealer: Any, *, native: bool) -> Table:
+        new_match(bots)
+        fast = fastloop() if native else None
+        compiled = CompiledLoop.open(dealer, bots, limits) if fast is not None else None
+        return cls(bots, limits, fast, compiled)
+
+    def compiled_turn(self) -> Handback | None:
+        """At an exchange boundary: let the compiled dialogue play if it may;
+        where it stopped, or None when it did not take over."""
+        if self.compiled is None or not self.compiled.ready(self.backlog):
+            return None
+        handback = self.compiled.play()
+        self.native_messages += handback.messages
+        return handback
+
+    async def replies(self, sends: list[tuple[int, bytes]], reply: bool,
+                      handback: Handback | None = None) -> list[str]:
+        """Write ``sends`` and, when the exchange asks for them, read one reply
+        per send (in send order); ``handback``: finish the exchange a compiled
+        dialogue stopped inside."""
+        bots, backlog, limits = self.bots, self.backlog, self.limits
+        if handback is not None and handback.mid:
+            return await complete(bots, sends, handback.written, handback.accepted, handback.sent_at,
+                                  backlog, limits)
+        if self.fast is not None and reply:
+            got = await exchange_natively(self.fast, bots, sends, backlog, limits)
+            if got is not None:
+                self.native_messages += len(sends)
+                return got
+        now = trio.current_time()
+        lost = deliver(bots, sends, now, backlog, limits)
+        if lost is not None:
+            await bots[lost].raise_gone(during="writing to it")
+        if not reply:
+            return []
+        for seat, _ in sends:
+            clock(bots[seat]).awaiting += 1
+        return reply_nowait(bots, sends, now, backlog) or await gather(bots, sends, now, backlog, limits)
+
+    async def finish(self) -> None:
+        await finish(self.bots, self.backlog, self.limits)
+
+    def leave(self, seat: int) -> None:
+        """A seat the match plays on without: nothing more is written to it, and it is stopped now."""
+        bot = self.bots[seat]
+        self.backlog.discard(seat)
+        bot.close_stdin()
+        bot.ask_stop()

@@ -27,7 +27,8 @@ from typing import Any
 
 import trio
 
-from ._bot import DEFAULT_STDERR_CAP, BotProcess, Trace
+from ._bot import DEFAULT_STDERR_CAP, DEFAULT_SYNC_WAIT, BotProcess, Trace
+from ._exchange import SeatClock
 
 from .._spec import BotSpec
 from .._faults import BotFault, FaultKind
@@ -41,10 +42,18 @@ STOP_WAIT = 2.0
 
 
 class BotHost:
-    """Starts and stops bot processes through one launcher (one sandbox level)."""
+    """Starts and stops bot processes through one launcher (one sandbox level).
 
-    def __init__(self, launcher: Launcher | None = None) -> None:
+    ``sync_wait``: how long a reply is waited for in a plain poll() before the
+    wait is handed to trio. Most replies come within microseconds, and the
+    poll costs a third of trio's wait; but nothing else on the event loop runs
+    meanwhile, so a process whose loop serves other work too (the league's
+    web pages) sets 0.
+    """
+
+    def __init__(self, launcher: Launcher | None = None, *, sync_wait: float = DEFAULT_SYNC_WAIT) -> None:
         self.launcher = launcher or Launcher()
+        self.sync_wait = max(0.0, sync_wait)
 
     @property
     def level(self) -> str:
@@ -96,7 +105,7 @@ class BotHost:
                            seat=seat) from None
         channel.hand_over()
         bot = BotProcess(spec, seat, process, channel, plan, max_line=max_line, stderr_path=stderr_path,
-                         trace=trace)
+                         trace=trace, sync_wait=self.sync_wait, clock=SeatClock())
         nursery.start_soon(bot.drain_stderr, stderr_cap)
         return bot
 
@@ -160,10 +169,13 @@ def _kill_group(pgid: int) -> None:
 
 
 def open_host(
-    level: str | None = None, policy: SandboxPolicy | None = None, **kwargs: Any,
+    level: str | None = None, policy: SandboxPolicy | None = None, *, sync_wait: float = DEFAULT_SYNC_WAIT,
+    **kwargs: Any,
 ) -> BotHost:
-    """A host at ``level`` (see ``arena.sandbox.open_launcher``); close it when done."""
-    return BotHost(open_launcher(level, policy, **kwargs))
+    """A host at ``level`` (see ``arena.sandbox.open_launcher``; None: the
+    machine's default level, or ``ARENA_SANDBOX``). Close it when done, or use
+    it as a context manager: ``with open_host() as host: ...``."""
+    return BotHost(open_launcher(level, policy, **kwargs), sync_wait=sync_wait)
 
 
 @asynccontextmanager
@@ -179,11 +191,13 @@ async def open_bots(
 ) -> AsyncIterator[list[BotProcess]]:
     """Start every bot (seat = position); on exit, however it happens, end them all.
 
-    Without ``host`` the bots run at level ``none`` under a host made here.
-    A bot whose launch fails raises ``BotFault`` with ``.seat`` set.
+    Without ``host`` the bots run under a host made here at the machine's
+    default sandbox level (``open_host()``), never without a sandbox unless
+    ``ARENA_SANDBOX=none`` says so. A bot whose launch fails raises
+    ``BotFault`` with ``.seat`` set.
     """
     own = host is None
-    host = host or BotHost()
+    host = host or open_host()
     bots: list[BotProcess] = []
     try:
         async with trio.open_nursery() as nursery:  # the stderr drains

@@ -22,11 +22,9 @@ from protocols import ProtocolError
 from ._bot import BotProcess, Trace
 
 from .._spec import BotSpec
-from ._compiled import CompiledLoop
-from ._exchange import Limits, complete, deliver, exchange_natively, finish, gather, reply_nowait
+from ._exchange import Limits, Table, time_used
 from .._faults import BotFault, Fault, FaultKind
-from ._host import BotHost, open_bots
-from ..native import fastloop
+from ._host import BotHost, open_bots, open_host
 from .._seeds import chance_stream, seed_text
 from .._scoring import forfeit_scores, tournament_scores
 
@@ -46,8 +44,8 @@ class MatchSettings:
     log_dir: Path | None = None
     trace: Trace | None = None
     progress: Callable[[int], None] | None = None  # called with hands played
-    host: BotHost | None = None  # the process owner (sandbox level); None: level none
-    native: bool = True  # the compiled loop where the game has one (arena.play._compiled); same matches
+    host: BotHost | None = None  # the process owner (sandbox level); None: the machine's default level
+    native: bool = True  # native code where it takes an exchange (arena.play._exchange.Table); same matches
 
     def limits(self) -> Limits:
         return Limits(self.timeout, self.startup_timeout, self.budget)
@@ -106,6 +104,8 @@ class MatchResult:
     forfeit_scores: list[float] | None = None
     #: the match went on to its end without the seats that faulted (``seat_gone``)
     played_on: bool = False
+    #: the sandbox level the bots ran at (``BotHost.level``)
+    sandbox: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -124,6 +124,7 @@ class MatchResult:
             "native_messages": self.native_messages,
             "duration": round(self.duration, 6),
             "log_dir": self.log_dir,
+            "sandbox": self.sandbox,
             "python": sys.version.split()[0],
         }
 
@@ -172,8 +173,18 @@ async def run_series(
         raise ValueError(
             f"{plugin.spec.id}'s protocol has no match boundaries: it needs a fresh process per match"
         )
-    run = _Series(plugin, specs, [(params, seed_text(seed)) for params, seed in matches], settings, dialogues)
-    return await (run.in_kept_processes() if lifetime == "tournament" else run.in_fresh_processes())
+    # Without a host, the machine's default sandbox level (never none unless ARENA_SANDBOX says so).
+    host = settings.host if settings.host is not None else open_host()
+    try:
+        run = _Series(plugin, specs, [(params, seed_text(seed)) for params, seed in matches], settings, host,
+                      dialogues)
+        results = await (run.in_kept_processes() if lifetime == "tournament" else run.in_fresh_processes())
+    finally:
+        if host is not settings.host:
+            host.close()
+    for result in results:
+        result.sandbox = host.level
+    return results
 
 
 @dataclass(slots=True)
@@ -182,6 +193,7 @@ class _Series:
     specs: list[BotSpec]
     matches: list[tuple[Any, str]]
     settings: MatchSettings
+    host: BotHost
     dialogues: list[Any] | None
 
     def dealer_for(self, index: int) -> Any:
@@ -196,7 +208,7 @@ class _Series:
             log_dir = log_dir / f"match{index}"  # fresh processes, fresh logs
             log_dir.mkdir(parents=True, exist_ok=True)
         s = self.settings
-        return open_bots(self.specs, host=s.host, log_dir=log_dir, max_line=max_reply(self.plugin, s),
+        return open_bots(self.specs, host=self.host, log_dir=log_dir, max_line=max_reply(self.plugin, s),
                          stderr_cap=s.stderr_cap, grace=s.grace, trace=s.trace)
 
     async def in_kept_processes(self) -> list[MatchResult]:
@@ -241,8 +253,6 @@ async def play_on(
     bots: list[BotProcess], settings: MatchSettings,
 ) -> MatchResult:
     """Play one match over bots that are already running (fresh or kept)."""
-    for bot in bots:
-        bot.time_used = 0.0  # a time budget is per match
     started = time.perf_counter()
     outcome, found, exchanges, native = await _drive(dealer, bots, settings)
     result = _result(plugin, specs, params, seed, dealer, bots, outcome, found, exchanges,
@@ -273,23 +283,20 @@ async def _drive(
     dealer: Any, bots: list[BotProcess], settings: MatchSettings
 ) -> tuple[Any, list[PendingFault], int, int]:
     """Run one dialogue over open bots: (outcome or None, faults, exchanges,
-    of which the compiled loop's).
+    of which native code's).
 
     A fault ends the match (fail-fast: no outcome), unless the dialogue plays
     on without the faulting seat (``seat_gone``, e.g. hold'em folds it out):
     then the fault is recorded, the bot is stopped, and the match goes on.
     """
-    limits = settings.limits()
+    table = Table.open(bots, settings.limits(), dealer, native=settings.native)
     progress = settings.progress
-    exchanges = native = 0
+    exchanges = 0
     gen = dealer.run()
     replies: list[str | None] | None = None
     sends: list[tuple[int, bytes]] = []
     expect: Any = None
-    backlog: set[int] = set()  # seats whose input is not all delivered yet
     next_checkpoint = CHECKPOINT_EVERY
-    fast = fastloop() if settings.native else None
-    compiled = CompiledLoop.open(dealer, bots, limits) if fast else None
     gone = getattr(dealer, "seat_gone", None)
     faults: list[PendingFault] = []
     try:
@@ -298,20 +305,18 @@ async def _drive(
                 exchange = gen.send(replies)  # type: ignore[arg-type]
             except StopIteration as stop:
                 sends = []
-                await finish(bots, backlog, limits)
-                return stop.value, faults, exchanges, native
+                await table.finish()
+                return stop.value, faults, exchanges, table.native_messages
             if exchange.fault is not None:  # a reply the dialogue refused; it plays on without that seat
                 error = exchange.fault
                 faults.append((error.seat, error, error.expected, _hand(dealer)))
-                _leave(bots[error.seat], backlog)
+                table.leave(error.seat)
                 replies = []
                 continue
-            handback = None
-            if compiled is not None and compiled.ready(backlog):
-                # The compiled loop plays on from here; the dialogue resumes where it stops.
-                handback = compiled.play()
+            handback = table.compiled_turn()
+            if handback is not None:
+                # The compiled dialogue played on from here; the Python one resumes where it stopped.
                 exchanges += handback.messages
-                native += handback.messages
                 gen.close()
                 gen = dealer.resume()
                 exchange = next(gen)
@@ -319,27 +324,7 @@ async def _drive(
             expect = exchange.expect
             sends = exchange.sends
             try:
-                if handback is not None and handback.mid:
-                    replies = await complete(bots, sends, handback.written, handback.accepted, handback.sent_at,
-                                             backlog, limits)  # type: ignore[assignment]
-                else:
-                    replies = None
-                    if fast is not None and exchange.reply:
-                        replies = await exchange_natively(fast, bots, sends, backlog, limits)  # type: ignore[assignment]
-                        if replies is not None:
-                            native += len(sends)
-                    if replies is None:
-                        now = trio.current_time()
-                        lost = deliver(bots, sends, now, backlog, limits)
-                        if lost is not None:
-                            await bots[lost].raise_gone(during="writing to it")
-                        if exchange.reply:
-                            for seat, _ in sends:
-                                bots[seat].awaiting += 1
-                            replies = reply_nowait(bots, sends, now, backlog) or await gather(  # type: ignore[assignment]
-                                bots, sends, now, backlog, limits)
-                        else:
-                            replies = []
+                replies = await table.replies(sends, exchange.reply, handback)  # type: ignore[assignment]
             except BotFault as exc:
                 seat = exc.seat if exc.seat is not None else (sends[0][0] if sends else 0)
                 asked = exchange.reply and any(s == seat for s, _ in sends)
@@ -348,7 +333,7 @@ async def _drive(
                     raise
                 words = expect() if callable(expect) else expect
                 faults.append((seat, exc, words if asked else None, _hand(dealer)))
-                _leave(bots[seat], backlog)
+                table.leave(seat)
                 replies = [None] if asked else []
             exchanges += len(sends)
             if exchanges >= next_checkpoint:
@@ -358,26 +343,19 @@ async def _drive(
                     progress(dealer.standings()[0])
     except ProtocolError as exc:
         faults.append((exc.seat, exc, exc.expected, _hand(dealer)))
-        return None, faults, exchanges, native
+        return None, faults, exchanges, table.native_messages
     except BotFault as exc:
         seat = exc.seat if exc.seat is not None else (sends[0][0] if sends else 0)
         asked = any(s == seat for s, _ in sends)
         words = (expect() if callable(expect) else expect) if asked else None
         faults.append((seat, exc, words, _hand(dealer)))
-        return None, faults, exchanges, native
+        return None, faults, exchanges, table.native_messages
     finally:
         gen.close()
 
 
 def _hand(dealer: Any) -> int | None:
     return dealer.context().get("hand")
-
-
-def _leave(bot: BotProcess, backlog: set[int]) -> None:
-    """A seat the match plays on without: nothing more is written to it, and it is stopped now."""
-    backlog.discard(bot.seat)
-    bot.close_stdin()
-    bot.ask_stop()
 
 
 def failed_start(plugin, specs, match, dealer, exc: BotFault, settings) -> MatchResult:
@@ -415,14 +393,15 @@ def _result(
         )
     if settings.progress is not None:
         settings.progress(hands)
+    used = [time_used(bots[i]) if i < len(bots) else (0.0, 0.0) for i in range(len(specs))]
     seats = [
         SeatResult(
             seat=i,
             bot=spec.name,
             bankroll=payoffs[i],
             score=scores[i],
-            time_used=bots[i].time_used if i < len(bots) else 0.0,
-            slowest_reply=bots[i].slowest if i < len(bots) else 0.0,
+            time_used=used[i][0],
+            slowest_reply=used[i][1],
         )
         for i, spec in enumerate(specs)
     ]
