@@ -1,10 +1,15 @@
 """The league's own tables, in the same SQLite file as the results.
 
-The results (tournaments, matches) stay in ``arena.results._store``'s tables, so that
+One owner per table. The results (``meta``, ``bots``, ``events``,
+``tournaments``, ``matches``) belong to ``arena.results._store``, so that
 ``arena show``/``arena tournament --resume`` read a league's file like any
-other; the league adds who submitted what (users, sessions, bots, versions)
-and which tournaments it ran. One connection per process: the server's web
-handlers, its scheduler and its pipeline run on one trio thread.
+other; the league reads them through the store's methods only. The league
+owns its ``league_*`` tables: who submitted what (users, sessions, bots,
+versions) and which tournaments it ran. Each owner versions its own schema:
+the store under ``meta``'s ``schema_version``, the league under
+``league_schema_version`` (kept through the store's ``meta_value``). One
+connection per process: the server's web handlers, its scheduler and its
+pipeline run on one trio thread.
 
 Tokens are 256-bit random strings, so a plain SHA-256 of one is enough to
 store (nothing to brute-force, unlike a password); a session cookie likewise.
@@ -19,53 +24,115 @@ import sqlite3
 import time
 from typing import Any
 
-from ..results._store import Store
+from ..results._store import Store, StoreError
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS league_users (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    token_hash TEXT NOT NULL UNIQUE,
-    admin INTEGER NOT NULL DEFAULT 0,
-    created REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS league_sessions (
-    hash TEXT PRIMARY KEY,
-    user INTEGER NOT NULL REFERENCES league_users(id),
-    csrf TEXT NOT NULL,
-    expires REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS league_bots (
-    id INTEGER PRIMARY KEY,
-    owner INTEGER NOT NULL REFERENCES league_users(id),
-    game TEXT NOT NULL,
-    name TEXT NOT NULL,
-    paused INTEGER NOT NULL DEFAULT 0,
-    created REAL NOT NULL,
-    UNIQUE (game, name)
-);
-CREATE TABLE IF NOT EXISTS league_versions (
-    id INTEGER PRIMARY KEY,
-    bot INTEGER NOT NULL REFERENCES league_bots(id),
-    number INTEGER NOT NULL,
-    sha256 TEXT NOT NULL,          -- of the upload (its blob)
-    kind TEXT NOT NULL,            -- file | zip | tar.gz
-    state TEXT NOT NULL,           -- received | built | quarantined | active | retired | rejected
-    message TEXT NOT NULL DEFAULT '',
-    manifest TEXT NOT NULL,        -- JSON: run, build
-    command TEXT,                  -- the run command, absolute, once unpacked
-    steps TEXT NOT NULL DEFAULT '[]',  -- JSON: the pipeline's steps with their results
-    store_bot INTEGER,             -- arena.results._store's bot id, once it has played
-    created REAL NOT NULL,
-    updated REAL NOT NULL,
-    UNIQUE (bot, number)
-);
-CREATE TABLE IF NOT EXISTS league_tournaments (
-    tournament INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL,            -- scheduled | placement | manual
-    version INTEGER                -- the candidate of a placement gauntlet
-);
-"""
+#: The league's schema, one step per version, forward only: step ``i`` takes
+#: the league's tables from version ``i`` to ``i + 1`` (version 0: none yet).
+#: Never change a step that has shipped; add one.
+_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 1: the tables as first made, before the league kept a version of its own.
+    (
+        """CREATE TABLE IF NOT EXISTS league_users (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            token_hash TEXT NOT NULL UNIQUE,
+            admin INTEGER NOT NULL DEFAULT 0,
+            created REAL NOT NULL
+        )""",
+        """CREATE TABLE IF NOT EXISTS league_sessions (
+            hash TEXT PRIMARY KEY,
+            user INTEGER NOT NULL REFERENCES league_users(id),
+            csrf TEXT NOT NULL,
+            expires REAL NOT NULL
+        )""",
+        """CREATE TABLE IF NOT EXISTS league_bots (
+            id INTEGER PRIMARY KEY,
+            owner INTEGER NOT NULL REFERENCES league_users(id),
+            game TEXT NOT NULL,
+            name TEXT NOT NULL,
+            paused INTEGER NOT NULL DEFAULT 0,
+            created REAL NOT NULL,
+            UNIQUE (game, name)
+        )""",
+        """CREATE TABLE IF NOT EXISTS league_versions (
+            id INTEGER PRIMARY KEY,
+            bot INTEGER NOT NULL REFERENCES league_bots(id),
+            number INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,          -- of the upload (its blob)
+            kind TEXT NOT NULL,            -- file | zip | tar.gz
+            state TEXT NOT NULL,           -- received | built | quarantined | active | retired | rejected
+            message TEXT NOT NULL DEFAULT '',
+            manifest TEXT NOT NULL,        -- JSON: run, build
+            command TEXT,                  -- the run command, absolute, once unpacked
+            steps TEXT NOT NULL DEFAULT '[]',  -- JSON: the pipeline's steps with their results
+            store_bot INTEGER,             -- arena.results._store's bot id, once it has played
+            created REAL NOT NULL,
+            updated REAL NOT NULL,
+            UNIQUE (bot, number)
+        )""",
+        """CREATE TABLE IF NOT EXISTS league_tournaments (
+            tournament INTEGER PRIMARY KEY,  -- arena.results._store's tournament id
+            kind TEXT NOT NULL,            -- scheduled | placement | manual
+            version INTEGER                -- the candidate of a placement gauntlet
+        )""",
+    ),
+    # 2: indexes for what every page and ratings update looks up: a session's
+    # expiry and its user (a new token ends the user's sessions), a version by
+    # the store's bot id.
+    (
+        "CREATE INDEX IF NOT EXISTS league_sessions_expires ON league_sessions (expires)",
+        "CREATE INDEX IF NOT EXISTS league_sessions_user ON league_sessions (user)",
+        "CREATE INDEX IF NOT EXISTS league_versions_store_bot ON league_versions (store_bot)",
+    ),
+)
+
+#: The version of the league's tables this arena makes and reads.
+LEAGUE_SCHEMA_VERSION = len(_MIGRATIONS)
+#: Where the league keeps it, in the store's ``meta`` (the store's own key is ``schema_version``).
+VERSION_KEY = "league_schema_version"
+
+
+class LeagueDbError(StoreError):
+    """A ``--db`` whose league tables this arena cannot use."""
+
+
+def _found_version(store: Store) -> int:
+    """The version of the league's tables in ``store``'s file (0: none yet)."""
+    text = store.meta_value(VERSION_KEY)
+    if text is None:
+        # Made before the league kept a version: its tables, if any, are version 1.
+        found = store.db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='league_users'").fetchone()
+        return 1 if found else 0
+    if not text.isdigit():
+        raise LeagueDbError(f"--db {store.path}: the league's schema version is {text!r}, not a version number; "
+                            "this file was not made by arena")
+    return int(text)
+
+
+def _migrate(store: Store) -> None:
+    """Bring the league's tables in ``store``'s file to ``LEAGUE_SCHEMA_VERSION``,
+    in one transaction; a file from a newer arena is refused and left as it is."""
+    if store.meta_value(VERSION_KEY) == str(LEAGUE_SCHEMA_VERSION):
+        return  # the usual case: no write, no lock
+    db = store.db
+    db.execute("BEGIN IMMEDIATE")  # another process may be migrating the same file: one at a time
+    try:
+        version = _found_version(store)
+        if version > LEAGUE_SCHEMA_VERSION:
+            raise LeagueDbError(
+                f"--db {store.path}: its league tables are at schema version {version}, made by a newer arena; "
+                f"this arena reads version {LEAGUE_SCHEMA_VERSION} and older. Serve it with that newer arena."
+            )
+        for step in _MIGRATIONS[version:]:
+            for statement in step:
+                db.execute(statement)
+        store.set_meta_value(VERSION_KEY, str(LEAGUE_SCHEMA_VERSION))
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
 
 #: Pipeline states in order; ``rejected`` can follow any of the first three.
 STATES = ("received", "built", "quarantined", "active", "retired", "rejected")
@@ -82,7 +149,7 @@ class League:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.db: sqlite3.Connection = store.db
-        self.db.executescript(_SCHEMA)
+        _migrate(store)
 
     # -- users, tokens, sessions -------------------------------------------------
 

@@ -10,7 +10,6 @@ the matches stored since the last ask are rated.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,22 +64,17 @@ class Ratings:
 
     def update(self, game: str) -> GameRatings:
         g = self.games.setdefault(game, GameRatings())
-        db = self.league.db
-        rows = db.execute(
-            "SELECT m.id, m.tournament, m.seats, m.scores, m.faults, m.finished, t.entrants"
-            " FROM matches m JOIN tournaments t ON t.id=m.tournament"
-            " JOIN league_tournaments lt ON lt.tournament=t.id"
-            " WHERE t.game=? AND m.status='done' AND (m.finished > ? OR (m.finished = ? AND m.id > ?))"
-            " ORDER BY m.finished, m.id", (game, g.seen[0], g.seen[0], g.seen[1])).fetchall()
-        for mid, tid, seats, scores, faults, finished, entrants in rows:
-            versions = self._versions_of(tid, json.loads(entrants))
-            lineup = tuple(versions[i] for i in json.loads(seats))
+        played = self.league.store.played_since(game, g.seen, tournaments=self.league.tournament_kinds())
+        for m in played:
+            mid, tid, finished = m["id"], m["tournament"], m["finished"]
+            versions = self._versions_of(tid, m["entrants"])
+            lineup = tuple(versions[i] for i in m["seats"])
             g.seen = (finished, mid)
             if None in lineup:
                 continue
-            scores_l = json.loads(scores)
+            scores_l = m["scores"]
             faulted = [False] * len(lineup)
-            for f in json.loads(faults or "[]"):
+            for f in m["faults"]:
                 faulted[f["seat"]] = True
             for v in lineup:
                 if v not in g.ratings:

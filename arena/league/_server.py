@@ -79,8 +79,16 @@ def serve(options: ServeOptions) -> int:
         host = open_host(options.sandbox, untrusted=True, warn=log, sync_wait=0.0)
     except (SandboxUnavailable, UsageError) as exc:
         raise UsageError(str(exc)) from None
-    store = open_store(options.db)
-    league = League(store)
+    try:
+        store = open_store(options.db)
+        try:
+            league = League(store)  # brings the league's tables to this arena's version, or refuses the file
+        except BaseException:
+            store.close()
+            raise
+    except BaseException:
+        host.close()
+        raise
     settings = LeagueSettings(
         every=options.every, jobs=options.jobs, cluster=options.cluster, sandbox=host.level, games=games, params=options.params,
         rounds=options.rounds, timeout=options.timeout, quarantine_matches=options.quarantine_matches,

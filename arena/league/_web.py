@@ -335,10 +335,9 @@ async def tournaments_page(request: Request) -> Response:
         if t["id"] not in kinds:
             continue
         live = site.runner.live.get(t["id"])
-        total = site.store.db.execute("SELECT COUNT(*), SUM(status != 'pending') FROM matches WHERE tournament=?",
-                                      (t["id"],)).fetchone()
+        total, done = site.store.match_counts(t["id"])
         rows.append({"id": t["id"], "game": t["game"], "kind": kinds[t["id"]][0], "status": t["status"],
-                     "entrants": len(t["entrants"]), "matches": total[0] or 0, "done": total[1] or 0,
+                     "entrants": len(t["entrants"]), "matches": total, "done": done,
                      "playing": live is not None, "seed": shown_seed(t)})
         if len(rows) >= 100:
             break

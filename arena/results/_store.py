@@ -14,6 +14,11 @@ second ``--resume`` of it is refused rather than run twice.
 Entrants are not bots: the same bot (command and files) may enter a
 tournament twice under two names, and each entrant has its own matches,
 processes and rating. ``matches.seats`` lists entrant indices.
+
+This module owns its tables (``meta``, ``bots``, ``events``, ``tournaments``,
+``matches``): no SQL elsewhere touches them. Others sharing the file (the
+league) read them through the methods below and keep their own schema
+version under a key of their own in ``meta`` (``meta_value``).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Container
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +184,23 @@ class Store:
     def events(self, tid: int) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT text FROM events WHERE tournament=? ORDER BY id", (tid,))]
 
+    # -- other owners' keys ------------------------------------------------------
+
+    def meta_value(self, key: str) -> str | None:
+        """The value another owner of tables in this file keeps under ``key``
+        in ``meta`` (e.g. the league's schema version), None if unset."""
+        _check_meta_key(key)
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta_value(self, key: str, value: str) -> None:
+        """Keep ``value`` under ``key`` in ``meta``, in the caller's transaction if one is open."""
+        _check_meta_key(key)
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value=excluded.value",
+            (key, value),
+        )
+
     # -- bots and tournaments -----------------------------------------------------
 
     def bot_id(self, name: str, command: str, argv: list[str]) -> int:
@@ -268,7 +291,12 @@ class Store:
             (*args, tid, record["round"], record["idx"]),
         )
         if cur.rowcount == 1:
-            return self.match_ids(tid)[(record["round"], record["idx"])]
+            # One lookup through the (tournament, round, idx) index: storing a
+            # match costs the same however many matches its tournament has.
+            return int(self.db.execute(
+                "SELECT id FROM matches WHERE tournament=? AND round=? AND idx=?",
+                (tid, record["round"], record["idx"]),
+            ).fetchone()[0])
         # Not scheduled beforehand (or already stored: the UNIQUE constraint refuses it).
         cur = self.db.execute(
             "INSERT INTO matches (tournament, round, idx, seats, seed, status, completed, hands, scores, payoffs,"
@@ -276,6 +304,42 @@ class Store:
             (tid, record["round"], record["idx"], json.dumps(record["seats"]), record["seed"], *args),
         )
         return int(cur.lastrowid)
+
+    def match_counts(self, tid: int) -> tuple[int, int]:
+        """(matches scheduled, matches stored as played or forfeited) of tournament ``tid``."""
+        total, stored = self.db.execute(
+            "SELECT COUNT(*), SUM(status != 'pending') FROM matches WHERE tournament=?", (tid,)
+        ).fetchone()
+        return int(total or 0), int(stored or 0)
+
+    def played_since(
+        self, game: str, after: tuple[float, int] = (0.0, 0), tournaments: Container[int] | None = None,
+    ) -> list[dict[str, Any]]:
+        """The played matches of ``game`` stored after ``after`` (finished, id),
+        in the order they finished (ties by id), only of ``tournaments`` if given.
+
+        Each is a dict: id, tournament, seats (entrant indices), scores, faults,
+        finished, and the tournament's entrants (one list per tournament,
+        shared by its matches: read, do not change). Forfeits are left out:
+        they were not played. What a rating of many tournaments needs.
+        """
+        rows = self.db.execute(
+            "SELECT m.id, m.tournament, m.seats, m.scores, m.faults, m.finished, t.entrants"
+            " FROM matches m JOIN tournaments t ON t.id=m.tournament"
+            " WHERE t.game=? AND m.status='done' AND (m.finished > ? OR (m.finished = ? AND m.id > ?))"
+            " ORDER BY m.finished, m.id",
+            (game, after[0], after[0], after[1]),
+        )
+        entrants: dict[int, list[dict[str, Any]]] = {}
+        out = []
+        for mid, tid, seats, scores, faults, finished, entrants_json in rows:
+            if tournaments is not None and tid not in tournaments:
+                continue
+            if tid not in entrants:
+                entrants[tid] = _load(entrants_json, [])
+            out.append({"id": mid, "tournament": tid, "seats": json.loads(seats), "scores": _load(scores, []),
+                        "faults": _load(faults, []), "finished": finished, "entrants": entrants[tid]})
+        return out
 
     def matches(self, tid: int, *, pending: bool = False) -> list[dict[str, Any]]:
         """The tournament's matches in schedule order (played and forfeited; pending too if asked)."""
@@ -288,6 +352,11 @@ class Store:
     def match(self, match_id: int) -> dict[str, Any] | None:
         row = self.db.execute(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE id=?", (match_id,)).fetchone()
         return None if row is None else _match_row(row)
+
+
+def _check_meta_key(key: str) -> None:
+    if key == "schema_version":
+        raise ValueError("meta's 'schema_version' is the results store's own; another owner uses a key of its own")
 
 
 def _load(text: str | None, default: Any) -> Any:
