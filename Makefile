@@ -30,7 +30,7 @@ system-deps:
 	fi
 
 # examples/pennies is a third-party game package, installed so that the
-# suite runs with a game the arena does not know (tests/test_example_game.py).
+# suite runs with a game the arena does not know (tests/project/test_example_game.py).
 $(VENV)/.installed: pyproject.toml examples/pennies/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
@@ -101,7 +101,7 @@ serve: install bots
 
 # The league's pictures in docs/img, taken by the browser test.
 screenshots: install bots
-	ARENA_UPDATE_SCREENSHOTS=1 $(VENV)/bin/pytest -q tests/test_server_browser.py
+	ARENA_UPDATE_SCREENSHOTS=1 $(VENV)/bin/pytest -q tests/league/test_server_browser.py
 
 # The whole suite and, beside it, the sandbox tests again as an unprivileged
 # user (when run as root; see tests/unprivileged.py; its report follows the

@@ -40,7 +40,7 @@ def clean_env() -> dict[str, str]:
     env["TMPDIR"] = _SCRATCH
     # These tests check the arena's own I/O semantics (EOF, exit codes, signals),
     # which a sandbox wrapper changes; the sandbox levels have their own corpus
-    # (tests/test_adversarial.py, tests/test_sandbox.py) that sets levels itself.
+    # (tests/sandbox/test_adversarial.py, tests/sandbox/test_sandbox.py) that sets levels itself.
     env.setdefault("ARENA_SANDBOX", "none")
     return env
 
@@ -100,13 +100,13 @@ def python_bot(script: str, *args: str) -> str:
 
 
 def pytest_sessionfinish(session):
-    """Stop the league server the run's tests shared (tests/league_server.py),
+    """Stop the league server the run's tests shared (tests/league/league_server.py),
     once every worker is done: in the controller, or in a run without workers."""
     if hasattr(session.config, "workerinput"):
         return
     factory = getattr(session.config, "_tmp_path_factory", None)
     if factory is None:
         return
-    from .league_server import stop_shared_league
+    from .league.league_server import stop_shared_league
 
     stop_shared_league(factory.getbasetemp())

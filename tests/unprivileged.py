@@ -27,11 +27,11 @@ ROOT = Path(__file__).resolve().parent.parent
 UID = 65534
 #: The tests of what the sandbox guarantees, at every level that works here.
 TESTS = [
-    "tests/test_sandbox.py",
-    "tests/test_trust.py",
-    "tests/test_adversarial.py",
-    "tests/test_fair_deadlines.py::test_in_the_sandbox",
-    "tests/test_shared_kernel_objects.py",
+    "tests/sandbox/test_sandbox.py",
+    "tests/sandbox/test_trust.py",
+    "tests/sandbox/test_adversarial.py",
+    "tests/play/test_fair_deadlines.py::test_in_the_sandbox",
+    "tests/sandbox/test_shared_kernel_objects.py",
 ]
 
 

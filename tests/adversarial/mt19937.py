@@ -8,7 +8,7 @@ words, the recurrence fixes the 8 bits of the newer one and adds 9 equations
 on older unknowns. So the 8 x 624 unknown bits of the first 624 words are
 carried forward symbolically, about 1,200 outputs give enough equations,
 one Gaussian elimination over GF(2) (Python integers as bit rows) finds them,
-and every later output follows. Used by tests/test_secret_deal.py, which
+and every later output follows. Used by tests/sandbox/test_secret_deal.py, which
 shows that the arena's chance stream gives this nothing.
 """
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A vonneumann bot that tries to predict the cards (tests/test_secret_deal.py).
+"""A vonneumann bot that tries to predict the cards (tests/sandbox/test_secret_deal.py).
 
 ``watch`` (the attacker): passes as A and calls as B, so that every game ends
 in a showdown and it learns both cards of every game (its own at once, the

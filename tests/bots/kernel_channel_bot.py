@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """kuhn3 test bot: two colluding seats try to pass cards through kernel objects
-that namespaces do not separate (tests/test_shared_kernel_objects.py).
+that namespaces do not separate (tests/sandbox/test_shared_kernel_objects.py).
 
 Usage: kernel_channel_bot.py ROLE TAG
   send     at every init_hand, puts its card (J, Q, K, A = slot 0..3) into

@@ -1,0 +1,225 @@
+"""A real league server for the tests: ``arena serve`` as a child process on 127.0.0.1."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from arena.league._server import tar_gz
+
+from ..conftest import PY, ROOT, clean_env, sigint_default
+
+K = ROOT / "sample_bots" / "kuhn3"
+
+
+def env() -> dict[str, str]:
+    e = clean_env()
+    # The league runs submissions in the real sandbox (its default level).
+    e.pop("ARENA_SANDBOX", None)
+    return e
+
+
+def new_user(db: Path, name: str, admin: bool = False) -> str:
+    """A user made in this process (the same code `arena users add` runs), for
+    tests that need many: a process each would cost more than the test."""
+    from arena.league._db import League as Tables
+    from arena.results._store import open_store
+
+    store = open_store(db)
+    try:
+        return Tables(store).add_user(name, admin)
+    finally:
+        store.close()
+
+
+def add_user(db: Path, name: str, admin: bool = False) -> str:
+    out = subprocess.run([PY, "-m", "arena", "users", "add", name, "--db", str(db), *(["--admin"] if admin else [])],
+                         capture_output=True, text=True, env=env(), cwd=ROOT, timeout=60, check=True)
+    return out.stdout.strip()
+
+
+class League:
+    """``arena serve`` started on a free port; ``url`` once it serves."""
+
+    proc: subprocess.Popen | None
+
+    @classmethod
+    def attach(cls, url: str, db: Path) -> "League":
+        """A client of a league another process started."""
+        self = cls.__new__(cls)
+        self.db, self.log, self.url, self.proc = db, db.with_suffix(".stderr.log"), url, None
+        self.http = httpx.Client(base_url=url, timeout=30)
+        return self
+
+    def __init__(self, db: Path, *args: str) -> None:
+        self.db = db
+        self.log = db.with_suffix(".stderr.log")
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                [PY, "-m", "arena", "serve", "--db", str(db), "--port", "0", *args],
+                stdout=subprocess.PIPE, stderr=log, text=True, env=env(), cwd=ROOT,
+                preexec_fn=sigint_default, start_new_session=True)
+        line = self.proc.stdout.readline()
+        m = re.search(r"League serving at (http://\S+)", line)
+        assert m, f"no URL line from arena serve: {line!r}; stderr: {self.stderr()}"
+        self.url = m[1]
+        self.http = httpx.Client(base_url=self.url, timeout=30)
+
+    def stderr(self) -> str:
+        return self.log.read_text(errors="replace")[-4000:]
+
+    def stop(self, sig: int = signal.SIGINT) -> int:
+        self.http.close()
+        if self.proc is None:
+            return 0
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc.stdout.close()
+        return self.proc.returncode
+
+    def submit(self, token: str, filename: str, data: bytes, game: str = "kuhn3", name: str = "") -> httpx.Response:
+        return self.http.post("/api/bots", headers={"Authorization": f"Bearer {token}"},
+                              data={"game": game, "name": name}, files={"file": (filename, data)})
+
+    def wait(self, what: str, check: Any, timeout: float = 120) -> Any:
+        """Poll ``check()`` until it returns something true; fail with ``what`` after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            got = check()
+            if got:
+                return got
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; server stderr:\n{self.stderr()}")
+            if self.proc is not None and self.proc.poll() is not None:
+                raise AssertionError(f"the server exited ({self.proc.returncode}) while waiting for {what}:\n"
+                                     f"{self.stderr()}")
+            time.sleep(0.2)  # polling interval, not synchronisation: the check decides
+
+    def version(self, bot: int) -> dict[str, Any]:
+        return self.http.get(f"/api/bots/{bot}").json()["versions"][0]
+
+    def settled(self, bot: int, timeout: float = 120) -> dict[str, Any]:
+        """The bot's newest version once the pipeline is done with it."""
+        return self.wait(f"bot {bot} to leave the pipeline",
+                         lambda: (v := self.version(bot))["state"] in ("active", "rejected", "retired") and v,
+                         timeout)
+
+
+def zip_bytes(files: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for path, data in files.items():
+            z.writestr(path, data)
+    return buf.getvalue()
+
+
+def sample(name: str) -> bytes:
+    return (K / name).read_bytes()
+
+
+def files_under(folder: Path) -> int:
+    return sum(1 for p in folder.rglob("*") if p.is_file()) if folder.exists() else 0
+
+
+def blob_exists(db: Path, data: bytes) -> bool:
+    sha = hashlib.sha256(data).hexdigest()
+    return (db.with_name(db.stem + "-data") / "league" / "blobs" / sha[:2] / sha).exists()
+
+
+# -- one league shared by every test worker -------------------------------------------
+
+SHARED_ARGS = ("--game", "kuhn3", "-p", "kuhn3.hands=20", "--quarantine-matches", "3", "--every", "1h",
+               "--placement-matches", "6")
+_started: list[League] = []  # the server this process started (kept from the garbage collector)
+
+
+def _shared_root(tmp_path_factory: Any) -> Path:
+    base = tmp_path_factory.getbasetemp()
+    # xdist workers have basetemp/popen-gwN; the run's root is shared by all.
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def shared_league(tmp_path_factory: Any) -> League:
+    """The run's one league with a pool of three active bots, started by
+    whichever worker asks first (under a file lock) and stopped by
+    ``stop_shared_league`` when the whole run ends. Tests on it must not
+    depend on what other tests do to it at the same time."""
+    root = _shared_root(tmp_path_factory)
+    state = root / "shared-league.json"
+    with open(root / "shared-league.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if state.exists():
+            info = json.loads(state.read_text())
+            server = League.attach(info["url"], Path(info["db"]))
+        else:
+            folder = root / "shared-league"
+            folder.mkdir()
+            db = folder / "league.db"
+            tokens = {"ada": add_user(db, "ada", admin=True), "bob": new_user(db, "bob"),
+                      "eve": new_user(db, "eve")}
+            server = League(db, *SHARED_ARGS)
+            _started.append(server)
+            pool = []
+            for script, name in (("random_bot.py", "random"), ("check_fold_bot.py", "checkfold"),
+                                 ("equilibrium_bot.py", "equilibrium")):
+                r = server.submit(tokens["bob"], script, sample(script), name=name)
+                assert r.status_code == 201, r.text
+                pool.append(r.json()["bot"])
+            for bot in pool:
+                assert server.settled(bot)["state"] == "active", server.version(bot)
+            server.wait("the placement of the third bot", lambda: any(
+                t["kind"] == "placement" and t["status"] == "finished"
+                for t in server.http.get("/api/tournaments").json()["tournaments"]))
+            info = {"url": server.url, "db": str(db), "pid": server.proc.pid, "tokens": tokens, "pool": pool}
+            state.write_text(json.dumps(info))
+    server.tokens, server.pool = info["tokens"], info["pool"]
+    return server
+
+
+def stop_shared_league(root: Path) -> None:
+    """At the end of the run (the controller, or a run without workers)."""
+    state = root / "shared-league.json"
+    if not state.exists():
+        return
+    pid = json.loads(state.read_text())["pid"]
+    state.unlink()
+    try:
+        os.kill(pid, signal.SIGINT)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            os.kill(pid, 0)
+            if _zombie_or_gone(pid):
+                return
+            time.sleep(0.1)  # waiting for another process's exit: no event to wait on
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _zombie_or_gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+__all__ = ["League", "add_user", "new_user", "tar_gz", "zip_bytes", "sample", "files_under", "blob_exists", "shared_league",
+           "stop_shared_league", "os"]

@@ -1,0 +1,118 @@
+"""The league in a real browser: Playwright driving Debian's chromium through
+the pages (log in, submit by the form, watch quarantine, find the bot on the
+leaderboard after a scheduled tournament, step through one of its matches, a
+broken bot's failing step). The screenshots in docs/img are made here."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from ..conftest import ROOT
+from .league_server import League, add_user, new_user
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+#: `make screenshots` sets it: the pictures in docs/img are taken here.
+UPDATE = os.environ.get("ARENA_UPDATE_SCREENSHOTS") == "1"
+# Chromium as root needs --no-sandbox; the rest keep it off this machine's closed network.
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+def _until(page, what: str, check, timeout: float = 150) -> None:
+    """Reload ``page`` until ``check()`` holds (polling with a deadline)."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}: {page.url}\n{page.content()[:3000]}"
+        page.wait_for_timeout(500)
+        page.reload()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright import sync_api
+
+    assert Path(CHROMIUM).exists(), "Debian's chromium is missing: `make system-deps` installs it"
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_path):
+    # Always taken (the pages must render); copied into docs/img by `make screenshots`.
+    SHOTS = ROOT / "docs" / "img" if UPDATE else tmp_path
+    db = tmp_path / "web.db"
+    host, alice = new_user(db, "host"), add_user(db, "alice")
+    server = League(db, "--game", "kuhn3", "-p", "kuhn3.hands=10", "--quarantine-matches", "3", "--every", "5s")
+    try:
+        # Two compiled opponents (cheap matches while the schedule runs every 5 s).
+        for binary, name in (("rule_bot", "rule-c"), ("rule_bot_rs", "rule-rust")):
+            data = (ROOT / "sample_bots/kuhn3/build" / binary).read_bytes()
+            assert server.submit(host, binary, data, name=name).status_code == 201
+        page = browser.new_page(viewport={"width": 1100, "height": 800})
+        page.goto(server.url + "/login")
+        page.fill("#token", alice)
+        page.click("form.card button")
+        page.wait_for_url(server.url + "/")
+        assert "alice" in page.inner_text("header")
+
+        # Submit by the form.
+        page.click("text=Submit")
+        page.select_option("#game", "kuhn3")
+        page.fill("#name", "equilibrium")
+        page.set_input_files("#file", str(ROOT / "sample_bots/kuhn3/equilibrium_bot.py"))
+        page.click("form.card button")
+        page.wait_for_url("**/bots/*")
+        bot_url = page.url
+        _until(page, "quarantine to pass", lambda: page.locator(".version [data-state]").first.inner_text() == "active")
+        assert page.locator(".steps li").filter(has_text="quarantine").first.inner_text().startswith("PASS")
+
+        # A scheduled tournament (every 5 s) puts it on the leaderboard.
+        page.goto(server.url + "/games/kuhn3")
+        scheduled = lambda: any(t["kind"] == "scheduled" and t["status"] == "finished"  # noqa: E731
+                                for t in server.http.get("/api/tournaments").json()["tournaments"])
+        _until(page, "a scheduled tournament", lambda: scheduled() and page.locator(
+            "#leaderboard tr", has_text="equilibrium").count() == 1)
+        row = page.locator("#leaderboard tr", has_text="equilibrium").inner_text()
+        assert "alice" in row and "±" in row
+        page.screenshot(path=str(SHOTS / "league-leaderboard.png"), full_page=True)
+
+        page.goto(bot_url)
+        page.screenshot(path=str(SHOTS / "league-bot.png"), full_page=True)
+        page.locator("#matches a").first.click()
+        page.wait_for_url("**/matches/*")
+        assert "Seed" in page.inner_text("main") and "arena play kuhn3" in page.inner_text("#replay")
+        page.click("#next")
+        page.wait_for_url("**step=1*")
+        assert page.inner_text("#now").startswith("2/")
+        page.screenshot(path=str(SHOTS / "league-match.png"), full_page=True)
+
+        # On a phone the pages fit the screen (wide tables scroll in their own box).
+        phone = browser.new_page(viewport={"width": 390, "height": 844})
+        for path in ("/games/kuhn3", bot_url.removeprefix(server.url), "/tournaments"):
+            phone.goto(server.url + path)
+            assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), path
+        phone.close()
+
+        # A broken bot shows the step it failed, in words.
+        page.goto(server.url + "/submit")
+        broken = tmp_path / "crash.py"
+        broken.write_text("#!/usr/bin/env python3\nimport sys\nsys.exit(3)\n")
+        page.fill("#name", "crasher")
+        page.set_input_files("#file", str(broken))
+        page.click("form.card button")
+        page.wait_for_url("**/bots/*")
+        _until(page, "the quarantine to reject it",
+               lambda: page.locator(".version [data-state]").first.inner_text() == "rejected")
+        message = page.inner_text(".version .error")
+        assert "quarantine step" in message and "exited" in message
+        page.screenshot(path=str(SHOTS / "league-rejected.png"), full_page=True)
+    finally:
+        assert server.stop() == 0, server.stderr()

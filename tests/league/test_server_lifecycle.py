@@ -1,0 +1,92 @@
+"""The league server's life: the demo `make serve` starts, rate limits and
+the schedule, and a crash in the middle of a tournament. Each test has a
+server of its own."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+
+import pytest
+
+from .league_server import K, League, add_user, new_user, sample, tar_gz
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_server_killed_mid_tournament_resumes_it_without_losing_or_repeating(tmp_path):
+    db = tmp_path / "resume.db"
+    token = add_user(db, "ada", admin=True)
+    args = ("--game", "kuhn3", "-p", "kuhn3.hands=200", "--rounds", "2", "--quarantine-matches", "3",
+            "--every", "1h")
+    server = League(db, *args)
+    try:
+        # Compiled bots (single ELF files): long matches at little cost.
+        for name, binary in (("c", "rule_bot"), ("rust", "rule_bot_rs"), ("c2", "rule_bot")):
+            r = server.submit(token, binary, (K / "build" / binary).read_bytes(), name=name)
+            assert server.settled(r.json()["bot"])["state"] == "active"
+        server.wait("placements", lambda: not server.http.get("/api/games").json()["live"])
+        r = server.http.post("/api/tournaments/start", headers={"Authorization": f"Bearer {token}"},
+                             data={"game": "kuhn3"})
+        assert r.status_code == 202
+        live = server.wait("the tournament to be under way", lambda: [
+            t for t in server.http.get("/api/games").json()["live"] if t["kind"] == "manual" and t["done"] >= 2])
+        tid = live[0]["tid"]
+        # A crash: the whole process group dies at once, with matches in flight.
+        os.killpg(server.proc.pid, signal.SIGKILL)
+        server.proc.wait()
+    finally:
+        server.stop()
+    with sqlite3.connect(db) as conn:
+        before = dict(conn.execute("SELECT id, finished FROM matches WHERE tournament=? AND status='done'", (tid,)))
+        total = conn.execute("SELECT COUNT(*) FROM matches WHERE tournament=?", (tid,)).fetchone()[0]
+    assert 2 <= len(before) < total, "kill the server while the tournament runs"
+    again = League(db, *args)
+    try:
+        again.wait("the resumed tournament to finish", lambda: again.http.get(
+            f"/api/tournaments/{tid}").json()["tournament"]["status"] == "finished", timeout=240)
+        assert f"Resuming tournament {tid}" in again.stderr()
+    finally:
+        assert again.stop() == 0
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT id, round, idx, status, finished FROM matches WHERE tournament=?", (tid,)).fetchall()
+    assert len(rows) == total and all(r[3] == "done" for r in rows)
+    assert len({(r[1], r[2]) for r in rows}) == total
+    for mid, _, _, _, finished in rows:  # the matches stored before the kill were not played again
+        if mid in before:
+            assert finished == before[mid]
+
+
+def test_the_demo_league_admits_every_sample_bot_and_the_limits_hold(tmp_path):
+    """What `make serve` starts (the sample bots submitted, built, admitted),
+    with a small submission limit, the login limit and a build time limit.
+    (The schedule is seen at work in tests/league/test_server_browser.py.)"""
+    db = tmp_path / "demo.db"
+    sam = add_user(db, "sam")
+    slow = new_user(db, "slow")
+    server = League(db, "--demo", "--game", "kuhn3", "-p", "kuhn3.hands=10", "--quarantine-matches", "3",
+                    "--every", "1h", "--submit-limit", "3", "--build-seconds", "2", "--placement-matches", "6")
+    try:
+        token_file = tmp_path / "demo-data" / "demo-token"
+        assert token_file.stat().st_mode & 0o077 == 0
+        token = token_file.read_text().strip()
+        assert server.http.get("/api/bots/1", headers={"Authorization": f"Bearer {token}"}).json()["mine"]
+        for bot in range(1, 6):  # the server's own seeding is not rate-limited
+            v = server.settled(bot)
+            assert v["state"] == "active", v
+        # Every attempt counts, refused ones included.
+        for _ in range(3):
+            assert server.submit(sam, "e.py", b"").status_code == 400
+        r = server.submit(sam, "random_bot.py", sample("random_bot.py"))
+        assert r.status_code == 429 and "3 submissions an hour" in r.json()["error"]
+        for _ in range(10):
+            server.http.post("/login", data={"token": "x"})
+        assert server.http.post("/login", data={"token": "x"}).status_code == 429
+        # A build that does not finish in time is stopped and named.
+        r = server.submit(slow, "b.tar.gz", tar_gz({"arena.toml": b'run = "./bot"\nbuild = "sleep 60"\n'}),
+                          name="slow-build")
+        v = server.settled(r.json()["bot"])
+        assert v["state"] == "rejected" and "did not finish within 2 s" in v["message"], v
+    finally:
+        assert server.stop() == 0, server.stderr()

@@ -1,0 +1,103 @@
+"""The docs run. Every command block of README.md and docs/**/*.md is a
+``console`` block, and each is executed here, in order, page by page, in a
+scratch folder that links the checkout's ``sample_bots``, ``shims`` and
+``examples``; a ``python file=NAME`` block is written there first as an
+executable NAME. Each line a block shows after a ``$ command`` must appear
+in what the command printed, in order; ``...`` stands for lines left out, or
+for any text inside a line. The sandbox level a line names is whatever this
+machine's default is. Blocks of syntax or sample output are ``text``.
+
+The README's first block is the two commands of a fresh machine: ``make
+demo`` is run here, and ``make test`` is what CI runs (``.ci/run``).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from ..conftest import PY, ROOT, clean_env
+
+# real processes, many matches: left out of `make test-fast`
+pytestmark = pytest.mark.slow
+
+PAGES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*.md"))]
+_FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.S | re.M)
+_LEVEL = re.compile(r"sandbox (none|basic|strict)\b")
+#: what a command block must be tagged; other tags are code, data, syntax or output
+_SHELLS = {"", "sh", "bash", "shell", "zsh"}
+
+
+def blocks(page: str) -> list[tuple[str, str]]:
+    return [(info.strip(), body) for info, body in _FENCE.findall((ROOT / page).read_text())]
+
+
+def examples(page: str) -> list[tuple[str, list[str]]]:
+    """(command, expected lines) for every ``$`` line of the page's console blocks."""
+    found = []
+    for info, body in blocks(page):
+        if info != "console":
+            continue
+        for chunk in re.split(r"^\$ ", body, flags=re.M)[1:]:
+            command, *expected = chunk.rstrip("\n").split("\n")
+            found.append((command, [line for line in expected if line and line != "..."]))
+    return found
+
+
+def _pattern(line: str) -> re.Pattern:
+    parts = [re.escape(_normal(part)) for part in line.split("...")]
+    return re.compile(".*".join(parts))
+
+
+def _normal(line: str) -> str:
+    return _LEVEL.sub("sandbox LEVEL", line.rstrip())
+
+
+def test_every_command_block_is_a_console_block():
+    for page in PAGES:
+        for n, (info, body) in enumerate(blocks(page)):
+            if page == "README.md" and n == 0:
+                continue  # the two commands of a fresh machine, below
+            tag = info.split()[0] if info else ""
+            assert tag not in _SHELLS, (
+                f"{page}: a ```{info} block is not run by this test; make it ```console with "
+                f"$ lines, or ```text if it shows syntax or output:\n{body[:200]}")
+
+
+def test_the_readme_starts_with_the_two_commands():
+    info, body = blocks("README.md")[0]
+    assert (ROOT / "README.md").read_text().startswith("```")
+    assert body.split() == ["make", "demo", "make", "test"]
+    assert "make test" in (ROOT / ".ci" / "run").read_text()
+    demo = subprocess.run(["make", "demo"], cwd=ROOT, env=clean_env(), capture_output=True, text=True,
+                          timeout=600)
+    assert demo.returncode == 0, demo.stdout + demo.stderr
+    assert "Finished kuhn3 seed 2026: completed" in demo.stderr
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if examples(p)])
+def test_the_examples_of_a_page_print_what_it_shows(page, tmp_path):
+    for folder in ("sample_bots", "shims", "examples"):
+        (tmp_path / folder).symlink_to(ROOT / folder)
+    for info, body in blocks(page):
+        name = re.fullmatch(r"python file=(\S+)", info)
+        if name:
+            (tmp_path / name.group(1)).write_text(body)
+            (tmp_path / name.group(1)).chmod(0o755)
+    env = clean_env()
+    env.pop("ARENA_SANDBOX", None)  # the page shows the default level
+    env["PATH"] = f"{PY.rsplit('/', 1)[0]}:{env.get('PATH', '/usr/bin:/bin')}"
+    for command, expected in examples(page):
+        proc = subprocess.run(["sh", "-c", command], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert proc.returncode == 0, f"$ {command}\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+        printed = [_normal(line) for line in (proc.stderr + proc.stdout).splitlines()]
+        at = 0
+        for line in expected:
+            pattern = _pattern(line)
+            hit = next((i for i in range(at, len(printed)) if pattern.fullmatch(printed[i])), None)
+            assert hit is not None, (f"{page}: `$ {command}` did not print\n  {line}\nIt printed:\n"
+                                     + "\n".join(printed[:60]))
+            at = hit + 1

@@ -1,0 +1,71 @@
+"""A game as one third-party package: examples/pennies.
+
+``make install`` installs it like any plugin. Every command works with it,
+it passes ``arena check-game``, and no line of ``arena/`` names it. The rest
+of the suite runs with it installed (every test over "every installed game"
+covers it: goldens, options, check-game).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from arena import available_games, load_game
+from arena.quarantine._conformance import check_game
+
+from ..conftest import PY, ROOT, run_arena
+
+BOTS = ROOT / "examples" / "pennies" / "arena_pennies" / "bots"
+RANDOM = f"{PY} {BOTS / 'random_bot.py'} --seed 4"
+COPY = f"{PY} {BOTS / 'copy_bot.py'}"
+
+
+def test_the_example_game_is_installed_and_unknown_to_the_arena():
+    assert available_games()["pennies"] == "arena_pennies:PLUGIN"
+    named = subprocess.run(["grep", "-rli", "--include=*.py", "pennies", "arena/"], cwd=ROOT,
+                           capture_output=True, text=True)
+    assert named.stdout == "", f"arena/ names the example game: {named.stdout}"
+
+
+@pytest.mark.parametrize("game_id", sorted(available_games()))
+def test_every_installed_game_passes_check_game(game_id):
+    failed = [c.line() for c in check_game(load_game(game_id)) if not c.ok]
+    assert failed == []
+
+
+def test_check_game_command_reports_every_check():
+    proc = run_arena("check-game", "pennies")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("\nok  ") + proc.stdout.startswith("ok  ") == 8
+    assert proc.stdout.rstrip().endswith("check-game pennies: PASSED")
+
+
+def test_the_example_game_plays_with_its_own_command_and_with_play():
+    own = run_arena("pennies", RANDOM, COPY, "--rounds", "12", "--seed", "5", "--json", "--sandbox", "none")
+    generic = run_arena("play", "pennies", RANDOM, COPY, "-p", "rounds=12", "--seed", "5", "--json",
+                        "--sandbox", "none")
+    assert own.returncode == 0 and generic.returncode == 0, own.stderr + generic.stderr
+    a, b = json.loads(own.stdout), json.loads(generic.stdout)
+    assert a["hands"] == 12 and a["completed"]
+    assert [s["bankroll"] for s in a["seats"]] == [s["bankroll"] for s in b["seats"]]
+    assert sum(s["bankroll"] for s in a["seats"]) == 0
+
+
+def test_the_example_game_bad_parameter_is_a_usage_error():
+    proc = run_arena("pennies", RANDOM, COPY, "--rounds", "0", "--sandbox", "none")
+    assert proc.returncode == 2 and "--rounds" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.slow
+def test_the_example_game_runs_a_tournament_and_a_quarantine(tmp_path):
+    db = tmp_path / "t.db"
+    tour = run_arena("tournament", "pennies", RANDOM, COPY, f"r2={PY} {BOTS / 'random_bot.py'} --seed 9",
+                     "-p", "rounds=10", "--db", str(db), "--sandbox", "none", "--json")
+    assert tour.returncode == 0, tour.stderr
+    assert len(json.loads(tour.stdout)["standings"]) == 3
+    quarantine = run_arena("quarantine", "pennies", COPY, "--matches", "2", "--sandbox", "none")
+    assert quarantine.returncode == 0, quarantine.stdout + quarantine.stderr
+    assert "quarantine PASSED" in quarantine.stdout

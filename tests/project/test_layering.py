@@ -1,0 +1,85 @@
+"""The layers point one way: arena (I/O) above protocols (wire, plugins) above
+games (rules). ``lint-imports`` checks it with the contracts in pyproject.toml,
+imports inside functions included; here it is run on the real tree and on a
+copy with an upward import planted, which it must catch."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ..conftest import ROOT
+
+LINT = Path(sys.executable).parent / "lint-imports"
+
+
+def lint(tree: Path) -> subprocess.CompletedProcess:
+    # PYTHONPATH puts the tree's packages ahead of the installed ones.
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tree), "LANG": "C.UTF-8"}
+    return subprocess.run([str(LINT), "--no-cache"], cwd=tree, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_the_import_contracts_hold():
+    result = lint(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+@pytest.mark.parametrize(("where", "planted", "contract"), [
+    # a rules module reaching up into a protocol, lazily, inside a function
+    ("games/kuhn3/_rules.py", "def _sneaky():\n    from protocols.kuhn3 import Kuhn3Dealer\n",
+     "arena above protocols above games"),
+    ("protocols/vonneumann.py", "def _sneaky():\n    import arena.play._bot\n", "arena above protocols above games"),
+    ("games/rpsdraft/_rules.py", "def _sneaky():\n    import games.kuhn3\n", "each game's rules stand alone"),
+])
+def test_a_planted_upward_import_is_caught(tmp_path, where, planted, contract):
+    for package in ("arena", "protocols", "games"):
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    with open(tmp_path / where, "a") as f:
+        f.write("\n\n" + planted)
+    result = lint(tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"{contract} BROKEN" in result.stdout, result.stdout
+
+
+def test_games_and_protocols_import_without_io_libraries():
+    code = (
+        "import sys, importlib\n"
+        "import games, protocols\n"
+        "for g in ('kuhn3', 'vonneumann', 'twocarddraw', 'rpsdraft'):\n"
+        "    importlib.import_module('games.' + g); importlib.import_module('protocols.' + g)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('trio', 'arena', 'subprocess', 'typer', 'asyncio'))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_public_api_is_exactly_what_all_lists():
+    import arena
+    import games
+    import protocols
+
+    for module in (arena, games, protocols):
+        public = {name for name in vars(module) if not name.startswith("_")}
+        exported = set(module.__all__)
+        assert exported <= public, f"{module.__name__}.__all__ names missing objects"
+        stray = {n for n in public - exported if not isinstance(getattr(module, n), type(sys))}
+        assert stray <= {"annotations"}, f"{module.__name__} exposes {stray}"
+
+
+def test_every_benchmark_module_imports():
+    # `make bench` is not part of `make test`; this keeps a renamed API from
+    # breaking it unseen (each module's work is under `if __name__ == "__main__"`).
+    import importlib
+
+    names = sorted(p.stem for p in (ROOT / "benchmarks").glob("*.py") if p.stem != "__init__")
+    assert names, "no benchmark modules found"
+    for name in names:
+        importlib.import_module(f"benchmarks.{name}")

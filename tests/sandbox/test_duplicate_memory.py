@@ -1,0 +1,106 @@
+"""A bot cannot remember a duplicate deal from one seating to the next (issue 23).
+
+``--duplicate`` deals the same cards in every seating of the same entrants. A
+bot process that lived through the first seating would know, in the second
+and third, its opponents' hole cards and the board before the flop. With
+``--duplicate`` every bot process plays exactly one match, so the memorising
+bot (tests/bots/memory_holdem.py) never meets a deal it has seen.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+import pytest
+
+from arena.results._store import open_store
+
+from ..conftest import PY, ROOT, SAMPLE_BOTS, TEST_BOTS, clean_env, python_bot, run_arena
+
+HOLDEM = SAMPLE_BOTS.parent / "holdem" / "build"
+MEMORY = re.compile(r"^MEMORY matches=(\d+) predicted=(\d+) correct=(\d+)$", re.M)
+# one table of three: its three rotations, all dealt the same cards
+ENTRANTS = [f"memory={python_bot('memory_holdem.py')}", str(HOLDEM / "call_bot"), str(HOLDEM / "rule_bot")]
+
+
+def at_default_level(*args: str) -> subprocess.CompletedProcess:
+    env = clean_env()
+    env.pop("ARENA_SANDBOX", None)  # the level a league or a user gets without choosing
+    return subprocess.run([PY, "-m", "arena", *args], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                          env=env)
+
+
+@pytest.mark.slow
+def test_a_duplicate_tournament_gives_a_memorising_bot_no_card(tmp_path):
+    db = tmp_path / "t.db"
+    proc = at_default_level("tournament", "holdem", *ENTRANTS, "--duplicate", "-p", "hands=6", "--seed", "5",
+                            "--db", str(db), "--json")
+    assert proc.returncode == 0, proc.stderr
+    played = {r["bot"]: r["matches"] for r in json.loads(proc.stdout)["standings"]}["memory"]
+    assert played == 3
+    store = open_store(db, create=False)
+    try:
+        data = store.data_dir
+    finally:
+        store.close()
+    # Every stderr log of the tournament, wherever the lifetime puts it (one
+    # per match and seat, or one per entrant's process).
+    lines = [m for log in sorted(data.rglob("*.log")) for m in MEMORY.finditer(log.read_text())]
+    report = "\n".join(m.group(0) for m in lines)
+    assert len(lines) == played, f"one MEMORY line per match expected:\n{report}"
+    # A process that has played no other match has nothing to recognise: it
+    # predicts nothing, so any correct card is a card remembered (the attack
+    # gets every one right, ~40 a match from the second seating on).
+    assert sum(int(m.group(3)) for m in lines) == 0, report
+    assert [int(m.group(1)) for m in lines] == [1] * played, report
+
+
+def test_duplicate_with_one_process_for_the_tournament_is_a_usage_error(tmp_path):
+    proc = run_arena("tournament", "holdem", *ENTRANTS, "--duplicate", "--lifetime", "tournament",
+                     "-p", "hands=1", "--db", str(tmp_path / "x.db"), timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert "--duplicate" in proc.stderr and "--lifetime" in proc.stderr, proc.stderr
+
+
+# -- the attack bot itself: without this, a broken bot would pass the test above --------------
+
+HOLES = [["As", "Kd"], ["Qh", "Qc"], ["7s", "2d"]]
+BOARD = ["2c", "7h", "Kc", "9s", "9d"]
+
+
+def _seating(seat: int, holes: list[list[str]], board: list[str]) -> list[dict]:
+    """One match of one hand, as the bot at ``seat`` sees it: everyone checks down to a showdown."""
+    n = len(holes)
+    act = {"type": "act", "hand": 0, "seat": seat, "cards": holes[seat], "to_call": 0,
+           "legal": ["call", "raise", "allin"], "in_hand": list(range(n))}
+    messages = [
+        {"type": "match_start", "game": "holdem", "game_version": 2, "match": 0, "seat": seat,
+         "players": [f"p{i}" for i in range(n)], "params": {}},
+        {"type": "hand_start", "hand": 0, "tournament": None, "seat": seat, "cards": holes[seat], "button": 0,
+         "in_hand": list(range(n))},
+        {**act, "street": "preflop", "board": []},
+    ]
+    for street, size in (("flop", 3), ("turn", 4), ("river", 5)):
+        messages += [{"type": "street", "hand": 0, "street": street, "board": board[:size]},
+                     {**act, "street": street, "board": board[:size]}]
+    messages += [
+        {"type": "hand_end", "hand": 0, "board": board,
+         "shown": [{"seat": s, "cards": c, "hand": "?"} for s, c in enumerate(holes)]},
+        {"type": "match_end", "match": 0, "scores": [0.0] * n},
+    ]
+    return messages
+
+
+def test_the_memorising_bot_predicts_every_card_of_a_deal_it_has_seen():
+    other = [["3s", "4d"], ["5h", "6c"], ["8s", "Td"]]
+    script = _seating(0, HOLES, BOARD) + _seating(1, HOLES, BOARD) + _seating(2, other, ["2h", "3h", "4h", "5c", "Jd"])
+    proc = subprocess.run([PY, str(TEST_BOTS / "memory_holdem.py")], capture_output=True, text=True, timeout=30,
+                          input="".join(json.dumps(m) + "\n" for m in script))
+    assert proc.returncode == 0, proc.stderr
+    replies = [json.loads(line)["type"] for line in proc.stdout.splitlines()]
+    assert replies == (["ready"] + ["action"] * 4) * 3
+    # The same deal in another seat: both opponents' cards and the five of the
+    # board, known before they are dealt; a new deal: nothing.
+    assert MEMORY.findall(proc.stderr) == [("1", "0", "0"), ("2", "9", "9"), ("3", "0", "0")], proc.stderr
