@@ -148,7 +148,7 @@ def main() -> None:
     mine = []
     for run in range(RUNS):
         a, sum_a, decisions = ours(all_decks)
-        if sum_a != sum_b:  # they disagreed on what was legal somewhere (tests/test_holdem_oracle.py)
+        if sum_a != sum_b:  # they disagreed on what was legal somewhere (tests/games/test_holdem_oracle.py)
             print(f"  WARNING: the engines played different hands (chips won checksum {sum_a} != {sum_b})")
         mine.append(hands / a)
         print(f"  run {run + 1}: ours {hands / a:>9,.0f} hands/s")

@@ -154,7 +154,7 @@ class VonNeumannDealer:
     def _turn(self, seat: int, kind: str, last: str, value: int) -> bytes:
         """An ``a_turn`` (``last`` is max_bet) or ``b_turn`` (bet) request:
         ``ATurn``/``BTurn``'s fields in their order, written without the model
-        (tests/test_jsonlines_fast.py holds the bytes to the model's)."""
+        (tests/protocols/test_jsonlines_fast.py holds the bytes to the model's)."""
         m = self.state
         assert m.cards is not None
         return encode_fields({

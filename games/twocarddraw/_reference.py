@@ -1,6 +1,6 @@
 """The plain-Python best response that ``_solve`` vectorised (reference only).
 
-Kept so that the tests (tests/test_twocarddraw_value.py) and the benchmark
+Kept so that the tests (tests/games/test_twocarddraw_value.py) and the benchmark
 (benchmarks/twocarddraw_value.py) can check the numpy evaluator against it:
 both must give the same value bit for bit, and so the same hill-climb. The
 arena itself never uses this module. The definitions both share (hands,

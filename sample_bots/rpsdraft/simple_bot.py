@@ -3,7 +3,7 @@
 
 "Stronger" is the card that would win if the two met without a pair on the
 table: the higher number, or with equal numbers R > S > P > R.
-tests/test_rpsdraft_stats.py relies on exactly this strategy. Standard library only.
+tests/play/test_rpsdraft_stats.py relies on exactly this strategy. Standard library only.
 """
 import json
 import sys
