@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 
 import pytest
+import trio
 
 import arena
 from arena._checks import UsageError
@@ -151,3 +152,56 @@ def test_a_match_job_and_record_survive_their_json():
     line = json.dumps(record.to_json())
     assert MatchRecord.from_json(json.loads(line)) == record
     assert json.loads(line)["result"]["hands"] == 1  # the worker's answer line keeps its shape
+
+
+VN = ROOT / "sample_bots" / "vonneumann" / "build"
+
+
+def _vonneumann(tmp_path, name: str, **options) -> tuple[list[tuple], list[tuple]]:
+    """A vonneumann tournament with a bot that breaks the protocol (disqualified at
+    its first fault), through the API: its stored matches and its standings."""
+    bots = [arena.BotSpec.parse(str(VN / "naive"), name="naive"),
+            arena.BotSpec.parse(str(VN / "kuhn3"), name="kuhn3"),
+            arena.BotSpec.parse(f"{PY} {ROOT / 'tests' / 'bots' / 'misbehave_vonneumann.py'} garbage", name="bad")]
+    config = arena.plan_tournament("vonneumann", bots, params={"games_per_session": 5, "sessions": 2}, seed=11,
+                                   rounds=2, sandbox="none", max_faults=1, **options)
+    store = arena.open_store(tmp_path / f"{name}.db")
+    try:
+        tid = arena.create_tournament(store, config)
+        outcome = trio.run(arena.run_tournament, arena.load_game("vonneumann"), config, store, tid)
+        assert outcome.finished
+        matches = [(m["round"], m["idx"], m["seats"], m["seed"], m["status"], m["scores"],
+                    [f["kind"] for f in m["faults"]]) for m in store.matches(tid)]
+        standings = [(r["bot"], r["score"], r["disqualified"]) for r in arena.standings_of(store, tid)["standings"]]
+    finally:
+        store.close()
+    return matches, standings
+
+
+@pytest.mark.slow
+def test_every_back_end_plays_the_same_matches_and_standings_with_the_same_seed(tmp_path):
+    one_job = _vonneumann(tmp_path, "jobs1", lifetime="match", jobs=1)
+    matches, standings = one_job
+    assert any(status == "forfeit" for *_, status, _, _ in matches)  # the disqualified bot's later matches
+    assert standings[-1] == ("bad", standings[-1][1], True)
+    # A kept pool of processes plays the matches one at a time too: the very same rows.
+    assert _vonneumann(tmp_path, "pool", lifetime="tournament") == one_job
+    # Two at once may learn of the disqualification a match later: the standings judge in schedule order.
+    assert _vonneumann(tmp_path, "jobs2", lifetime="match", jobs=2)[1] == standings
+
+
+@pytest.mark.slow
+def test_a_config_built_by_hand_without_a_level_runs_at_the_machines_default(tmp_path):
+    """Not level none: the level ``open_host()`` picks here, decided once and recorded."""
+    bots = [arena.BotSpec.parse(str(SAMPLE_BOTS / "build" / "rule_bot"), name=name) for name in ("a", "b", "c")]
+    config = arena.TournamentConfig(game="kuhn3", params={"hands": 5}, bots=bots, seed="3", jobs=2)
+    with arena.open_host() as host:
+        default = host.summary()["level"]
+    store = arena.open_store(tmp_path / "t.db")
+    try:
+        tid = arena.create_tournament(store, config)
+        assert trio.run(arena.run_tournament, arena.load_game("kuhn3"), config, store, tid).finished
+        levels = {m["timings"]["sandbox"]["level"] for m in store.matches(tid)}
+    finally:
+        store.close()
+    assert config.sandbox == default and levels == {default}
