@@ -5,7 +5,8 @@ files, the command line). Rules live in ``games``, wire formats and the
 game plugins in ``protocols``. The public API (docs/api.md): find a game
 (``load_game``), describe bots (``BotSpec``), play a match or a series
 (``run_match``, ``run_series`` with ``MatchSettings``), a tournament
-(``run_tournament``) and read stored results (``open_store``).
+(``plan_tournament``, ``create_tournament``, ``run_tournament``) and read
+stored results (``open_store``, ``standings_of``).
 """
 
 from .play._bot import BotProcess
@@ -17,6 +18,8 @@ from ._games import PluginLoadError, available_games, load_game
 from .play._lines import LineBuffer
 from .play._match import MatchResult, MatchSettings, SeatResult, SeriesResult, run_match, run_series
 from .results._store import Store, StoreError, open_store
+from .results._report import standings_of
+from .tournament._plan import create_tournament, load_tournament, plan_tournament
 from .tournament._run import Outcome, Progress, TournamentConfig, run_tournament
 
 __all__ = [
@@ -31,7 +34,9 @@ __all__ = [
     "PluginLoadError",
     "Progress",
     "available_games",
+    "create_tournament",
     "load_game",
+    "load_tournament",
     "MatchResult",
     "MatchSettings",
     "Outcome",
@@ -43,7 +48,9 @@ __all__ = [
     "open_bots",
     "open_host",
     "open_store",
+    "plan_tournament",
     "run_match",
     "run_series",
     "run_tournament",
+    "standings_of",
 ]

@@ -21,7 +21,7 @@ from .._spec import BadBotCommand, BotSpec
 from ..results._standings import Disqualification
 from ..results._store import open_store
 from .._text import inert
-from ..tournament._run import BROKEN_START, Outcome, Pairing, Progress, run_tournament
+from ..tournament._run import BROKEN_START, MatchRecord, Outcome, Pairing, Progress, run_tournament
 from ..tournament._plan import RESTORED, check_cluster, create_tournament, load_tournament, plan_tournament
 
 EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -160,11 +160,14 @@ def _start(game, bots, given: dict[str, Any], jobs: int, db: Path):
     if game is None or not bots:
         raise UsageError("give a GAME and its entrants, or --resume ID")
     # The game's parameters are checked before the bots (the first error is the one named).
-    game_params(load_plugin(game), dict(parse_param(p) for p in given.get("param", [])), keys=True)
-    config, plugin, settings = plan_tournament(game, entrant_specs(bots), given, jobs)
+    options = dict(given)
+    plugin = load_plugin(game)
+    options["params"] = dict(parse_param(p) for p in options.pop("param", []))
+    game_params(plugin, options["params"], keys=True)
+    config = plan_tournament(game, entrant_specs(bots), jobs=jobs, **options)
     store = open_store(db)
     try:
-        tid = create_tournament(store, config, plugin, settings)
+        tid = create_tournament(store, config)
     except BaseException:
         store.close()
         raise
@@ -296,15 +299,14 @@ def _progress_done() -> None:
         sys.stderr.flush()
 
 
-def outcome_words(result: dict[str, Any], names: list[str]) -> str:
+def outcome_words(record: MatchRecord, names: list[str]) -> str:
     """A finished match in a few words: each entrant's score, or its fault."""
-    if result.get("status") == "forfeit":
+    if record.status == "forfeit":
         return "forfeit (disqualified entrant)"
-    if result["faults"]:
-        f = result["faults"][0]
+    if record.faults:
+        f = record.faults[0]
         return f"cancelled: {inert(names[f['seat']])} {f['kind']}"
-    scores = result.get("tournament_scores") or [s["score"] for s in result["seats"]]
-    return ", ".join(f"{inert(n)} {s:g}" for n, s in zip(names, scores))
+    return ", ".join(f"{inert(n)} {s:g}" for n, s in zip(names, record.tournament_scores))
 
 
 def _progress(total: int, per_round: int) -> Progress:
@@ -320,7 +322,7 @@ def _progress(total: int, per_round: int) -> Progress:
             sys.stderr.write(f"Started match {match_id} [{number(p)}]: {' vs '.join(map(inert, names))}\n")
             sys.stderr.flush()
 
-    def on_finish(match_id: int, p: Pairing, names: list[str], result: dict[str, Any]) -> None:
+    def on_finish(match_id: int, p: Pairing, names: list[str], record: MatchRecord) -> None:
         if tty:
             elapsed = time.perf_counter() - progress.started_at
             rate = progress.done / elapsed if elapsed > 0 else 0
@@ -329,7 +331,7 @@ def _progress(total: int, per_round: int) -> Progress:
                 f"\rmatch {match_id}: {progress.done}/{total} done  ETA {eta:,.0f} s  faults {progress.faults}\x1b[K"
             )
         else:
-            sys.stderr.write(f"Finished match {match_id} [{number(p)}]: {outcome_words(result, names)}\n")
+            sys.stderr.write(f"Finished match {match_id} [{number(p)}]: {outcome_words(record, names)}\n")
         sys.stderr.flush()
 
     progress.on_start = on_start

@@ -20,9 +20,11 @@ import subprocess
 import sys
 import tempfile
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..play._jobs import JobBot, MatchJob, MatchRecord
 from ._artifacts import ShippedBot, default_cache, unpack
 
 #: The Dask resource every match asks for one unit of; ``arena worker``
@@ -53,15 +55,15 @@ class _Runner:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         )
 
-    def play(self, job: dict) -> dict:
+    def play(self, job: MatchJob) -> MatchRecord:
         assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps(job).encode() + b"\n")
+        self.process.stdin.write(json.dumps(job.to_json()).encode() + b"\n")
         self.process.stdin.flush()
         line = self.process.stdout.readline()
         if not line:
             code = self.process.wait()
             raise RuntimeError(f"the arena worker process on CPU {self.cpu} ended (exit {code}) during a match")
-        return json.loads(line)
+        return MatchRecord.from_json(json.loads(line))
 
     def close(self) -> None:
         if self.process.stdin is not None:
@@ -105,12 +107,14 @@ def warm_up() -> None:
 
 
 def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes]) -> dict[str, Any]:
-    """A Dask task: one match. Returns its result, transcript and stderr logs as bytes."""
+    """A Dask task: one match, ``job`` a ``MatchJob`` as JSON, ``bots`` its
+    seats' artifacts. Returns ``{"record": MatchRecord as JSON, "transcript":
+    bytes or None, "logs": {relative path: bytes}}``."""
     from distributed import get_worker
 
     name = str(get_worker().name)
-    label = job["label"]
-    level = (job.get("sandbox") or {}).get("level")
+    given = MatchJob.from_json(job)
+    level = given.sandbox.get("level")
     if level == "none" and os.environ.get(ALLOW_NONE_ENV) != "1":
         raise MatchRefused(
             f"worker {name} does not run bots without a sandbox (--sandbox none): such a bot could reach "
@@ -119,25 +123,28 @@ def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes]) -
     cache = default_cache()
     roots = {sha: unpack(cache, sha, data) for sha, data in blobs.items()}
     with tempfile.TemporaryDirectory(prefix="arena-match-") as tmp:
-        here = dict(job)
-        here["bots"] = [{"name": b["name"], "command": ShippedBot.command(b, roots.get(b["sha256"]))} for b in bots]
-        here["transcript"] = str(Path(tmp) / "transcript.log.gz") if job.get("transcript") else None
-        here["log_dir"] = str(Path(tmp) / "logs")
-        print(f"arena-worker {name}: start {label}", file=sys.stderr, flush=True)
+        here = replace(
+            given,
+            bots=tuple(JobBot(b["name"], ShippedBot.command(b, roots.get(b["sha256"]))) for b in bots),
+            transcript=str(Path(tmp) / "transcript.log.gz") if given.transcript else None,
+            log_dir=str(Path(tmp) / "logs"),
+        )
+        print(f"arena-worker {name}: start {given.label}", file=sys.stderr, flush=True)
         runner = _RUNNERS.take()
         try:
-            reply = runner.play(here)
+            record = runner.play(here)
         except BaseException:
             runner.close()
             raise
         _RUNNERS.give_back(runner)
-        transcript = Path(here["transcript"]).read_bytes() if here["transcript"] else None
+        transcript = Path(here.transcript).read_bytes() if here.transcript else None
         logs = {}
-        for path in sorted(Path(here["log_dir"]).rglob("*")):
+        for path in sorted(Path(here.log_dir).rglob("*")):
             if path.is_file():
-                logs[str(path.relative_to(here["log_dir"]))] = path.read_bytes()
-    print(f"arena-worker {name}: done {label}", file=sys.stderr, flush=True)
-    result = reply["result"]
-    result["worker"] = name
-    return {"result": result, "transcript": transcript, "logs": logs}
-
+                logs[str(path.relative_to(here.log_dir))] = path.read_bytes()
+    print(f"arena-worker {name}: done {given.label}", file=sys.stderr, flush=True)
+    # The paths were this worker's: the coordinator writes the files and sets its own.
+    record.transcript = None
+    record.log_dir = given.log_dir if record.log_dir else None
+    record.worker = name
+    return {"record": record.to_json(), "transcript": transcript, "logs": logs}

@@ -23,6 +23,7 @@ import trio
 
 from .._spec import BotSpec
 from .._checks import UsageError
+from ..play._jobs import MatchJob, MatchRecord
 from ._artifacts import ShippedBot, pack_bot
 from ._remote import RESOURCE, play_match
 
@@ -135,19 +136,20 @@ class ClusterSession:
     async def play(
         self,
         items: list[Any],
-        job_for: Callable[[Any], tuple[dict, list[dict]] | None],
-        on_reply: Callable[[Any, dict, dict], None],
+        job_for: Callable[[Any], tuple[MatchJob, list[dict]] | None],
+        on_reply: Callable[[Any, MatchJob, MatchRecord, bytes | None, dict[str, bytes]], None],
     ) -> None:
         """Play every item: ``job_for`` makes its job and bots (None: not to be
-        played, decided just before sending); ``on_reply`` takes each result
-        on the trio side, in the order they finish."""
+        played, decided just before sending); ``on_reply`` takes each match's
+        record, transcript and stderr logs (relative path: bytes) on the trio
+        side, in the order they finish."""
         distributed = _import_distributed()
         slots = await self.wait_for_slots()
         window = 2 * slots + 2
         token = trio.lowlevel.current_trio_token()
         send, receive = trio.open_memory_channel[Any](math.inf)
         pending = list(reversed(items))
-        running: dict[Any, tuple[Any, dict, Any]] = {}
+        running: dict[Any, tuple[Any, MatchJob, Any]] = {}
         run_id = uuid.uuid4().hex[:8]
 
         def finished(future: Any) -> None:  # a Dask callback thread
@@ -165,7 +167,7 @@ class ClusterSession:
                 job, bots = made
                 blobs = {b["sha256"]: self._blobs[b["sha256"]] for b in bots if b["sha256"] is not None}
                 future = self.client.submit(
-                    play_match, job, bots, blobs, key=f"arena-{run_id}-{job['label']}",
+                    play_match, job.to_json(), bots, blobs, key=f"arena-{run_id}-{job.label}",
                     resources={RESOURCE: 1}, pure=False)
                 running[future.key] = (item, job, future)
                 future.add_done_callback(finished)
@@ -181,10 +183,11 @@ class ClusterSession:
                         raise ClusterError(f"lost the connection to the Dask scheduler at {self.address} "
                                            f"(client {self.client.status}); the stored matches are kept")
                     if isinstance(failure, distributed.KilledWorker):
-                        raise ClusterError(f"match {job['label']}: every worker that tried it died ({failure})")
-                    raise ClusterError(f"match {job['label']} failed on the cluster: {failure!r}")
+                        raise ClusterError(f"match {job.label}: every worker that tried it died ({failure})")
+                    raise ClusterError(f"match {job.label} failed on the cluster: {failure!r}")
                 launch()
-                on_reply(item, job, reply)
+                on_reply(item, job, MatchRecord.from_json(reply["record"]), reply.get("transcript"),
+                         reply.get("logs") or {})
         finally:
             if running:
                 left = [f for _, _, f in running.values()]

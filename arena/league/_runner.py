@@ -19,7 +19,6 @@ is resumed when it starts again (only the matches not stored are played).
 from __future__ import annotations
 
 import base64
-import json
 import math
 import shlex
 import shutil
@@ -32,7 +31,7 @@ from typing import Any
 import trio
 
 from .._spec import BotSpec
-from .._checks import UsageError
+from .._checks import UsageError, parse_param
 from .._faults import BotFault
 from ..play._host import BotHost, open_bots
 from ..quarantine._manifest import ManifestError, manifest_of
@@ -315,15 +314,11 @@ class LeagueRunner:
         return [BotSpec(command=p["command"], argv=tuple(shlex.split(p["command"])), name=p["label"]) for p in pool]
 
     def _given(self, game: str, **extra: Any) -> dict[str, Any]:
-        given: dict[str, Any] = {"timeout": self.settings.timeout, "duplicate": True,
-                                 "rounds": self.settings.rounds, **extra}
-        if self.settings.sandbox is not None:
-            given["sandbox"] = self.settings.sandbox
-        params = [f"{k}={json.dumps(v)}" for k, v in manifest_params(game).items()]
-        params += self.settings.params.get(game, [])
-        if params:
-            given["param"] = params
-        return given
+        """The keyword options of ``plan_tournament`` for a tournament of ``game``."""
+        params = dict(manifest_params(game))
+        params.update(parse_param(p) for p in self.settings.params.get(game, []))
+        return {"timeout": self.settings.timeout, "duplicate": True, "rounds": self.settings.rounds,
+                "sandbox": self.settings.sandbox, "params": params, "jobs": self.settings.jobs, **extra}
 
     async def placement(self, vid: int) -> int | None:
         """A gauntlet of the new version against the pool, so that it gets a rating at once."""
@@ -343,12 +338,13 @@ class LeagueRunner:
             extra["gauntlet"] = next(p["label"] for p in pool if p["id"] == version)
             extra["sample"] = self.settings.placement_matches
         try:
-            config, plugin, settings = plan_tournament(game, specs, self._given(game, **extra), self.settings.jobs)
+            config = plan_tournament(game, specs, **self._given(game, **extra))
+            plugin = load_plugin(game)
         except UsageError as exc:
             self.log(f"No {kind} tournament of {game}: {exc}")
             return None
         async with self.tournament_lock:
-            tid = create_tournament(self.store, config, plugin, settings)
+            tid = create_tournament(self.store, config)
             self.league.add_tournament(tid, kind, version)
             for p, entrant in zip(pool, self.store.tournament(tid)["entrants"]):
                 if p["store_bot"] is None:
@@ -363,9 +359,9 @@ class LeagueRunner:
         self.live[tid] = live
         progress = Progress(total=live.total)
 
-        def on_finish(match_id: int, p: Any, names: list[str], result: dict[str, Any]) -> None:
+        def on_finish(match_id: int, p: Any, names: list[str], record: Any) -> None:
             live.done += 1
-            live.faults += len(result["faults"])
+            live.faults += len(record.faults)
 
         progress.on_finish = on_finish
         self.log(f"Started tournament {tid} ({config.game}, {kind}, {len(config.bots)} bots, {live.total} matches)")

@@ -1,10 +1,13 @@
 """A tournament worker: plays the matches it is sent, one at a time, pinned to one core.
 
-Run as ``python -m arena.play._worker CORE``. Jobs arrive as JSON lines on stdin and
-results leave as JSON lines on stdout. The worker pins itself (and so the
-bots it starts, which inherit the affinity) to CORE: on these VMs a wake-up
-across cores costs about 20 µs, and one pinned process per core is what
-scales (shared research: pipe-bench).
+Run as ``python -m arena.play._worker CORE``. Each job is a ``MatchJob`` as a
+JSON line on stdin; each answer a ``MatchRecord`` as a JSON line on stdout
+(both in ``arena.play._jobs``, which the coordinator imports: this module is
+only ever run, never imported by the arena).
+The cluster sends the same two records (``arena.cluster``). The worker pins
+itself (and so the bots it starts, which inherit the affinity) to CORE: on
+these VMs a wake-up across cores costs about 20 µs, and one pinned process
+per core is what scales (shared research: pipe-bench).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from .._games import load_game
 
 from .._spec import BotSpec
 from ._host import BotHost, open_host
+from ._jobs import MatchJob, MatchRecord
 from ._match import MatchSettings, run_match
 from ..sandbox import SandboxPolicy
 from ._transcript import Transcript
@@ -38,27 +42,25 @@ class Worker:
             self._hosts[key] = open_host(sandbox.get("level"), SandboxPolicy.from_json(sandbox.get("policy")))
         return self._hosts[key]
 
-    async def play(self, job: dict) -> dict:
-        plugin = load_game(job["game"])
-        specs = [BotSpec.parse(b["command"], name=b["name"]) for b in job["bots"]]
-        host = self.host(job.get("sandbox") or {})
-        transcript = Transcript(Path(job["transcript"])) if job.get("transcript") else None
+    async def play(self, job: MatchJob) -> MatchRecord:
+        plugin = load_game(job.game)
+        specs = [BotSpec.parse(b.command, name=b.name) for b in job.bots]
+        host = self.host(job.sandbox)
+        transcript = Transcript(Path(job.transcript)) if job.transcript else None
         settings = MatchSettings(
-            timeout=job["timeout"],
-            startup_timeout=job.get("startup_timeout", 10.0),
-            budget=job.get("budget"),
-            log_dir=Path(job["log_dir"]) if job.get("log_dir") else None,
+            timeout=job.timeout,
+            startup_timeout=job.startup_timeout,
+            budget=job.budget,
+            log_dir=Path(job.log_dir) if job.log_dir else None,
             trace=transcript,
             host=host,
         )
         try:
-            result = await run_match(plugin, specs, plugin.Params(**job["params"]), job["seed"], settings)
+            result = await run_match(plugin, specs, plugin.Params(**job.params), job.seed, settings)
         finally:
             if transcript is not None:
                 transcript.close()
-        data = result.to_json()
-        data["sandbox"] = host.summary()
-        return {"key": job["key"], "result": data}
+        return MatchRecord.of(job.key, result, host.summary(), job.transcript)
 
     def close(self) -> None:
         for host in self._hosts.values():
@@ -69,7 +71,7 @@ async def serve(worker: Worker) -> None:
     """Play jobs until stdin closes; a close in the middle of a job means the
     coordinator is gone, so the job is abandoned (its bots are ended)."""
     stdin = trio.lowlevel.FdStream(os.dup(sys.stdin.fileno()))
-    send, receive = trio.open_memory_channel[dict](1)
+    send, receive = trio.open_memory_channel[MatchJob](1)
     with trio.open_signal_receiver(signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
 
@@ -88,13 +90,13 @@ async def serve(worker: Worker) -> None:
                     buffer += chunk
                     while b"\n" in buffer:
                         line, _, buffer = buffer.partition(b"\n")
-                        await send.send(json.loads(line))
+                        await send.send(MatchJob.from_json(json.loads(line)))
 
             nursery.start_soon(on_signal)
             nursery.start_soon(read_jobs)
             async for job in receive:
-                reply = await worker.play(job)
-                sys.stdout.write(json.dumps(reply) + "\n")
+                record = await worker.play(job)
+                sys.stdout.write(json.dumps(record.to_json()) + "\n")
                 sys.stdout.flush()
 
 

@@ -1,7 +1,8 @@
 """A tournament from options to a stored plan and back: every option of a
-new tournament checked into a ``TournamentConfig`` (the one place both
-``arena tournament`` and the league server do it), written to the store, and
-read back for ``--resume``."""
+new tournament checked into a ``TournamentConfig`` (``plan_tournament``, the
+one place ``arena tournament``, the league server and the Python API do it),
+written to the store (``create_tournament``), and read back for a resume
+(``load_tournament``): the config stored is the config played."""
 
 from __future__ import annotations
 
@@ -9,16 +10,17 @@ import re
 import socket
 from typing import Any
 
-from .._checks import UsageError, check_range, game_params, parse_param
+from .._checks import UsageError, check_range, game_params
 from .._games import load_game
 from .._plan import check_lifetime, check_limits, check_seed, load_plugin
 from ..sandbox import SandboxPolicy, resolve_level
 from .._spec import BotSpec
 from ..results._store import Store, file_digest
-from ._run import BROKEN_START, FAULT_RULES, TournamentConfig, unplayed_score
+from ..results._standings import BROKEN_START
+from ._config import COLUMNS, FAULT_RULES, TournamentConfig, unplayed_score
 
 
-#: Options a resume restores from the database (and refuses to change).
+#: Options a resume restores from the database (and refuses to change), as the command line names them.
 RESTORED = ("rounds", "seats", "lifetime", "seed", "timeout", "startup_timeout", "budget", "sandbox", "param",
             "memory_mb", "cpu_seconds", "pids", "on_fault", "max_faults", "broken_start", "duplicate", "gauntlet",
             "until_ci")
@@ -43,99 +45,96 @@ def check_cluster(address: str | None, lifetime: str, reach: bool = False) -> st
     return address
 
 
-def create_tournament(store: Store, config: TournamentConfig, plugin: Any, settings: dict[str, Any]) -> int:
-    """Write a planned tournament to ``store`` and lock it; its id."""
+def create_tournament(store: Store, config: TournamentConfig) -> int:
+    """Write the planned tournament ``config`` to ``store`` and lock it for playing; its id.
+
+    ``config`` comes from ``plan_tournament`` (checked); its entrants are
+    recorded with the SHA-256 of their files, so that a resume can tell
+    whether a bot changed.
+    """
+    saved = config.to_dict()
     entrants = [(s.name, store.bot_id(s.name, s.command, list(s.argv))) for s in config.bots]
-    tid = store.new_tournament(config.game, plugin.spec.version, config.params, config.seed, config.rounds,
-                               config.lifetime, entrants, settings)
+    settings = {k: v for k, v in saved.items() if k not in COLUMNS}
+    tid = store.new_tournament(config.game, load_plugin(config.game).spec.version, config.params, config.seed,
+                               config.rounds, config.lifetime, entrants, settings)
     store.lock_tournament(tid)
     return tid
 
 
-def plan_tournament(game: str, specs: list[BotSpec], given: dict[str, Any], jobs: int):
-    """Every option of a new tournament checked (raises UsageError); nothing stored.
+def plan_tournament(
+    game: str, bots: list[BotSpec], *, jobs: int = 1, cluster: str | None = None,
+    params: dict[str, Any] | None = None, rounds: int | None = None, seats: int | None = None,
+    lifetime: str | None = None, seed: int | str | None = None, timeout: float | None = None,
+    startup_timeout: float | None = None, budget: float | None = None, sandbox: str | None = None,
+    memory_mb: int | None = None, cpu_seconds: int | None = None, pids: int | None = None,
+    on_fault: str | None = None, max_faults: int | None = None, broken_start: int | None = None,
+    duplicate: bool | None = None, gauntlet: str | None = None, until_ci: float | None = None,
+    sample: int | None = None,
+) -> TournamentConfig:
+    """Every option of a new tournament of ``game`` between the named entrants
+    ``bots`` checked (raises UsageError naming the option); nothing stored.
 
-    ``given``: the options of ``RESTORED`` that were set. The one place both
-    ``arena tournament`` and the league server turn options into a config.
+    An option left at None takes its default, as ``arena tournament`` does
+    (docs/tournaments.md): one round, the game's table size and lifetime, a
+    random seed, 1 s per reply, this machine's default sandbox level (decided
+    here, once: the level recorded is the level applied).
     """
     plugin = load_plugin(game)
-    params = game_params(plugin, dict(parse_param(p) for p in given.get("param", [])), keys=True)
+    params = game_params(plugin, dict(params or {}), keys=True)
     # A process that played one seating of a duplicate deal would know the
     # cards of the next: with --duplicate every bot process plays one match.
-    duplicate = bool(given.get("duplicate"))
-    lifetime = given.get("lifetime", "match" if duplicate else plugin.default_lifetime)
+    duplicate = bool(duplicate)
+    lifetime = lifetime or ("match" if duplicate else plugin.default_lifetime)
     check_lifetime(plugin, lifetime, matches=2)  # a tournament is many matches
     if duplicate and lifetime == "tournament":
         raise UsageError("--duplicate plays each bot process for one match, so that no bot remembers a deal "
                          "from one seating to the next: it cannot go with --lifetime tournament")
-    table = given.get("seats")
-    check_range("--seats", table, 1, 1000, optional=True)
-    seats = plugin.table_seats(len(specs)) if table is None else table
+    check_range("--seats", seats, 1, 1000, optional=True)
+    table = plugin.table_seats(len(bots)) if seats is None else seats
     try:
-        plugin.check_seats(params, seats)
+        plugin.check_seats(params, table)
     except ValueError as exc:
-        raise UsageError(str(exc) if table is None else f"--seats {table}: {exc}") from None
-    if len(specs) < seats:
-        raise UsageError(f"a {game} tournament needs at least {seats} entrants, got {len(specs)}")
-    rounds = given.get("rounds", 1)
+        raise UsageError(str(exc) if seats is None else f"--seats {seats}: {exc}") from None
+    if len(bots) < table:
+        raise UsageError(f"a {game} tournament needs at least {table} entrants, got {len(bots)}")
+    rounds = 1 if rounds is None else rounds
     check_range("--rounds", rounds, 1, 1_000_000)
-    seed = check_seed(given.get("seed"))
-    names = [s.name for s in specs]
-    gauntlet = given.get("gauntlet")
+    seed = check_seed(seed)
+    names = [s.name for s in bots]
     if gauntlet is not None and gauntlet not in names:
         raise UsageError(f"--gauntlet {gauntlet!r} is not an entrant (entrants: {', '.join(names)})")
-    settings = _settings(given, plugin)
-    settings["seats"] = seats
-    settings["unplayed"] = unplayed_score(plugin, params)
-    config = TournamentConfig(
-        game=game, params=params.model_dump(mode="json"), bots=specs, seed=seed, rounds=rounds, jobs=jobs,
-        lifetime=lifetime, **_config_settings(settings, names),
-    )
-    return config, plugin, settings
-
-
-def _settings(given: dict[str, Any], plugin: Any) -> dict[str, Any]:
-    """The run options a resume restores, checked; the sandbox level decided here, once."""
-    timeout, startup, budget = given.get("timeout", 1.0), given.get("startup_timeout", 10.0), given.get("budget")
-    check_limits(timeout=timeout, startup_timeout=startup, budget=budget)
-    until_ci = given.get("until_ci")
+    timeout = 1.0 if timeout is None else timeout
+    startup_timeout = 10.0 if startup_timeout is None else startup_timeout
+    check_limits(timeout=timeout, startup_timeout=startup_timeout, budget=budget)
     check_range("--until-ci", until_ci, 0, 1e12, low_open=True, optional=True)
-    on_fault = given.get("on_fault", "forfeit")
+    on_fault = on_fault or "forfeit"
     if on_fault not in FAULT_RULES:
         raise UsageError(f"--on-fault is one of {', '.join(FAULT_RULES)}, not {on_fault!r}")
-    max_faults = given.get("max_faults", plugin.default_max_faults)
+    max_faults = plugin.default_max_faults if max_faults is None else max_faults
     check_range("--max-faults", max_faults, 0, 1_000_000, optional=True)
-    broken_start = given.get("broken_start", BROKEN_START)
+    broken_start = BROKEN_START if broken_start is None else broken_start
     check_range("--broken-start", broken_start, 0, 1_000_000)
-    limits = {k: given[k] for k in ("memory_mb", "cpu_seconds", "pids") if k in given}
+    limits = {k: v for k, v in (("memory_mb", memory_mb), ("cpu_seconds", cpu_seconds), ("pids", pids))
+              if v is not None}
     policy = SandboxPolicy(**limits)
-    # Every worker applies this level: the one recorded is the one applied.
-    level = resolve_level(given.get("sandbox"))
-    return {"timeout": timeout, "startup_timeout": startup, "budget": budget, "sandbox": level,
-            "policy": policy.to_json(), "on_fault": on_fault, "max_faults": max_faults or None,
-            "broken_start": broken_start or None,
-            "duplicate": bool(given.get("duplicate")), "gauntlet": given.get("gauntlet"), "until_ci": until_ci,
-            "sample": given.get("sample")}
+    return TournamentConfig(
+        game=game, params=params.model_dump(mode="json"), bots=list(bots), seed=seed, rounds=rounds,
+        jobs=jobs, cluster=cluster, seats=table, lifetime=lifetime, timeout=timeout,
+        startup_timeout=startup_timeout, budget=budget,
+        # Every worker applies this level: the one recorded is the one applied.
+        sandbox=resolve_level(sandbox), policy=policy, on_fault=on_fault, max_faults=max_faults or None,
+        broken_start=broken_start or None, duplicate=duplicate,
+        gauntlet=None if gauntlet is None else names.index(gauntlet), until_ci=until_ci, sample=sample,
+        unplayed=unplayed_score(plugin, params),
+    )
 
 
-def _config_settings(settings: dict[str, Any], names: list[str]) -> dict[str, Any]:
-    gauntlet = settings.get("gauntlet")
-    return {
-        "timeout": settings.get("timeout", 1.0), "startup_timeout": settings.get("startup_timeout", 10.0),
-        "budget": settings.get("budget"), "sandbox": settings.get("sandbox"), "seats": settings.get("seats", 0),
-        "policy": SandboxPolicy.from_json(settings.get("policy")),
-        "on_fault": settings.get("on_fault", "forfeit"), "max_faults": settings.get("max_faults"),
-        "broken_start": settings.get("broken_start"),
-        "duplicate": bool(settings.get("duplicate")),
-        "gauntlet": names.index(gauntlet) if gauntlet is not None else None,
-        "until_ci": settings.get("until_ci"), "unplayed": settings.get("unplayed", 0.0),
-        "sample": settings.get("sample"),
-    }
-
-
-def load_tournament(store: Store, tid: int, jobs: int, *, game: str | None = None, bots: Any = None,
+def load_tournament(store: Store, tid: int, jobs: int = 1, *, game: str | None = None, bots: Any = None,
                     accept_changed: bool = False) -> tuple[TournamentConfig, Any]:
-    """Tournament ``tid`` as it was started, locked for playing on (raises UsageError)."""
+    """Tournament ``tid`` as it was started, locked for playing on, and its
+    game's plugin (raises UsageError). ``game`` and ``bots`` (commands), if
+    given, must be the stored ones; a bot whose files changed is refused
+    unless ``accept_changed`` (then recorded as an event)."""
     db = store.path
     saved = store.tournament(tid)
     if saved is None:
@@ -162,12 +161,8 @@ def load_tournament(store: Store, tid: int, jobs: int, *, game: str | None = Non
         raise UsageError(f"tournament {tid} was started with {saved['game']} version {saved['game_version']}; "
                          f"this arena has version {plugin.spec.version}, which deals differently: "
                          "start a new tournament")
-    settings = saved["settings"]
+    config = TournamentConfig.from_dict({**saved["settings"], **{k: saved[k] for k in COLUMNS}}, specs, jobs=jobs)
     # The level recorded must still work here; it is never silently replaced.
-    resolve_level(settings.get("sandbox"))
-    config = TournamentConfig(
-        game=saved["game"], params=saved["params"], bots=specs, seed=saved["seed"], rounds=saved["rounds"],
-        jobs=jobs, lifetime=saved["lifetime"], **_config_settings(settings, [s.name for s in specs]),
-    )
+    resolve_level(config.sandbox)
     store.lock_tournament(tid)
     return config, plugin

@@ -1,0 +1,124 @@
+"""The two records of a match played away from the coordinator: the job a
+worker process (``arena.play._worker``, here or on a cluster) is sent, and
+the record it answers with, which the tournament stores. Each goes over a
+pipe or through Dask as JSON (``to_json``/``from_json``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from ._match import MatchResult
+
+
+class JobBot(NamedTuple):
+    """One seat of a job: the entrant's name and the command that starts it."""
+
+    name: str
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
+class MatchJob:
+    """One match for a worker to play: everything it needs, nothing it must look up.
+
+    ``key`` is the match's position in its tournament (round, index);
+    ``sandbox`` is ``{"level": ..., "policy": ...}``, the level already
+    decided by the coordinator (None: the worker's machine's default).
+    """
+
+    key: tuple[int, int]
+    game: str
+    params: dict[str, Any]
+    seed: int | str
+    bots: tuple[JobBot, ...]
+    timeout: float = 1.0
+    startup_timeout: float = 10.0
+    budget: float | None = None
+    transcript: str | None = None  # where the message log is written
+    log_dir: str | None = None  # where the bots' stderr logs are written
+    sandbox: dict[str, Any] = field(default_factory=dict)
+    label: str = ""  # a name for people and the cluster's task keys: "r0-m5"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": list(self.key), "label": self.label, "game": self.game, "params": self.params,
+            "seed": self.seed, "bots": [{"name": b.name, "command": b.command} for b in self.bots],
+            "timeout": self.timeout, "startup_timeout": self.startup_timeout, "budget": self.budget,
+            "transcript": self.transcript, "log_dir": self.log_dir, "sandbox": self.sandbox,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MatchJob:
+        round_, idx = data["key"]
+        return cls(
+            key=(round_, idx), game=data["game"], params=data["params"], seed=data["seed"],
+            bots=tuple(JobBot(b["name"], b["command"]) for b in data["bots"]),
+            timeout=data.get("timeout", 1.0), startup_timeout=data.get("startup_timeout", 10.0),
+            budget=data.get("budget"), transcript=data.get("transcript"), log_dir=data.get("log_dir"),
+            sandbox=data.get("sandbox") or {}, label=data.get("label") or f"r{round_}-m{idx}",
+        )
+
+
+@dataclass(slots=True)
+class MatchRecord:
+    """One match as played (or forfeited), from whoever played it to the store.
+
+    Lists are in seat order. ``tournament_scores`` are the game's scores as
+    the match ended; ``forfeit_scores`` the same under the game's fault rule
+    (None without a fault): the tournament's ``on_fault`` picks one.
+    """
+
+    key: tuple[int, int]
+    completed: bool
+    hands: int
+    faults: list[dict[str, Any]]
+    payoffs: list[int]
+    time_used: list[float]
+    tournament_scores: list[float]
+    forfeit_scores: list[float] | None = None
+    duration: float = 0.0
+    exchanges: int = 0
+    played_on: bool = False
+    sandbox: dict[str, Any] = field(default_factory=dict)  # the host's summary: level and limits applied
+    status: str = "done"  # or "forfeit": not played, an entrant in it is disqualified
+    transcript: str | None = None  # the message log's path, once it is where the store points
+    log_dir: str | None = None
+    worker: str | None = None  # the cluster worker that played it
+
+    @classmethod
+    def of(cls, key: tuple[int, int], result: MatchResult, sandbox: dict[str, Any],
+           transcript: str | None = None) -> MatchRecord:
+        """The record of a match played by ``run_match`` (or ``play_on``) on a host whose summary is ``sandbox``."""
+        return cls(
+            key=key, completed=result.completed, hands=result.hands, faults=[f.to_json() for f in result.faults],
+            payoffs=[s.bankroll for s in result.seats], time_used=[round(s.time_used, 6) for s in result.seats],
+            tournament_scores=list(result.tournament_scores),
+            forfeit_scores=None if result.forfeit_scores is None else list(result.forfeit_scores),
+            duration=round(result.duration, 6), exchanges=result.exchanges, played_on=result.played_on,
+            sandbox=sandbox, transcript=transcript, log_dir=result.log_dir,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The worker's answer line: ``{"key": [round, index], "result": {...}}``."""
+        result = {
+            "completed": self.completed, "hands": self.hands, "faults": self.faults, "payoffs": self.payoffs,
+            "time_used": self.time_used, "tournament_scores": self.tournament_scores,
+            "forfeit_scores": self.forfeit_scores, "duration": self.duration, "exchanges": self.exchanges,
+            "played_on": self.played_on, "sandbox": self.sandbox, "status": self.status,
+            "transcript": self.transcript, "log_dir": self.log_dir, "worker": self.worker,
+        }
+        return {"key": list(self.key), "result": result}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MatchRecord:
+        r = data["result"]
+        round_, idx = data["key"]
+        return cls(
+            key=(round_, idx), completed=r["completed"], hands=r["hands"], faults=r["faults"],
+            payoffs=r["payoffs"], time_used=r["time_used"], tournament_scores=r["tournament_scores"],
+            forfeit_scores=r.get("forfeit_scores"), duration=r.get("duration", 0.0),
+            exchanges=r.get("exchanges", 0), played_on=r.get("played_on", False), sandbox=r.get("sandbox") or {},
+            status=r.get("status", "done"), transcript=r.get("transcript"), log_dir=r.get("log_dir"),
+            worker=r.get("worker"),
+        )

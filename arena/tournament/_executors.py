@@ -1,0 +1,212 @@
+"""The three back-ends that play a tournament's matches, behind one interface.
+
+``Executor.play(run, todo)`` plays the pairings ``todo`` of ``run`` (a
+``TournamentRun``): for each, ``run.start`` just before it is launched (a
+disqualified entrant's match is stored as a forfeit there), ``run.job`` for
+what to play, and ``run.finish`` with the ``MatchRecord`` once it is played.
+
+- ``Processes``: up to ``jobs`` worker processes (``arena.play._worker``),
+  each pinned to its own core, one match each at a time (``--jobs``);
+- ``Pool``: one bot process per entrant for the whole tournament, matches
+  one at a time (``--lifetime tournament``);
+- ``Cluster``: the same jobs as ``Processes`` on a Dask cluster (``--cluster``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Protocol
+
+import trio
+
+from .._faults import BotFault
+from ..play._bot import BotProcess
+from ..play._exchange import resynchronise
+from ..play._host import open_host
+from ..play._match import MatchSettings, add_endings, failed_start, max_reply, play_on
+from ..play._transcript import Transcript
+from ..play._jobs import MatchJob, MatchRecord
+from .._seeds import chance_stream
+from ._schedule import Pairing
+from ._state import TournamentRun
+
+
+class Executor(Protocol):
+    async def play(self, run: TournamentRun, todo: list[Pairing]) -> None:
+        """Play every pairing of ``todo`` that ``run.start`` allows, handing each to ``run.finish``."""
+
+
+class Processes:
+    """Up to ``jobs`` worker processes, each pinned to its own core, one match each at a time."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+
+    async def play(self, run: TournamentRun, todo: list[Pairing]) -> None:
+        send, receive = trio.open_memory_channel[Pairing](math.inf)
+        for p in todo:
+            send.send_nowait(p)
+        send.close()
+        cores = os.cpu_count() or 1
+
+        async def worker(core: int) -> None:
+            process = await trio.lowlevel.open_process(
+                [sys.executable, "-m", "arena.play._worker", str(core % cores)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+            )
+            buffer = b""
+            try:
+                async for p in receive:
+                    if not run.start(p):
+                        continue
+                    job = run.job(p)
+                    await process.stdin.send_all(json.dumps(job.to_json()).encode() + b"\n")
+                    while b"\n" not in buffer:
+                        chunk = await process.stdout.receive_some(1 << 20)
+                        if not chunk:
+                            raise RuntimeError(f"tournament worker on core {core} died (exit {process.returncode})")
+                        buffer += chunk
+                    line, _, buffer = buffer.partition(b"\n")
+                    run.finish(p, MatchRecord.from_json(json.loads(line)))
+            finally:
+                with trio.CancelScope(shield=True):
+                    await process.stdin.aclose()
+                    with trio.move_on_after(5):
+                        await process.wait()
+                    if process.returncode is None:
+                        process.terminate()  # it ends its own bots on SIGTERM
+                        await process.wait()
+
+        async with trio.open_nursery() as nursery:
+            for core in range(max(1, min(self.jobs, len(todo)))):
+                nursery.start_soon(worker, core)
+
+
+class Cluster:
+    """On a Dask cluster, through an open ``arena.cluster.ClusterSession``: the
+    same jobs as ``Processes``, each with its bots' artifacts; the transcript
+    and stderr logs come back with the record and are written here."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    async def play(self, run: TournamentRun, todo: list[Pairing]) -> None:
+        shipped = await self.session.ship(run.config.bots)
+
+        def job_for(p: Pairing) -> tuple[MatchJob, list[dict]] | None:
+            if not run.start(p):
+                return None
+            return run.job(p), [shipped[i] for i in p.seats]
+
+        def on_reply(p: Pairing, job: MatchJob, record: MatchRecord, transcript: bytes | None,
+                     logs: dict[str, bytes]) -> None:
+            if transcript is not None and job.transcript is not None:
+                path = Path(job.transcript)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(transcript)
+                record.transcript = str(path)
+            log_dir = Path(job.log_dir or run.data / "logs" / job.label)
+            for name, content in logs.items():
+                if name.startswith("/") or ".." in Path(name).parts:
+                    raise RuntimeError(f"a worker sent a log named {name!r}, outside the match's folder")
+                target = log_dir / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(content)
+            run.finish(p, record)
+
+        await self.session.play(todo, job_for, on_reply)
+
+
+class Pool:
+    """One process per entrant for the whole tournament; matches one at a time.
+
+    The bots are started and stopped by the same host (sandbox level and
+    limits) as every other path. A fault cancels the match with the fault on
+    the offender alone: the offender is stopped (and started afresh for its
+    next match, its state being unknown); every other bot of the match is
+    brought back in step (its outstanding reply read, a ``match_end`` that
+    says the match was not completed delivered) or, if that fails, started
+    afresh, and is never charged.
+    """
+
+    def __init__(self) -> None:
+        self.pool: dict[int, BotProcess] = {}
+        self.played: dict[int, int] = {}  # matches each pooled process has played (its match_start's "match")
+
+    async def play(self, run: TournamentRun, todo: list[Pairing]) -> None:
+        with open_host(run.config.sandbox, run.config.policy) as host:
+            async with trio.open_nursery() as nursery:  # the bots' stderr drains
+                try:
+                    for p in todo:
+                        if run.start(p):
+                            await self._play_one(run, p, host, nursery)
+                finally:
+                    await host.stop(list(self.pool.values()))
+                    self.pool.clear()
+                    nursery.cancel_scope.deadline = trio.current_time() + 0.2
+
+    async def _play_one(self, run: TournamentRun, p: Pairing, host: Any, nursery: Any) -> None:
+        config, plugin, pool, played = run.config, run.plugin, self.pool, self.played
+        names = run.names(p)
+        params = plugin.Params(**config.params)
+        specs = [config.bots[i] for i in p.seats]
+        settings = MatchSettings(timeout=config.timeout, startup_timeout=config.startup_timeout,
+                                 budget=config.budget, host=host)
+        for i in p.seats:
+            if i not in pool:
+                played[i] = 0  # a fresh process (its first, or after a fault) starts counting again
+        dealer = plugin.open_dialogue(params, chance_stream(p.seed), names, [played[i] for i in p.seats])
+        for seat, i in enumerate(p.seats):
+            if i in pool:
+                continue
+            log_dir = run.data / "logs" / f"bot{i}"
+            log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            try:
+                pool[i] = await host.start(config.bots[i], seat, nursery, stderr_path=log_dir / "stderr.log",
+                                           max_line=max_reply(plugin, settings))
+            except BotFault as exc:
+                result = failed_start(plugin, specs, (params, p.seed), dealer, exc, settings)
+                run.finish(p, MatchRecord.of((p.round, p.idx), result, host.summary()))
+                return
+        bots = [pool[i] for i in p.seats]
+        for i in p.seats:
+            played[i] += 1
+        path = run.transcript_path(p)
+        transcript = Transcript(path)
+        for seat, bp in enumerate(bots):
+            bp.seat = seat
+            bp.set_trace(transcript)
+        try:
+            result = await play_on(plugin, specs, params, p.seed, dealer, bots, settings)
+            faulted = {p.seats[f.seat] for f in result.faults}
+            if faulted:
+                await host.stop([pool.pop(i) for i in faulted])
+            if faulted and not result.played_on:
+                # The others: back in step for their next match, or a fresh process; never charged.
+                # (A match played on without the faulting seats ended for them as usual.)
+                abandon = getattr(dealer, "abandon", None)
+                goodbye = dict(abandon()) if abandon is not None else {}
+                for seat, i in enumerate(p.seats):
+                    if i in pool and not await resynchronise(pool[i], goodbye.get(seat), settings.limits()):
+                        await host.stop([pool.pop(i)])
+        finally:
+            transcript.close()
+            for bp in bots:
+                bp.set_trace(None)
+        add_endings(result, bots)  # the kept ones have not ended: nothing to add for them
+        run.finish(p, MatchRecord.of((p.round, p.idx), result, host.summary(), str(path)))
+
+
+def executor_for(run: TournamentRun, cluster: Any = None) -> Executor:
+    """The back-end ``run`` plays on: ``cluster`` (an open session) if given, else by its lifetime."""
+    if cluster is not None:
+        return Cluster(cluster)
+    if run.config.lifetime == "tournament":
+        return Pool()
+    return Processes(run.config.jobs)
