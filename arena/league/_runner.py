@@ -368,10 +368,12 @@ class LeagueRunner:
         config.cluster = self.settings.cluster
         try:
             if locked:
-                await run_tournament(plugin, config, self.store, tid, progress, self._cluster)
+                await run_tournament(plugin, config, self.store, tid, progress, self._cluster,
+                                     sync_wait=self.host.sync_wait)
             else:
                 async with self.tournament_lock:
-                    await run_tournament(plugin, config, self.store, tid, progress, self._cluster)
+                    await run_tournament(plugin, config, self.store, tid, progress, self._cluster,
+                                         sync_wait=self.host.sync_wait)
         except ClusterError as exc:
             self.log(f"arena: tournament {tid} stopped: {exc}; it resumes at the next start")
             return

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import trio
 
 from .._faults import BotFault
-from ..play._bot import BotProcess
+from ..play._bot import DEFAULT_SYNC_WAIT, BotProcess
 from ..play._exchange import resynchronise
 from ..play._host import open_host
 from ..play._match import MatchSettings, add_endings, failed_start, max_reply, play_on
@@ -135,12 +135,13 @@ class Pool:
     afresh, and is never charged.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, sync_wait: float = DEFAULT_SYNC_WAIT) -> None:
+        self.sync_wait = sync_wait
         self.pool: dict[int, BotProcess] = {}
         self.played: dict[int, int] = {}  # matches each pooled process has played (its match_start's "match")
 
     async def play(self, run: TournamentRun, todo: list[Pairing]) -> None:
-        with open_host(run.config.sandbox, run.config.policy) as host:
+        with open_host(run.config.sandbox, run.config.policy, sync_wait=self.sync_wait) as host:
             async with trio.open_nursery() as nursery:  # the bots' stderr drains
                 try:
                     for p in todo:
@@ -203,10 +204,10 @@ class Pool:
         run.finish(p, MatchRecord.of((p.round, p.idx), result, host.summary(), str(path)))
 
 
-def executor_for(run: TournamentRun, cluster: Any = None) -> Executor:
+def executor_for(run: TournamentRun, cluster: Any = None, *, sync_wait: float = DEFAULT_SYNC_WAIT) -> Executor:
     """The back-end ``run`` plays on: ``cluster`` (an open session) if given, else by its lifetime."""
     if cluster is not None:
         return Cluster(cluster)
     if run.config.lifetime == "tournament":
-        return Pool()
+        return Pool(sync_wait)
     return Processes(run.config.jobs)

@@ -17,6 +17,7 @@ from typing import Any
 
 from protocols import GamePlugin
 
+from ..play._bot import DEFAULT_SYNC_WAIT
 from ..play._jobs import MatchJob, MatchRecord
 from ..results._standings import BROKEN_START, compute_standings
 from ..results._store import Store
@@ -38,7 +39,7 @@ class Outcome:
 
 async def run_tournament(
     plugin: GamePlugin, config: TournamentConfig, store: Store, tid: int, progress: Progress | None = None,
-    cluster: Any = None,
+    cluster: Any = None, *, sync_wait: float = DEFAULT_SYNC_WAIT,
 ) -> Outcome:
     """Play every match of tournament ``tid`` not yet stored; store each as it ends.
 
@@ -47,21 +48,23 @@ async def run_tournament(
     every match applies and records the same level. With ``config.cluster``
     the matches run on that Dask cluster, through ``cluster`` (an open
     ``arena.cluster.ClusterSession``) if given, else through a connection
-    made for this run.
+    made for this run. ``sync_wait`` is the host setting of bots kept in this
+    process (``--lifetime tournament``): 0 where the event loop serves other
+    work too (the league's pages).
     """
     if config.cluster is not None and cluster is None:
         from ..cluster import open_cluster
 
         session = await open_cluster(config.cluster)
         try:
-            return await run_tournament(plugin, config, store, tid, progress, session)
+            return await run_tournament(plugin, config, store, tid, progress, session, sync_wait=sync_wait)
         finally:
             await session.aclose()
     if config.sandbox is None:
         config.sandbox = resolve_level(None)
     config.seat_for(plugin)
     run = TournamentRun.open(plugin, config, store, tid, progress if progress is not None else Progress())
-    return await _play_rounds(run, executor_for(run, cluster))
+    return await _play_rounds(run, executor_for(run, cluster, sync_wait=sync_wait))
 
 
 async def _play_rounds(run: TournamentRun, executor: Executor) -> Outcome:
