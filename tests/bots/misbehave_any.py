@@ -82,7 +82,7 @@ for n, step in enumerate(SCRIPT["steps"]):
         time.sleep(SLOW)
         write(reply)
     elif MODE in IO_MODES:
-        io_fault(MODE, reply)  # bad_utf8 writes this line: the script makes it invalid
+        io_fault(MODE, reply)  # (a bad line, invalid UTF-8 included, is scripted as the reply, mode none)
     else:
         raise SystemExit(f"misbehave_any.py: no mode {MODE!r}")
 drain()  # the script is over: whatever comes now (a match_end) needs no reply
