@@ -35,12 +35,13 @@ class Exchange:
     """
 
     sends: list[tuple[int, bytes]]
+    #: words for a correct reply, or a function giving them (called only
+    #: when a report needs them, to keep the hot path free of formatting);
+    #: second, as every dialogue passes it: ``Exchange(sends, "READY")``
+    expect: str | Callable[[], str] = "a reply"
     #: False for notifications: the messages are written and nothing is read
     #: (the dialogue is sent back an empty list)
     reply: bool = True
-    #: words for a correct reply, or a function giving them (called only
-    #: when a report needs them, to keep the hot path free of formatting)
-    expect: str | Callable[[], str] = "a reply"
     #: a dialogue that plays on without a faulting seat (``seat_gone``) reports
     #: a reply it refused here, instead of raising: the arena records the
     #: fault, stops that bot and sends back an empty list

@@ -1,60 +1,13 @@
-"""A corpus of misbehaving bots, each played through the real CLI.
-
-For each: the right fault kind, naming the right seat and bot, exit code 1
-(or 0 where the misbehaviour is not a protocol fault), and afterwards no
-process started by the test is left alive.
+"""A bot process, beyond the fault kinds: what the arena keeps of its
+stderr, the processes it leaves behind, and its time budget (kuhn3, through
+the real CLI; the fault kinds of every game are tests/play/test_misbehaving_bots.py).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from .conftest import processes_with, python_bot, run_json
-
-# mode -> (fault kind, words the detail or the received line must contain)
-CASES = {
-    "garbage": ("malformed_reply", "lol what is this"),
-    "unknown_verb": ("malformed_reply", "unknown verb 'CALL'"),
-    "illegal_amount": ("illegal_action", "above the maximum bet of 2"),
-    "wrong_money": ("illegal_action", "wrong totals"),
-    "wrong_closing": ("malformed_reply", "Thanks, bye"),
-    "silent": ("timeout", "no reply within 0.5 s"),
-    "slow": ("timeout", "no reply within 0.5 s"),
-    "exit_mid": ("disconnected", "exited (code 0)"),
-    "crash": ("crashed", "exited with code 3"),
-    "signal": ("crashed", "killed by SIGSEGV"),
-    "close_stdout": ("disconnected", "closed its stdout"),
-    "huge_line": ("malformed_reply", "without a newline"),
-    "bad_utf8": ("malformed_reply", "not valid UTF-8"),
-}
-
-
-def fault_text(fault: dict) -> str:
-    return f"{fault['detail']} {fault['received']}"
-
-
-@pytest.mark.parametrize("mode", sorted(CASES))
-def test_fault_is_typed_and_names_the_seat(mode, tag):
-    kind, words = CASES[mode]
-    seat = sorted(CASES).index(mode) % 3  # every seat gets some of the corpus
-    good = python_bot("misbehave.py", "none", tag)
-    bad = python_bot("misbehave.py", mode, tag)
-    bots = [good, good, good]
-    bots[seat] = bad
-    proc, result = run_json("kuhn3", *bots, "--seed", "5", "--hands", "3", "--timeout", "0.5")
-
-    assert proc.returncode == 1, proc.stderr
-    assert result["completed"] is False
-    assert len(result["faults"]) == 1
-    fault = result["faults"][0]
-    assert fault["kind"] == kind
-    assert fault["seat"] == seat
-    assert fault["bot"] == bad
-    assert words in fault_text(fault)
-    assert fault["expected"]
-    # The human report names the seat and the kind too.
-    assert f"seat {seat}" in proc.stderr and kind in proc.stderr
-    assert processes_with(tag) == []
+from ..conftest import processes_with, python_bot, run_json
 
 
 def test_crash_report_carries_the_stderr_tail(tag):
