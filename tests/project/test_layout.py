@@ -28,11 +28,7 @@ HELPER_FOLDERS = frozenset({"bots", "adversarial", "golden"})
 
 #: Test files still flat in tests/ while another change replaces them (issue 25,
 #: item 5); they go into their rooms with it, and this set is emptied then.
-STILL_FLAT_UNTIL_REPLACED = frozenset({
-    "test_misbehaving_bots.py",
-    "test_rpsdraft_misbehaving.py",
-    "test_fuzz.py",
-})
+STILL_FLAT_UNTIL_REPLACED: frozenset[str] = frozenset()
 
 
 def rooms(root: Path = ROOT) -> frozenset[str]:
