@@ -26,8 +26,8 @@ ROOMS_OUTSIDE_ARENA = frozenset({"games", "protocols", "project", "cli"})
 #: Folders of tests/ that hold no tests: what the tests run or compare against.
 HELPER_FOLDERS = frozenset({"bots", "adversarial", "golden"})
 
-#: Test files still flat in tests/ while another change replaces them (issue 25,
-#: item 5); they go into their rooms with it, and this set is emptied then.
+#: Test files allowed flat in tests/: none (kept as the one place to name an
+#: exception while a change moves files, so the check itself never changes).
 STILL_FLAT_UNTIL_REPLACED: frozenset[str] = frozenset()
 
 
