@@ -1,4 +1,5 @@
-"""Tournaments on a Dask cluster (``--cluster ADDRESS``; docs/cluster.md).
+"""Tournaments on a Dask cluster (``--cluster ADDRESS``; docs/cluster.md): owns
+the connection to it and the bots' artifacts shipped to its workers.
 
 The coordinator (``arena tournament`` or ``arena serve``) sends each match
 as a Dask task with its bots' artifacts; a worker (``arena worker``) plays

@@ -1,4 +1,5 @@
-"""Code written in C: compiled once into a private cache.
+"""Code written in C: owns building it (once, into a private cache) and the
+arena's C sources (the supervisor, the native exchange and its core).
 
 Each piece is compiled with the system C compiler the first time it is
 needed (``make install`` does it ahead of time, ``python -m arena.native``),

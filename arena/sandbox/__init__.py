@@ -1,4 +1,5 @@
-"""Sandbox levels for bot processes: a probe, a policy, launchers, a doctor.
+"""Sandbox levels for bot processes: owns what a bot may see and use (a probe,
+a policy, launchers, the supervisor protocol, a doctor).
 
 Levels (``--sandbox``, or ``ARENA_SANDBOX`` for a whole environment):
 
