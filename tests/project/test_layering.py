@@ -35,6 +35,12 @@ def test_the_import_contracts_hold():
      "arena above protocols above games"),
     ("protocols/vonneumann.py", "def _sneaky():\n    import arena.play._bot\n", "arena above protocols above games"),
     ("games/rpsdraft/_rules.py", "def _sneaky():\n    import games.kuhn3\n", "each game's rules stand alone"),
+    # inside arena: a library room reaching for a command, lazily
+    ("arena/league/_web.py", "def _sneaky():\n    from arena.cli import _results\n", "no library module imports a command"),
+    # a lower room importing a higher one (the store asking the tournament runner)
+    ("arena/results/_store.py", "def _sneaky():\n    from arena.tournament import _run\n", "arena's rooms are layered"),
+    # a cycle between two modules of one room
+    ("arena/play/_lines.py", "def _sneaky():\n    from arena.play import _match\n", "no import cycle inside arena"),
 ])
 def test_a_planted_upward_import_is_caught(tmp_path, where, planted, contract):
     for package in ("arena", "protocols", "games"):
