@@ -14,6 +14,7 @@ reply is wrong.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +61,16 @@ class MatchOutcome:
 Dialogue = Generator[Exchange, list[str], MatchOutcome]
 
 
+@functools.cache
+def _offsets(layout: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int, int], ...]:
+    """(name, offset, length) of every field of a compiled dialogue's state."""
+    out, at = [], 0
+    for name, n in layout:
+        out.append((name, at, n))
+        at += n
+    return tuple(out)
+
+
 @dataclass(frozen=True, slots=True)
 class CompiledDialogue:
     """A dialogue's compiled twin: C source, beside the protocol, that plays
@@ -94,32 +105,28 @@ class CompiledDialogue:
 
     @property
     def size(self) -> int:
-        return sum(n for _, n in self.layout)
+        name, at, n = _offsets(self.layout)[-1]
+        return at + n
 
     def pack(self, fields: dict[str, Any]) -> tuple[int, ...]:
         """The state as integers, field by field in layout order."""
         out: list[int] = []
         for name, n in self.layout:
-            value = fields[name]
             if n == 1:
-                out.append(int(value))
+                out.append(fields[name])
             else:
-                values = tuple(value)
-                if len(values) != n:
-                    raise ValueError(f"state field {name} has {len(values)} integers, the layout says {n}")
-                out.extend(int(v) for v in values)
+                out.extend(fields[name])
+        if len(out) != self.size:
+            raise ValueError(f"the state has {len(out)} integers, the layout {self.size}: "
+                             + ", ".join(f"{name} {len(fields[name]) if n > 1 else 1}/{n}"
+                                         for name, n in self.layout if n > 1))
         return tuple(out)
 
     def unpack(self, values: Sequence[int]) -> dict[str, Any]:
         """The inverse of ``pack``: one int, or a tuple for an array field."""
         if len(values) != self.size:
             raise ValueError(f"the state has {len(values)} integers, the layout {self.size}")
-        fields: dict[str, Any] = {}
-        at = 0
-        for name, n in self.layout:
-            fields[name] = values[at] if n == 1 else tuple(values[at:at + n])
-            at += n
-        return fields
+        return {name: values[at] if n == 1 else tuple(values[at:at + n]) for name, at, n in _offsets(self.layout)}
 
     def header(self) -> str:
         """The C declaration of the state (``dialogue_state.h``)."""
