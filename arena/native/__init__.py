@@ -175,7 +175,7 @@ def compiled_dialogue_path(spec: Any) -> Path:
 def compiled_dialogue(spec: Any) -> Callable[..., Any] | None:
     """A game's compiled dialogue (``protocols.CompiledDialogue``) as the
     function to call, or None where native code is off or cannot be built."""
-    if not _native_wanted():
+    if not _native_wanted() or fastloop() is None:
         return None
     try:
         module = _load(compiled_dialogue_path(spec))

@@ -70,8 +70,8 @@ class BotProcess:
         max_line: int,
         stderr_path: Path | None,
         trace: Trace | None,
-        sync_wait: float,
-        clock: object,
+        sync_wait: float = DEFAULT_SYNC_WAIT,
+        clock: object = None,
     ) -> None:
         self.spec = spec
         self.seat = seat

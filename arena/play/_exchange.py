@@ -64,7 +64,9 @@ class SeatClock:
 
 
 def clock(bot: BotProcess) -> SeatClock:
-    """``bot``'s seat clock (its host made it with the process)."""
+    """``bot``'s seat clock (one is made by its host at the start)."""
+    if bot.clock is None:
+        bot.clock = SeatClock()
     return bot.clock  # type: ignore[return-value]
 
 
