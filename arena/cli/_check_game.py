@@ -9,7 +9,6 @@ import typer
 from .._checks import UsageError
 from .._plan import load_plugin
 from .._text import inert
-from ..quarantine._conformance import check_game, write_golden
 
 
 def check_game_cmd(
@@ -22,6 +21,8 @@ def check_game_cmd(
 
     Exit codes: 0 every check passed, 1 a check failed, 2 bad usage.
     """
+    from ..quarantine._conformance import check_game, write_golden  # only this command needs it
+
     try:
         plugin = load_plugin(game)
         if write_golden_file:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import re
-import tarfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -184,6 +183,8 @@ def submit_cmd(
 
 
 def _tar_folder(folder: Path) -> bytes:
+    import tarfile  # only `arena submit` packs a folder
+
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
         for item in sorted(folder.rglob("*")):

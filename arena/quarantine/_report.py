@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import socket
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-
+from typing import TYPE_CHECKING
 
 from .._text import xml_text
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 STEP_TITLES = (
     "the bot starts",
@@ -62,6 +64,8 @@ class QuarantineReport:
 
 def junit_tree(report: QuarantineReport) -> ET.ElementTree:
     """One <testsuite> in <testsuites>; one <testcase> per step."""
+    import xml.etree.ElementTree as ET  # a JUnit file is asked for rarely
+
     failures = sum(s.status == FAIL for s in report.steps)
     skipped = sum(s.status == SKIP for s in report.steps)
     counts = {

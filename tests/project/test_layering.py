@@ -6,6 +6,7 @@ copy with an upward import planted, which it must catch."""
 from __future__ import annotations
 
 import shutil
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -73,9 +74,10 @@ def test_public_api_is_exactly_what_all_lists():
     import protocols
 
     for module in (arena, games, protocols):
-        public = {name for name in vars(module) if not name.startswith("_")}
         exported = set(module.__all__)
-        assert exported <= public, f"{module.__name__}.__all__ names missing objects"
+        missing = {name for name in exported if getattr(module, name, None) is None}
+        assert not missing, f"{module.__name__}.__all__ names missing objects: {missing}"
+        public = {name for name in vars(module) if not name.startswith("_")}
         stray = {n for n in public - exported if not isinstance(getattr(module, n), type(sys))}
         assert stray <= {"annotations"}, f"{module.__name__} exposes {stray}"
 
@@ -89,3 +91,19 @@ def test_every_benchmark_module_imports():
     assert names, "no benchmark modules found"
     for name in names:
         importlib.import_module(f"benchmarks.{name}")
+
+
+def test_arena_loads_its_names_on_first_use():
+    """`import arena` loads none of its rooms (a command imports only what it
+    runs); the names the package lists for readers are the ones it loads."""
+    code = ("import sys, arena\n"
+            "print(','.join(sorted(m for m in sys.modules if m.startswith(('arena.', 'trio', 'pydantic')))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == ""
+    tree = ast.parse((ROOT / "arena" / "__init__.py").read_text())
+    declared = {alias.name: "." * node.level + (node.module or "")
+                for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level
+                for alias in node.names}
+    import arena
+
+    assert declared == arena._WHERE
