@@ -14,7 +14,8 @@ A worker refuses bytes whose SHA-256 is not the one asked for, and unpacks
 into ``CACHE/<sha256>`` by an atomic rename. Before every use it compares
 that folder, file by file, with the artifact's own list (taken from the
 checked bytes, not from the disk): a file changed, added or deleted there
-drops the entry, which is unpacked again.
+drops the entry, which is unpacked again. The contents are hashed at the
+first use in a process and whenever a file's lstat has moved since.
 """
 
 from __future__ import annotations
@@ -182,8 +183,38 @@ def _manifest(sha256: str, data: bytes) -> dict[str, tuple]:
     return manifest
 
 
+#: Per cache entry checked in this process: each path's lstat (inode, size, mode, mtime,
+#: ctime) when its content was last found equal to the artifact's. Any change to a file
+#: (a write, a rename over it, a chmod) moves its ctime, which no one can set back.
+_CHECKED: dict[Path, dict[str, tuple]] = {}
+
+
+def _stats(root: Path) -> dict[str, tuple]:
+    out = {}
+    for top, dirs, names in os.walk(root):
+        for n in dirs + names:
+            full = os.path.join(top, n)
+            st = os.lstat(full)
+            out[os.path.relpath(full, root)] = (st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
+    return out
+
+
 def _difference(root: Path, manifest: dict[str, tuple]) -> str | None:
-    """How the unpacked ``root`` differs from its artifact, in words; None when it does not."""
+    """How the unpacked ``root`` differs from its artifact, in words; None when it does not.
+
+    The contents are hashed again only when some path's lstat moved since they last matched."""
+    before = _stats(root)
+    if _CHECKED.get(root) == before:
+        return None
+    what = _compare(root, manifest)
+    if what is None:
+        _CHECKED[root] = before
+    else:
+        _CHECKED.pop(root, None)
+    return what
+
+
+def _compare(root: Path, manifest: dict[str, tuple]) -> str | None:
     seen: dict[str, tuple] = {}
     for top, dirs, names in os.walk(root):
         for n in dirs + names:
