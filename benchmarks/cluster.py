@@ -17,6 +17,9 @@ Two clusters on 127.0.0.1, started here: ONE has one worker (`arena worker
 
 Both paths run the bots with `--sandbox none` (the workers are started with
 --allow-no-sandbox), so that the figures are the cluster's, not the sandbox's.
+The clusters are set up as docs/cluster.md says: `arena cluster scheduler`
+and `arena worker` with certificates (mutual TLS), and every match checks
+its bots' cache entry against the artifact before it runs.
 """
 
 from __future__ import annotations
@@ -32,12 +35,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.cli._cluster import QUIET
+from arena.cluster._security import init_certs
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "sample_bots" / "kuhn3" / "build"
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 HANDS = int(os.environ.get("BENCH_TOURNAMENT_HANDS", "3000"))
+#: Which parts to run (BENCH_CLUSTER_PARTS=overhead measures the per-match overhead alone).
+PARTS = os.environ.get("BENCH_CLUSTER_PARTS", "scaling,overhead").split(",")
 SCALING_GOAL, OVERHEAD_GOAL_MS = 1.8, 10.0
 BOTS = [str(BUILD / "rule_bot"), str(BUILD / "rule_bot_rs")] * 2
 
@@ -45,8 +50,6 @@ BOTS = [str(BUILD / "rule_bot"), str(BUILD / "rule_bot_rs")] * 2
 def env() -> dict[str, str]:
     e = dict(os.environ)
     e.pop("PYTHONUNBUFFERED", None)
-    # The scheduler as docs/cluster.md starts it (the workers set their own).
-    e.update(QUIET, DASK_DISTRIBUTED__SCHEDULER__WORK_STEALING_INTERVAL="1s")
     return e
 
 
@@ -60,17 +63,18 @@ def wait_for(what: str, check, timeout: float = 60.0):
 
 
 class Cluster:
-    def __init__(self, folder: Path, name: str, cpus: list[int]) -> None:
+    def __init__(self, folder: Path, name: str, cpus: list[int], certs: Path) -> None:
         self.procs: list[subprocess.Popen] = []
+        self.certs = certs
         info = folder / f"{name}.json"
-        self._start([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
-                     "--no-dashboard", "--scheduler-file", str(info)], folder / f"{name}-scheduler.log")
+        self._start([sys.executable, "-m", "arena", "cluster", "scheduler", "--listen", "127.0.0.1:0",
+                     "--certs", str(certs), "--scheduler-file", str(info)], folder / f"{name}-scheduler.log")
         self.address = wait_for("a scheduler", lambda: info.exists() and info.stat().st_size
                                 and json.loads(info.read_text()).get("address"))
         for cpu in cpus:
             log = folder / f"{name}-worker{cpu}.log"
             self._start([sys.executable, "-m", "arena", "worker", self.address, "--cpus", str(cpu),
-                         "--name", f"{name}-{cpu}", "--no-nanny", "--allow-no-sandbox",
+                         "--name", f"{name}-{cpu}", "--no-nanny", "--allow-no-sandbox", "--certs", str(certs),
                          "--cache", str(folder / f"{name}-cache{cpu}")], log)
             wait_for("a worker", lambda: "Registered to" in log.read_text())
 
@@ -116,42 +120,54 @@ def main() -> None:
         sys.exit("benchmark: the cluster scaling needs 2 CPUs")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        one = Cluster(folder, "one", [cpus[0]])
-        two = Cluster(folder, "two", [cpus[0], cpus[1]])
+        certs = folder / "certs"
+        init_certs(certs)
+        one = Cluster(folder, "one", [cpus[0]], certs)
+        two = Cluster(folder, "two", [cpus[0], cpus[1]], certs)
         try:
-            print(f"cluster: kuhn3, 4 C bots, 24 matches of {HANDS} hands; {RUNS} interleaved runs")
-            rates: dict[str, list[float]] = {"one": [], "two": []}
-            playing: dict[str, list[float]] = {"one": [], "two": []}
-            for i in range(RUNS):
-                for name, c in (("one", one), ("two", two)):
-                    tag = f"s-{name}-{i}"
-                    rates[name].append(24 / tournament(folder, tag, HANDS, 1, ["--cluster", c.address]))
-                    playing[name].append(playing_rate(folder, tag))
-                print(f"  run {i + 1}: 1 worker {rates['one'][-1]:6.2f} matches/s ({playing['one'][-1]:.2f} playing)   "
-                      f"2 workers {rates['two'][-1]:6.2f} matches/s ({playing['two'][-1]:.2f} playing)")
-            ratio = statistics.median(playing["two"]) / statistics.median(playing["one"])
-            whole = statistics.median(rates["two"]) / statistics.median(rates["one"])
-            verdict = "met" if ratio >= SCALING_GOAL else "NOT met"
-            print(f"ratio  2 workers / 1 worker, while playing  : {ratio:.2f}x (goal {SCALING_GOAL}x: {verdict})")
-            print(f"ratio  2 workers / 1 worker, whole runs     : {whole:.2f}x (start-up included: "
-                  "Python, importing Dask, connecting)")
-
-            print(f"cluster overhead: 1-hand matches, 48 and 144 per run; {RUNS} interleaved runs")
-            slopes: dict[str, list[float]] = {"local": [], "cluster": []}
-            for i in range(RUNS):
-                for name, where in (("local", ["--jobs", "1"]), ("cluster", ["--cluster", one.address])):
-                    short = tournament(folder, f"o-{name}-{i}-2", 1, 2, where)
-                    long = tournament(folder, f"o-{name}-{i}-6", 1, 6, where)
-                    slopes[name].append((long - short) / (4 * 24) * 1000)
-                print(f"  run {i + 1}: local --jobs 1 {slopes['local'][-1]:6.2f} ms/match   "
-                      f"cluster {slopes['cluster'][-1]:6.2f} ms/match")
-            extra = statistics.median(slopes["cluster"]) - statistics.median(slopes["local"])
-            verdict = "met" if extra <= OVERHEAD_GOAL_MS else "NOT met"
-            print(f"overhead  cluster - local, per match        : {extra:+.2f} ms "
-                  f"(goal <= {OVERHEAD_GOAL_MS:g} ms: {verdict})")
+            if "scaling" in PARTS:
+                scaling(folder, one, two, certs)
+            if "overhead" in PARTS:
+                overhead(folder, one, certs)
         finally:
             one.stop()
             two.stop()
+
+
+def scaling(folder: Path, one: Cluster, two: Cluster, certs: Path) -> None:
+    print(f"cluster: kuhn3, 4 C bots, 24 matches of {HANDS} hands; {RUNS} interleaved runs")
+    rates: dict[str, list[float]] = {"one": [], "two": []}
+    playing: dict[str, list[float]] = {"one": [], "two": []}
+    for i in range(RUNS):
+        for name, c in (("one", one), ("two", two)):
+            tag = f"s-{name}-{i}"
+            rates[name].append(24 / tournament(folder, tag, HANDS, 1, ["--cluster", c.address, "--certs", str(certs)]))
+            playing[name].append(playing_rate(folder, tag))
+        print(f"  run {i + 1}: 1 worker {rates['one'][-1]:6.2f} matches/s ({playing['one'][-1]:.2f} playing)   "
+              f"2 workers {rates['two'][-1]:6.2f} matches/s ({playing['two'][-1]:.2f} playing)")
+    ratio = statistics.median(playing["two"]) / statistics.median(playing["one"])
+    whole = statistics.median(rates["two"]) / statistics.median(rates["one"])
+    verdict = "met" if ratio >= SCALING_GOAL else "NOT met"
+    print(f"ratio  2 workers / 1 worker, while playing  : {ratio:.2f}x (goal {SCALING_GOAL}x: {verdict})")
+    print(f"ratio  2 workers / 1 worker, whole runs     : {whole:.2f}x (start-up included: "
+          "Python, importing Dask, connecting)")
+
+
+def overhead(folder: Path, one: Cluster, certs: Path) -> None:
+    print(f"cluster overhead: 1-hand matches, 48 and 144 per run; {RUNS} interleaved runs")
+    slopes: dict[str, list[float]] = {"local": [], "cluster": []}
+    for i in range(RUNS):
+        for name, where in (("local", ["--jobs", "1"]),
+                            ("cluster", ["--cluster", one.address, "--certs", str(certs)])):
+            short = tournament(folder, f"o-{name}-{i}-2", 1, 2, where)
+            long = tournament(folder, f"o-{name}-{i}-6", 1, 6, where)
+            slopes[name].append((long - short) / (4 * 24) * 1000)
+        print(f"  run {i + 1}: local --jobs 1 {slopes['local'][-1]:6.2f} ms/match   "
+              f"cluster {slopes['cluster'][-1]:6.2f} ms/match")
+    extra = statistics.median(slopes["cluster"]) - statistics.median(slopes["local"])
+    verdict = "met" if extra <= OVERHEAD_GOAL_MS else "NOT met"
+    print(f"overhead  cluster - local, per match        : {extra:+.2f} ms "
+          f"(goal <= {OVERHEAD_GOAL_MS:g} ms: {verdict})")
 
 
 if __name__ == "__main__":

@@ -1,28 +1,44 @@
-"""``arena worker``: a Dask worker that plays arena matches, one per CPU it is given."""
+"""``arena worker`` (a Dask worker that plays arena matches, one per CPU it is
+given), ``arena cluster scheduler`` and ``arena cluster init-certs``."""
 
 from __future__ import annotations
 
 import os
+import signal
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from .._checks import UsageError
-from ..cluster._remote import ALLOW_NONE_ENV, CPUS_ENV, RESOURCE
+from ..cluster._build import build
+from ..cluster._remote import ALLOW_NONE_ENV, CPUS_ENV, RESOURCE, build_resource
+from ..cluster._security import certs_folder, check_secured, init_certs, is_loopback, split_address, tls_arguments
 
 
 #: Dask's periodic work made rarer (a worker or scheduler here has a few
 #: coarse tasks a second, not thousands): the sampling profiler off (it
 #: wakes every 10 ms), the event-loop check every second instead of every
 #: 20 ms, the system monitor every 5 s. About half the CPU an idle worker
-#: used, measured; docs/cluster.md gives the same settings for the scheduler.
+#: used, measured; `arena cluster scheduler` uses the same, and work stealing every second.
 QUIET = {
     "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
     "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
     "DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL": "5s",
 }
+#: With certificates, Dask refuses any connection that is not TLS.
+ENCRYPTED = {"DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True"}
+#: How often a worker whose scheduler went away looks for it again.
+REJOIN_POLL = 1.0
+
+
+def _fail(text: str) -> typer.Exit:
+    typer.echo(f"arena: error: {text}", err=True)
+    return typer.Exit(2)
 
 
 def parse_cpus(text: str) -> set[int]:
@@ -40,40 +56,103 @@ def parse_cpus(text: str) -> set[int]:
     return cpus
 
 
-def worker_argv(address: str, slots: int, name: str | None, nanny: bool) -> list[str]:
-    """The ``dask worker`` command for ``slots`` matches at once."""
+def check_listen(listen: str, certs: Path | None, scheme: str) -> None:
+    """A host to bind: off loopback only with TLS."""
+    if not is_loopback(listen) and (certs is None or scheme != "tls"):
+        raise UsageError(f"--listen {listen} is not this machine's loopback: a worker or scheduler reachable "
+                         "from the network must speak TLS (a tls:// address and --certs DIR, made by "
+                         "`arena cluster init-certs DIR`)")
+
+
+def worker_argv(address: str, slots: int, name: str | None, nanny: bool, listen: str = "127.0.0.1",
+                certs: Path | None = None) -> list[str]:
+    """The ``dask worker`` command for ``slots`` matches at once, bound to ``listen`` only."""
+    host = f"[{listen}]" if ":" in listen and not listen.startswith("[") else listen
     return [sys.executable, "-m", "dask", "worker", address,
-            "--nworkers", "1", "--nthreads", str(slots), "--resources", f"{RESOURCE}={slots}",
-            "--no-dashboard", "--preload", "arena.cluster._preload",
+            "--nworkers", "1", "--nthreads", str(slots),
+            # A slot per CPU, and as many of this arena's build: a match asks for one of each.
+            "--resources", f"{RESOURCE}={slots},{build_resource(build())}={slots}",
+            # Dask's HTTP server (health, metrics) would listen on every interface unless told.
+            "--host", listen, "--no-dashboard", "--dashboard-address", f"{host}:0",
+            "--preload", "arena.cluster._preload", *(["--preload-nanny", "arena.cluster._preload"] if nanny else []),
+            *(tls_arguments(certs, "worker") if certs is not None else []),
             *(["--name", name] if name else []), *([] if nanny else ["--no-nanny"])]
 
 
+def _reachable(host: str, port: int) -> bool:
+    try:
+        socket.create_connection((host.strip("[]"), port), timeout=2).close()
+        return True
+    except OSError:
+        return False
+
+
+def _supervise(argv: list[str], env: dict[str, str], host: str, port: int, address: str, rejoin: bool) -> int:
+    """Run the Dask worker; when it ends by itself (its scheduler went away), start it
+    again once the scheduler answers. A SIGTERM or SIGINT here ends both for good."""
+    stopping: list[int] = []
+    child: list[subprocess.Popen] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        stopping.append(signum)
+        if child and child[0].poll() is None:
+            child[0].send_signal(signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    while True:
+        child[:] = [subprocess.Popen(argv, env=env)]
+        code = child[0].wait()
+        if stopping or not rejoin:
+            return code
+        typer.echo(f"arena worker: the Dask worker ended (exit {code}); rejoining the scheduler at {address} "
+                   "when it answers", err=True)
+        # Dask workers do not reconnect by themselves. Wait for the port, and at
+        # least a poll interval, so that a worker that cannot start does not spin.
+        time.sleep(REJOIN_POLL)
+        while not stopping and not _reachable(host, port):
+            time.sleep(REJOIN_POLL)
+        if stopping:
+            return code
+
+
 def worker_cmd(
-    address: Annotated[str, typer.Argument(help="The Dask scheduler, like tcp://HOST:8786.")],
+    address: Annotated[str, typer.Argument(help="The Dask scheduler, like tls://HOST:8786.")],
     cpus: Annotated[Optional[str], typer.Option(
         help="CPUs for matches, like 0-3 or 1,3: one match at a time on each (default: every CPU it may use).")] = None,
     cache: Annotated[Optional[Path], typer.Option(
         help="Folder for the bots' artifacts (default: $ARENA_CACHE or ~/.cache/arena/artifacts).")] = None,
     name: Annotated[Optional[str], typer.Option(help="This worker's name in results and logs.")] = None,
+    listen: Annotated[str, typer.Option(
+        help="The address to bind (every port of the worker, its nanny and its HTTP server); anything but "
+             "loopback needs TLS.")] = "127.0.0.1",
+    certs: Annotated[Optional[Path], typer.Option(
+        help="The cluster's certificates, made by `arena cluster init-certs DIR` (default: $ARENA_CERTS).")] = None,
     nanny: Annotated[bool, typer.Option(help="Run under Dask's nanny, which restarts a worker that dies.")] = True,
+    rejoin: Annotated[bool, typer.Option(
+        help="When the scheduler goes away, wait for it and join again (else: stop).")] = True,
     allow_no_sandbox: Annotated[bool, typer.Option(
         "--allow-no-sandbox", help="Also play tournaments run with --sandbox none (trusted bots only: "
         "such a bot can reach the scheduler).")] = False,
 ) -> None:
     """Join a Dask cluster as a worker for `arena tournament --cluster` and `arena serve --cluster`."""
-    from ..tournament._plan import check_cluster
-
     try:
-        check_cluster(address, "match")
+        certs = certs_folder(certs)
+        parts = split_address(address)
+        if parts is None:
+            raise UsageError(f"arena worker takes a Dask scheduler's address like tls://HOST:8786, not {address!r}")
+        scheme, host, port = parts
+        check_secured("arena worker", address, scheme, host, certs)
+        check_listen(listen, certs, scheme)
         chosen = parse_cpus(cpus) if cpus else os.sched_getaffinity(0)
+        if scheme == "tls" and certs is not None:
+            tls_arguments(certs, "worker")  # the files are there
     except UsageError as exc:
-        typer.echo(f"arena: error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _fail(str(exc)) from None
     try:
         import distributed  # noqa: F401
     except ImportError:
-        typer.echo("arena: error: arena worker needs Dask: pip install 'arena[cluster]'", err=True)
-        raise typer.Exit(2) from None
+        raise _fail("arena worker needs Dask: pip install 'arena[cluster]'") from None
     env = dict(os.environ)
     # Only the matches are pinned (each arena worker process to one of these
     # CPUs, its bots with it); Dask's own threads float, so that its
@@ -81,13 +160,70 @@ def worker_cmd(
     env[CPUS_ENV] = ",".join(map(str, sorted(chosen)))
     for key, value in QUIET.items():
         env.setdefault(key, value)
+    if scheme == "tls":
+        env.update(ENCRYPTED)
     if cache is not None:
         env["ARENA_CACHE"] = str(cache.resolve())
     env[ALLOW_NONE_ENV] = "1" if allow_no_sandbox else "0"
-    argv = worker_argv(address, len(chosen), name, nanny)
-    typer.echo(f"arena worker: {len(chosen)} slot(s) on CPUs {sorted(chosen)}, joining {address}", err=True)
+    argv = worker_argv(address, len(chosen), name, nanny, listen, certs if scheme == "tls" else None)
+    typer.echo(f"arena worker: {len(chosen)} slot(s) on CPUs {sorted(chosen)}, arena {build()}, listening on "
+               f"{listen}, joining {address}", err=True)
+    raise typer.Exit(_supervise(argv, env, host, port, address, rejoin))
+
+
+def scheduler_cmd(
+    listen: Annotated[str, typer.Option(
+        help="HOST:PORT to bind (PORT 0: any free port); anything but loopback needs --certs.")] = "127.0.0.1:8786",
+    certs: Annotated[Optional[Path], typer.Option(
+        help="The cluster's certificates, made by `arena cluster init-certs DIR`: the scheduler speaks TLS "
+             "only and admits only holders of a certificate of that authority (default: $ARENA_CERTS).")] = None,
+    dashboard: Annotated[Optional[str], typer.Option(
+        metavar="HOST:PORT", help="Serve Dask's dashboard there (default: none; it shows, and can change, "
+                                  "what the cluster does: keep it on loopback).")] = None,
+    scheduler_file: Annotated[Optional[Path], typer.Option(
+        "--scheduler-file", help="Write the scheduler's address there (useful with port 0).")] = None,
+) -> None:
+    """Start the Dask scheduler of an arena cluster, bound where told, TLS with --certs."""
+    certs = certs_folder(certs)
+    host, _, port = listen.rpartition(":")
+    try:
+        if not host or not port.isdigit():
+            raise UsageError(f"--listen takes HOST:PORT like 127.0.0.1:8786, not {listen!r}")
+        check_listen(host, certs, "tls" if certs is not None else "tcp")
+        tls = tls_arguments(certs, "scheduler") if certs is not None else []
+    except UsageError as exc:
+        raise _fail(str(exc)) from None
+    env = dict(os.environ)
+    for key, value in {**QUIET, "DASK_DISTRIBUTED__SCHEDULER__WORK_STEALING_INTERVAL": "1s"}.items():
+        env.setdefault(key, value)
+    if certs is not None:
+        env.update(ENCRYPTED)
+    argv = [sys.executable, "-m", "dask", "scheduler", "--host", host.strip("[]"), "--port", port,
+            *(["--protocol", "tls", *tls] if certs is not None else []),
+            *(["--dashboard", "--dashboard-address", dashboard] if dashboard
+              else ["--no-dashboard", "--dashboard-address", f"{host}:0"]),
+            *(["--scheduler-file", str(scheduler_file)] if scheduler_file else [])]
     os.execve(argv[0], argv, env)
+
+
+def init_certs_cmd(
+    folder: Annotated[Path, typer.Argument(help="An empty (or new) folder for the certificates.")],
+) -> None:
+    """Make a certificate authority and certificates for the scheduler, the workers and the coordinator."""
+    try:
+        written = init_certs(folder)
+    except UsageError as exc:
+        raise _fail(str(exc)) from None
+    for path in written:
+        typer.echo(str(path))
+    typer.echo(f"Copy ca.pem with scheduler.pem, worker.pem or client.pem to each machine; keep "
+               f"{folder / 'ca-key.pem'} off the cluster (it makes more certificates).", err=True)
 
 
 def register(app: typer.Typer) -> None:
     app.command("worker")(worker_cmd)
+    cluster = typer.Typer(help="Set up a Dask cluster for --cluster: certificates and the scheduler "
+                               "(docs/cluster.md).", no_args_is_help=True)
+    cluster.command("init-certs")(init_certs_cmd)
+    cluster.command("scheduler")(scheduler_cmd)
+    app.add_typer(cluster, name="cluster")

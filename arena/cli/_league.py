@@ -38,6 +38,8 @@ def serve_cmd(
     cluster: Annotated[Optional[str], typer.Option(
         metavar="ADDRESS", help="Play tournaments on the Dask cluster whose scheduler is at ADDRESS "
         "(builds and quarantines stay here); see docs/cluster.md.")] = None,
+    certs: Annotated[Optional[Path], typer.Option(
+        help="The cluster's certificates (made by `arena cluster init-certs DIR`; default: $ARENA_CERTS).")] = None,
     game: Annotated[Optional[list[str]], typer.Option(
         "--game", help="A game this league plays (repeatable; default: every installed game with sample bots).")] = None,
     param: Annotated[Optional[list[str]], typer.Option(
@@ -56,6 +58,7 @@ def serve_cmd(
     check: Annotated[bool, typer.Option("--check", help="Check the options and stop (starts and creates nothing).")] = False,
 ) -> None:
     """Run a league: submissions, quarantine, scheduled tournaments and a web leaderboard."""
+    from ..cluster._security import certs_folder
     from ..tournament._plan import check_cluster
     from ..league._server import ServeOptions, serve
 
@@ -76,9 +79,11 @@ def serve_cmd(
         check_range("--build-seconds", build_seconds, 1, 86400)
         check_range("--submit-limit", submit_limit, 1, 100_000)
         check_range("--max-upload-mb", max_upload_mb, 0.001, 1024)
-        check_cluster(cluster, "match", reach=True)
+        certs = certs_folder(certs) if cluster else None
+        check_cluster(cluster, "match", reach=True, certs=certs)
         options = ServeOptions(
-            db=db, host=host, port=port, every=parse_every(every), jobs=jobs, cluster=cluster, games=games, params=settings_params,
+            db=db, host=host, port=port, every=parse_every(every), jobs=jobs, cluster=cluster, cluster_certs=certs,
+            games=games, params=settings_params,
             rounds=rounds, timeout=timeout, quarantine_matches=quarantine_matches, build_seconds=build_seconds,
             placement_matches=placement_matches,
             submit_limit=submit_limit, max_upload_bytes=int(max_upload_mb * 2**20), sandbox=sandbox,

@@ -203,8 +203,11 @@ def show_cmd(
     typer.echo(
         f"match {match_id}: tournament {m['tournament']} ({t['game']}), round {m['round']}, "
         f"index {m['idx']}, seed {shown_seed(m) or '(shown once played)'}, {state}, {m['hands']} hands"
-        + (f", played on cluster worker {inert(str(w))}" if (w := (m.get("timings") or {}).get("worker")) else "")
+        + (f", played on cluster worker {inert(str(w))}" if (w := m.get("worker")) else "")
+        + (f" by arena {inert(str(b)).replace('+', ' (code ', 1)})" if (b := m.get("build")) and "+" in b else "")
     )
+    for retry in (m.get("timings") or {}).get("retried", []):
+        typer.echo(f"  played again: worker {inert(str(retry['worker']))} could not play it: {inert(str(retry['reason']))}")
     for seat, name in enumerate(names):
         score = f"  score {m['scores'][seat]:g}  payoff {m['payoffs'][seat]:g}" if m["scores"] else ""
         typer.echo(f"  seat {seat}: {inert(name)}{score}")

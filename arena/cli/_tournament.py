@@ -13,7 +13,8 @@ import trio
 import typer
 
 from .._checks import UsageError, check_range, game_params, parse_param
-from ..cluster import ClusterError
+from ..cluster import ClusterError, check_shippable
+from ..cluster._security import certs_folder
 from .._plan import entrant, load_plugin
 from ..results._report import standings_format, standings_of
 from ._results import print_standings
@@ -92,7 +93,10 @@ def tournament_cmd(
     jobs: Annotated[int, typer.Option(help="Matches at once (one pinned worker process each).")] = 1,
     cluster: Annotated[Optional[str], typer.Option(
         metavar="ADDRESS", help="Play the matches on the Dask cluster whose scheduler is at ADDRESS "
-        "(tcp://HOST:8786; workers: `arena worker`); see docs/cluster.md.")] = None,
+        "(tls://HOST:8786; workers: `arena worker`); see docs/cluster.md.")] = None,
+    certs: Annotated[Optional[Path], typer.Option(
+        help="The cluster's certificates, for a tls:// --cluster (made by `arena cluster init-certs DIR`; "
+             "default: $ARENA_CERTS).")] = None,
     seed: Annotated[Optional[str], typer.Option(
         help="Tournament seed, a number or a word; every match's seed derives from it "
              "(random if not given, shown when the tournament has finished).")] = None,
@@ -132,17 +136,23 @@ def tournament_cmd(
     given = {k: v for k, v in locals().items() if k in RESTORED and v not in (None, [])}
     try:
         check_range("--jobs", jobs, 1, 256)
-        check_cluster(cluster, given.get("lifetime", "match"), reach=True)  # before the database is touched
+        certs = certs_folder(certs) if cluster else None
+        check_cluster(cluster, given.get("lifetime", "match"), reach=True, certs=certs)  # before the database is touched
         if resume is None and cluster is not None and game is not None and "lifetime" not in given:
-            check_cluster(cluster, "match" if given.get("duplicate") else load_plugin(game).default_lifetime)
+            check_cluster(cluster, "match" if given.get("duplicate") else load_plugin(game).default_lifetime,
+                          certs=certs)
         if resume is not None:
             config, plugin, store, tid = _resume(resume, db, game, bots, given, accept_changed_bots, jobs)
         else:
-            config, plugin, store, tid = _start(game, bots, given, jobs, db)
+            config, plugin, store, tid = _start(game, bots, given, jobs, db, cluster)
     except UsageError as exc:
         raise _usage(str(exc)) from None
     try:
-        config.cluster = check_cluster(cluster, config.lifetime)  # a resumed tournament's own
+        config.cluster = check_cluster(cluster, config.lifetime, certs=certs)  # a resumed tournament's own
+        config.cluster_certs = certs
+        if resume is not None and cluster is not None:
+            for spec in config.bots:
+                check_shippable(spec)
     except UsageError as exc:
         store.close()
         raise _usage(str(exc)) from None
@@ -155,7 +165,7 @@ def tournament_cmd(
 
 
 
-def _start(game, bots, given: dict[str, Any], jobs: int, db: Path):
+def _start(game, bots, given: dict[str, Any], jobs: int, db: Path, cluster: str | None):
     """A new tournament: every option checked before the database is touched."""
     if game is None or not bots:
         raise UsageError("give a GAME and its entrants, or --resume ID")
@@ -164,7 +174,7 @@ def _start(game, bots, given: dict[str, Any], jobs: int, db: Path):
     plugin = load_plugin(game)
     options["params"] = dict(parse_param(p) for p in options.pop("param", []))
     game_params(plugin, options["params"], keys=True)
-    config = plan_tournament(game, entrant_specs(bots), jobs=jobs, **options)
+    config = plan_tournament(game, entrant_specs(bots), jobs=jobs, cluster=cluster, **options)
     store = open_store(db)
     try:
         tid = create_tournament(store, config)
@@ -334,8 +344,13 @@ def _progress(total: int, per_round: int) -> Progress:
             sys.stderr.write(f"Finished match {match_id} [{number(p)}]: {outcome_words(record, names)}\n")
         sys.stderr.flush()
 
+    def on_note(text: str) -> None:
+        sys.stderr.write(("\r\x1b[K" if tty else "") + f"arena: cluster: {inert(text)}\n")
+        sys.stderr.flush()
+
     progress.on_start = on_start
     progress.on_finish = on_finish
+    progress.on_note = on_note
     return progress
 
 

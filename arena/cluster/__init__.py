@@ -8,9 +8,9 @@ it through the same arena worker process, host and sandbox as a local
 stderr. The coordinator alone writes files and the database.
 """
 
-from ._artifacts import ArtifactError, ShippedBot, pack_bot, unpack
-from ._remote import ALLOW_NONE_ENV, RESOURCE, MatchRefused
+from ._artifacts import ArtifactError, ShippedBot, check_shippable, pack_bot, unpack
+from ._remote import ALLOW_NONE_ENV, RESOURCE, MatchRefused, WorkerUnfit
 from ._session import ClusterError, ClusterSession, open_cluster
 
 __all__ = ["ALLOW_NONE_ENV", "RESOURCE", "ArtifactError", "ClusterError", "ClusterSession", "MatchRefused",
-           "ShippedBot", "open_cluster", "pack_bot", "unpack"]
+           "ShippedBot", "WorkerUnfit", "check_shippable", "open_cluster", "pack_bot", "unpack"]

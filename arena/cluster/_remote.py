@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from ..play._jobs import JobBot, MatchJob, MatchRecord
-from ._artifacts import ShippedBot, default_cache, unpack
+from ._artifacts import ArtifactError, ShippedBot, default_cache, unpack
+from ._build import build, describe
 
 #: The Dask resource every match asks for one unit of; ``arena worker``
 #: offers one per CPU it is given.
@@ -45,6 +46,33 @@ class MatchRefused(RuntimeError):
     """A match this worker will not play (said to the coordinator in words)."""
 
 
+class WorkerUnfit(RuntimeError):
+    """This worker could not play a match, through no fault of the match: its
+    arena worker process died, or the sandbox level does not work here. The
+    coordinator plays the match again on another worker, with the same seed."""
+
+    def __init__(self, address: str, name: str, reason: str) -> None:
+        super().__init__(address, name, reason)
+        self.address, self.name, self.reason = address, name, reason
+
+    def __str__(self) -> str:
+        return f"worker {self.name} could not play it: {self.reason}"
+
+
+def build_resource(text: str) -> str:
+    """The Dask resource a worker of build ``text`` offers and each match of that build asks
+    for, so that the scheduler never gives a match to a worker of another build."""
+    return f"arena-build:{text}"
+
+
+def _log(name: str, text: str) -> None:
+    print(f"arena-worker {name}: {text}", file=sys.stderr, flush=True)
+
+
+class _RunnerDied(RuntimeError):
+    pass
+
+
 class _Runner:
     """One ``arena.play._worker`` process, pinned to ``cpu``."""
 
@@ -62,7 +90,7 @@ class _Runner:
         line = self.process.stdout.readline()
         if not line:
             code = self.process.wait()
-            raise RuntimeError(f"the arena worker process on CPU {self.cpu} ended (exit {code}) during a match")
+            raise _RunnerDied(f"its arena worker process on CPU {self.cpu} ended (exit {code}) during the match")
         return MatchRecord.from_json(json.loads(line))
 
     def close(self) -> None:
@@ -106,13 +134,38 @@ def warm_up() -> None:
         _RUNNERS.give_back(runner)
 
 
-def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes]) -> dict[str, Any]:
+def hold_artifact(data: bytes) -> bytes:
+    """A Dask task whose result is a bot's artifact. Being a task, not scattered
+    data, the scheduler computes it again (on any worker of the build) when
+    every worker holding it is lost, instead of cancelling the matches that need it."""
+    return data
+
+
+def _sandbox_problem(level: str | None) -> str | None:
+    """Why this machine cannot apply ``level`` (None: it can)."""
+    from ..sandbox import probe
+
+    if level is None or level == "none":
+        return None
+    info = probe()
+    return None if info.works(level) else f"sandbox '{level}' does not work there: {info.errors.get(level)}"
+
+
+def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes], wanted: str) -> dict[str, Any]:
     """A Dask task: one match, ``job`` a ``MatchJob`` as JSON, ``bots`` its
-    seats' artifacts. Returns ``{"record": MatchRecord as JSON, "transcript":
-    bytes or None, "logs": {relative path: bytes}}``."""
+    seats' artifacts, ``wanted`` the coordinator's build. Returns ``{"record":
+    MatchRecord as JSON, "transcript": bytes or None, "logs": {relative path: bytes}}``.
+
+    Raises ``WorkerUnfit`` when the failure is this worker's, not the match's.
+    """
     from distributed import get_worker
 
-    name = str(get_worker().name)
+    worker = get_worker()
+    name, address = str(worker.name), worker.address
+    ours = build()
+    if wanted != ours:  # the scheduler's resources keep this from happening; checked all the same
+        raise MatchRefused(f"worker {name} runs {describe(ours)}, the coordinator {describe(wanted)}: "
+                           "refused, a match must be played by the arena that ordered it")
     given = MatchJob.from_json(job)
     level = given.sandbox.get("level")
     if level == "none" and os.environ.get(ALLOW_NONE_ENV) != "1":
@@ -120,8 +173,15 @@ def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes]) -
             f"worker {name} does not run bots without a sandbox (--sandbox none): such a bot could reach "
             "the cluster's scheduler and run code as the worker; start the worker with --allow-no-sandbox "
             "if every bot is trusted")
+    problem = _sandbox_problem(level)
+    if problem is not None:
+        _log(name, f"cannot play {given.label}: {problem}")
+        raise WorkerUnfit(address, name, problem)
     cache = default_cache()
-    roots = {sha: unpack(cache, sha, data) for sha, data in blobs.items()}
+    try:
+        roots = {sha: unpack(cache, sha, data, warn=lambda text: _log(name, text)) for sha, data in blobs.items()}
+    except (OSError, ArtifactError) as exc:
+        raise WorkerUnfit(address, name, f"its cache of bots failed ({exc})") from None
     with tempfile.TemporaryDirectory(prefix="arena-match-") as tmp:
         here = replace(
             given,
@@ -129,10 +189,14 @@ def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes]) -
             transcript=str(Path(tmp) / "transcript.log.gz") if given.transcript else None,
             log_dir=str(Path(tmp) / "logs"),
         )
-        print(f"arena-worker {name}: start {given.label}", file=sys.stderr, flush=True)
+        _log(name, f"start {given.label}")
         runner = _RUNNERS.take()
         try:
             record = runner.play(here)
+        except _RunnerDied as exc:
+            runner.close()
+            _log(name, f"cannot play {given.label}: {exc}")
+            raise WorkerUnfit(address, name, str(exc)) from None
         except BaseException:
             runner.close()
             raise
@@ -142,9 +206,10 @@ def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes]) -
         for path in sorted(Path(here.log_dir).rglob("*")):
             if path.is_file():
                 logs[str(path.relative_to(here.log_dir))] = path.read_bytes()
-    print(f"arena-worker {name}: done {given.label}", file=sys.stderr, flush=True)
+    _log(name, f"done {given.label}")
     # The paths were this worker's: the coordinator writes the files and sets its own.
     record.transcript = None
     record.log_dir = given.log_dir if record.log_dir else None
     record.worker = name
+    record.build = ours
     return {"record": record.to_json(), "transcript": transcript, "logs": logs}

@@ -9,14 +9,23 @@ the trio side writes files and the database.
 A bounded number of matches is in flight (twice the cluster's slots, and a
 few more), so the scheduler never holds a whole league's schedule, and a
 disqualified entrant's later matches are decided before they are sent.
+
+Every match asks for a slot of this coordinator's build (``_build``), so a
+worker of another arena or other games gets none; the session says so, once
+per worker. A match a worker could not play for a reason of its own
+(``WorkerUnfit``) is sent again, with the same seed, to a worker that has not
+failed it; the reasons travel with the record.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import os
+import sys
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -25,10 +34,13 @@ from .._spec import BotSpec
 from .._checks import UsageError
 from ..play._jobs import MatchJob, MatchRecord
 from ._artifacts import ShippedBot, pack_bot
-from ._remote import RESOURCE, play_match
+from ._build import build, describe
+from ._remote import RESOURCE, WorkerUnfit, build_resource, hold_artifact, play_match
+from ._security import check_secured, client_security, split_address
 
-#: How long to wait for a first worker with arena slots.
+#: How long to wait for a first worker with arena slots (seconds; ``ARENA_WORKER_WAIT`` overrides).
 WORKER_WAIT = 60.0
+WORKER_WAIT_ENV = "ARENA_WORKER_WAIT"
 #: How often the connection is looked at while no match finishes, and how
 #: long a reconnection may take before the run stops.
 CONNECTION_CHECK = 2.0
@@ -62,28 +74,58 @@ class ClusterSession:
     there while the session lasts; workers keep what they unpacked on disk.
     """
 
-    def __init__(self, address: str, client: Any) -> None:
+    def __init__(self, address: str, client: Any, note: Callable[[str], None] | None = None) -> None:
         self.address = address
         self.client = client
-        self._blobs: dict[str, Any] = {}  # sha256 -> Dask future of the bytes
+        #: Where the session says what an organiser should know (a refused worker, a match played again).
+        self.note = note or (lambda text: print(f"arena: cluster: {text}", file=sys.stderr, flush=True))
+        self.build = build()
+        self.resource = build_resource(self.build)
+        self._blobs: dict[str, Any] = {}  # sha256 -> Dask future of the artifact task
         self._packed: dict[tuple[str, str], ShippedBot] = {}
+        self._refused: set[str] = set()  # workers of another build, already said
+        self._shunned: dict[str, str] = {}  # worker address -> why no match goes there any more
 
     # -- connection -----------------------------------------------------------------
 
-    def slots(self) -> int:
-        workers = self.client.scheduler_info(n_workers=-1)["workers"].values()
-        return int(sum(w.get("resources", {}).get(RESOURCE, 0) for w in workers))
+    def workers(self) -> dict[str, dict]:
+        """The workers of this build (address -> Dask's info); a worker of another build is said, once."""
+        fitting = {}
+        for address, w in self.client.scheduler_info(n_workers=-1)["workers"].items():
+            resources = w.get("resources", {})
+            if not resources.get(RESOURCE):
+                continue  # not an arena worker (one cluster can serve other work)
+            if resources.get(self.resource):
+                fitting[address] = w
+            elif address not in self._refused:
+                self._refused.add(address)
+                theirs = next((r.partition(":")[2] for r in resources if r.startswith("arena-build:")), None)
+                said = describe(theirs) if theirs else "an arena that does not say its build (an older one)"
+                self.note(f"worker {w.get('name', address)} at {address} runs {said}; this coordinator runs "
+                          f"{describe(self.build)}: refused, no match goes to it (install the same arena and "
+                          "games on every machine)")
+        return fitting
 
-    async def wait_for_slots(self, timeout: float = WORKER_WAIT) -> int:
+    def slots(self) -> int:
+        return int(sum(w["resources"][RESOURCE] for a, w in self.workers().items() if a not in self._shunned))
+
+    async def wait_for_slots(self, timeout: float | None = None) -> int:
+        if timeout is None:
+            timeout = float(os.environ.get(WORKER_WAIT_ENV) or WORKER_WAIT)
+        said = False
         with trio.move_on_after(timeout):
             while True:
                 n = await trio.to_thread.run_sync(self.slots)
                 if n:
                     return n
+                if not said:
+                    self.note(f"waiting up to {timeout:g} s for a worker of {describe(self.build)} "
+                              f"to join the cluster at {self.address}")
+                    said = True
                 await trio.sleep(0.25)
         raise ClusterError(
-            f"no worker of the cluster at {self.address} offers arena slots after {timeout:g} s; "
-            f"start one with `arena worker {self.address}`")
+            f"no worker of the cluster at {self.address} offers arena slots for {describe(self.build)} "
+            f"after {timeout:g} s; start one with `arena worker {self.address}`")
 
     async def aclose(self) -> None:
         with trio.CancelScope(shield=True):
@@ -99,10 +141,13 @@ class ClusterSession:
             if key not in self._packed:
                 shipped, data = await trio.to_thread.run_sync(pack_bot, spec)
                 if shipped.sha256 is not None and shipped.sha256 not in self._blobs:
-                    # On every worker: scattered data held by one worker only is lost
-                    # with it, and every match needing it is cancelled.
-                    self._blobs[shipped.sha256] = await trio.to_thread.run_sync(
-                        lambda: self.client.scatter(data, hash=False, broadcast=True))
+                    # A task, not scattered data: if every worker holding it is lost, the
+                    # scheduler computes it again from the bytes it keeps, and the
+                    # matches that need it wait instead of being cancelled.
+                    sha = shipped.sha256
+                    self._blobs[sha] = await trio.to_thread.run_sync(lambda: self.client.submit(
+                        hold_artifact, data, key=f"arena-artifact-{sha}", pure=False,
+                        resources={RESOURCE: 1, self.resource: 1}))
                 self._packed[key] = shipped
             out.append(self._packed[key].to_json())
         return out
@@ -126,6 +171,7 @@ class ClusterSession:
                     # A scheduler that restarted does not know the matches it was given.
                     raise ClusterError(f"the Dask scheduler at {self.address} lost this run's matches "
                                        "(it restarted?); the stored matches are kept")
+                await trio.to_thread.run_sync(self.workers)  # says a worker of another build that joined
                 continue
             now = trio.current_time()
             lost_since = now if lost_since is None else lost_since
@@ -138,18 +184,21 @@ class ClusterSession:
         items: list[Any],
         job_for: Callable[[Any], tuple[MatchJob, list[dict]] | None],
         on_reply: Callable[[Any, MatchJob, MatchRecord, bytes | None, dict[str, bytes]], None],
+        on_retry: Callable[[Any, MatchJob, str], None] | None = None,
     ) -> None:
         """Play every item: ``job_for`` makes its job and bots (None: not to be
         played, decided just before sending); ``on_reply`` takes each match's
         record, transcript and stderr logs (relative path: bytes) on the trio
-        side, in the order they finish."""
+        side, in the order they finish; ``on_retry`` hears, in words, of a
+        match sent again because a worker could not play it."""
         distributed = _import_distributed()
         slots = await self.wait_for_slots()
         window = 2 * slots + 2
         token = trio.lowlevel.current_trio_token()
         send, receive = trio.open_memory_channel[Any](math.inf)
         pending = list(reversed(items))
-        running: dict[Any, tuple[Any, MatchJob, Any]] = {}
+        running: dict[Any, tuple[Any, MatchJob, list[dict], Any]] = {}
+        failed: dict[str, dict[str, tuple[str, str]]] = {}  # job label -> {worker address: (name, reason)}
         run_id = uuid.uuid4().hex[:8]
 
         def finished(future: Any) -> None:  # a Dask callback thread
@@ -158,26 +207,51 @@ class ClusterSession:
             except trio.RunFinishedError:
                 pass
 
+        def submit(item: Any, job: MatchJob, bots: list[dict]) -> None:
+            blobs = {b["sha256"]: self._blobs[b["sha256"]] for b in bots if b["sha256"] is not None}
+            avoid = set(self._shunned) | set(failed.get(job.label, {}))
+            where: dict[str, Any] = {}
+            if avoid:
+                allowed = [a for a in self.workers() if a not in avoid]
+                if not allowed:
+                    reasons = "; ".join([*self._shunned.values(),
+                                         *(f"{n}: {r}" for n, r in failed.get(job.label, {}).values())])
+                    raise ClusterError(f"match {job.label}: no worker of the cluster at {self.address} can "
+                                       f"play it ({reasons})")
+                where = {"workers": allowed, "allow_other_workers": False}
+            tries = len(failed.get(job.label, {}))
+            future = self.client.submit(
+                play_match, job.to_json(), bots, blobs, self.build, pure=False,
+                key=f"arena-{run_id}-{job.label}" + (f"-again{tries}" if tries else ""),
+                resources={RESOURCE: 1, self.resource: 1}, **where)
+            running[future.key] = (item, job, bots, future)
+            future.add_done_callback(finished)
+
         def launch() -> None:
             while pending and len(running) < window:
                 item = pending.pop()
                 made = job_for(item)
-                if made is None:
-                    continue
-                job, bots = made
-                blobs = {b["sha256"]: self._blobs[b["sha256"]] for b in bots if b["sha256"] is not None}
-                future = self.client.submit(
-                    play_match, job.to_json(), bots, blobs, key=f"arena-{run_id}-{job.label}",
-                    resources={RESOURCE: 1}, pure=False)
-                running[future.key] = (item, job, future)
-                future.add_done_callback(finished)
+                if made is not None:
+                    submit(item, *made)
 
+        looked = trio.current_time()
         try:
             launch()
             while running:
-                future = await self._next_finished(receive, lambda: [f for _, _, f in running.values()])
-                item, job, _ = running.pop(future.key)
+                future = await self._next_finished(receive, lambda: [f for *_, f in running.values()])
+                if trio.current_time() - looked > CONNECTION_CHECK:  # a worker of another build joined?
+                    looked = trio.current_time()
+                    await trio.to_thread.run_sync(self.workers)
+                item, job, bots, _ = running.pop(future.key)
                 reply, failure = await trio.to_thread.run_sync(_outcome, future)
+                if isinstance(failure, WorkerUnfit):
+                    failed.setdefault(job.label, {})[failure.address] = (failure.name, failure.reason)
+                    if failure.reason.startswith("sandbox "):  # the machine's, not this match's: for good
+                        self._shunned[failure.address] = f"{failure.name}: {failure.reason}"
+                    if on_retry is not None:
+                        on_retry(item, job, f"match {job.label}: {failure}; played again on another worker")
+                    await trio.to_thread.run_sync(submit, item, job, bots)
+                    continue
                 if failure is not None:
                     if self.client.status != "running":
                         raise ClusterError(f"lost the connection to the Dask scheduler at {self.address} "
@@ -186,21 +260,29 @@ class ClusterSession:
                         raise ClusterError(f"match {job.label}: every worker that tried it died ({failure})")
                     raise ClusterError(f"match {job.label} failed on the cluster: {failure!r}")
                 launch()
-                on_reply(item, job, MatchRecord.from_json(reply["record"]), reply.get("transcript"),
-                         reply.get("logs") or {})
+                record = MatchRecord.from_json(reply["record"])
+                if job.label in failed:
+                    record.retried = [{"worker": n, "reason": r} for n, r in failed.pop(job.label).values()]
+                on_reply(item, job, record, reply.get("transcript"), reply.get("logs") or {})
         finally:
             if running:
-                left = [f for _, _, f in running.values()]
+                left = [f for *_, f in running.values()]
                 with trio.CancelScope(shield=True):
                     await trio.to_thread.run_sync(self.client.cancel, left)
 
 
-async def open_cluster(address: str) -> ClusterSession:
-    """Connect to the Dask scheduler at ``address`` (raises UsageError in words)."""
+async def open_cluster(address: str, certs: Path | None = None) -> ClusterSession:
+    """Connect to the Dask scheduler at ``address`` (raises UsageError in words);
+    ``certs``: the folder of ``arena cluster init-certs``, for a ``tls://`` address."""
     distributed = _import_distributed()
+    parts = split_address(address)
+    if parts is None:
+        raise UsageError(f"--cluster takes a Dask scheduler's address like tls://HOST:8786, not {address!r}")
+    check_secured("--cluster", address, parts[0], parts[1], certs)
+    security = client_security(certs) if parts[0] == "tls" else None
 
     def connect() -> Any:
-        return distributed.Client(address, timeout="15s", set_as_default=False)
+        return distributed.Client(address, timeout="15s", set_as_default=False, security=security)
 
     # Dask's client logs a traceback for every failed reconnection; what the
     # user needs is said once, in words, by ClusterError.

@@ -58,6 +58,7 @@ class LeagueSettings:
     every: float = 3600.0  # seconds between scheduled tournaments
     jobs: int = 1
     cluster: str | None = None  # a Dask scheduler: tournaments play there (quarantine and builds stay here)
+    cluster_certs: Path | None = None  # its certificates (arena cluster init-certs), for a tls:// address
     sandbox: str | None = None  # the level; decided once at start
     games: list[str] = field(default_factory=list)
     params: dict[str, list[str]] = field(default_factory=dict)  # per game: KEY=VALUE overrides
@@ -121,7 +122,8 @@ class LeagueRunner:
         """The pipeline and the scheduler, until cancelled."""
         if self.settings.cluster is not None:
             # One connection for the server's life: each bot version is shipped once.
-            self._cluster = await open_cluster(self.settings.cluster)
+            self._cluster = await open_cluster(self.settings.cluster, self.settings.cluster_certs)
+            self._cluster.note = self.log
             self.log(f"Cluster: {self.settings.cluster}, {await self._cluster.wait_for_slots()} slot(s) for matches")
         try:
             async with trio.open_nursery() as nursery:
@@ -366,6 +368,7 @@ class LeagueRunner:
         progress.on_finish = on_finish
         self.log(f"Started tournament {tid} ({config.game}, {kind}, {len(config.bots)} bots, {live.total} matches)")
         config.cluster = self.settings.cluster
+        config.cluster_certs = self.settings.cluster_certs
         try:
             if locked:
                 await run_tournament(plugin, config, self.store, tid, progress, self._cluster,

@@ -34,6 +34,7 @@ class ServeOptions:
     every: float = 3600.0
     jobs: int = 1
     cluster: str | None = None  # a Dask scheduler's address
+    cluster_certs: Path | None = None  # its certificates, for a tls:// address
     games: list[str] = field(default_factory=list)
     params: dict[str, list[str]] = field(default_factory=dict)
     rounds: int = 1
@@ -90,7 +91,8 @@ def serve(options: ServeOptions) -> int:
         host.close()
         raise
     settings = LeagueSettings(
-        every=options.every, jobs=options.jobs, cluster=options.cluster, sandbox=host.level, games=games, params=options.params,
+        every=options.every, jobs=options.jobs, cluster=options.cluster,
+        cluster_certs=options.cluster_certs, sandbox=host.level, games=games, params=options.params,
         rounds=options.rounds, timeout=options.timeout, quarantine_matches=options.quarantine_matches,
         placement_matches=options.placement_matches,
         build_seconds=options.build_seconds, limits=UploadLimits(max_upload_bytes=options.max_upload_bytes))

@@ -85,6 +85,8 @@ class MatchRecord:
     transcript: str | None = None  # the message log's path, once it is where the store points
     log_dir: str | None = None
     worker: str | None = None  # the cluster worker that played it
+    build: str | None = None  # the arena that played it (arena.cluster._build: version+code hash)
+    retried: list[dict[str, str]] | None = None  # cluster workers that could not play it: {"worker", "reason"}
 
     @classmethod
     def of(cls, key: tuple[int, int], result: MatchResult, sandbox: dict[str, Any],
@@ -107,6 +109,7 @@ class MatchRecord:
             "forfeit_scores": self.forfeit_scores, "duration": self.duration, "exchanges": self.exchanges,
             "played_on": self.played_on, "sandbox": self.sandbox, "status": self.status,
             "transcript": self.transcript, "log_dir": self.log_dir, "worker": self.worker,
+            "build": self.build, "retried": self.retried,
         }
         return {"key": list(self.key), "result": result}
 
@@ -120,5 +123,5 @@ class MatchRecord:
             forfeit_scores=r.get("forfeit_scores"), duration=r.get("duration", 0.0),
             exchanges=r.get("exchanges", 0), played_on=r.get("played_on", False), sandbox=r.get("sandbox") or {},
             status=r.get("status", "done"), transcript=r.get("transcript"), log_dir=r.get("log_dir"),
-            worker=r.get("worker"),
+            worker=r.get("worker"), build=r.get("build"), retried=r.get("retried"),
         )

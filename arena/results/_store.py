@@ -35,7 +35,7 @@ from typing import Any
 
 from .._checks import UsageError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -90,12 +90,14 @@ CREATE TABLE IF NOT EXISTS matches (
     transcript TEXT,               -- path of the gzip message log
     log_dir TEXT,                  -- folder of the bots' stderr logs
     finished REAL,
+    worker TEXT,                   -- the cluster worker that played it (NULL: this machine, or before schema 5)
+    build TEXT,                    -- the arena that played it: version+hash of its code (NULL before schema 5)
     UNIQUE (tournament, round, idx)
 );
 """
 
 _MATCH_COLUMNS = ("id, round, idx, seats, seed, status, completed, hands, scores, payoffs, faults, timings,"
-                  " transcript, log_dir, tournament, finished")
+                  " transcript, log_dir, tournament, finished, worker, build")
 
 
 def shown_seed(row: dict[str, Any]) -> str | None:
@@ -283,11 +285,12 @@ class Store:
         args = (
             status, int(record["completed"]), record["hands"], json.dumps(record["scores"]),
             json.dumps(record["payoffs"]), json.dumps(record["faults"]), json.dumps(record["timings"]),
-            record.get("transcript"), record.get("log_dir"), time.time(),
+            record.get("transcript"), record.get("log_dir"), time.time(), record.get("worker"), record.get("build"),
         )
         cur = self.db.execute(
             "UPDATE matches SET status=?, completed=?, hands=?, scores=?, payoffs=?, faults=?, timings=?,"
-            " transcript=?, log_dir=?, finished=? WHERE tournament=? AND round=? AND idx=? AND status='pending'",
+            " transcript=?, log_dir=?, finished=?, worker=?, build=?"
+            " WHERE tournament=? AND round=? AND idx=? AND status='pending'",
             (*args, tid, record["round"], record["idx"]),
         )
         if cur.rowcount == 1:
@@ -300,7 +303,7 @@ class Store:
         # Not scheduled beforehand (or already stored: the UNIQUE constraint refuses it).
         cur = self.db.execute(
             "INSERT INTO matches (tournament, round, idx, seats, seed, status, completed, hands, scores, payoffs,"
-            " faults, timings, transcript, log_dir, finished) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " faults, timings, transcript, log_dir, finished, worker, build) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (tid, record["round"], record["idx"], json.dumps(record["seats"]), record["seed"], *args),
         )
         return int(cur.lastrowid)
@@ -368,7 +371,7 @@ def _match_row(r: tuple) -> dict[str, Any]:
         "id": r[0], "round": r[1], "idx": r[2], "seats": json.loads(r[3]), "seed": r[4], "status": r[5],
         "completed": bool(r[6]), "hands": r[7] or 0, "scores": _load(r[8], []), "payoffs": _load(r[9], []),
         "faults": _load(r[10], []), "timings": _load(r[11], {}), "transcript": r[12], "log_dir": r[13],
-        "tournament": r[14], "finished": r[15],
+        "tournament": r[14], "finished": r[15], "worker": r[16], "build": r[17],
     }
 
 
@@ -382,10 +385,22 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
             db.execute("BEGIN")
             if version < 3:
                 _migrate_to_3(db, version)
-            _migrate_to_4(db)
+            if version < 4:
+                _migrate_to_4(db)
+            _migrate_to_5(db)
             db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
     finally:
         db.execute("PRAGMA foreign_keys=ON")
+
+
+def _migrate_to_5(db: sqlite3.Connection) -> None:
+    """Schema 5: each match names the worker and the arena build that played it
+    (unknown, NULL, for matches stored before; a cluster match's worker was in its timings)."""
+    have = {r[1] for r in db.execute("PRAGMA table_info(matches)")}
+    for column in ("worker", "build"):
+        if column not in have:  # an older table rebuilt on the way here already has them
+            db.execute(f"ALTER TABLE matches ADD COLUMN {column} TEXT")
+    db.execute("UPDATE matches SET worker=json_extract(timings, '$.worker') WHERE timings IS NOT NULL")
 
 
 def _migrate_to_4(db: sqlite3.Connection) -> None:

@@ -4,6 +4,7 @@ same ``TournamentConfig``."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +60,7 @@ class TournamentConfig:
     sample: int | None = None  # at most this many matches a round (whole sets of entrants, chosen by the seed)
     unplayed: float = 0.0  # a disqualified entrant's score in a match it does not play
     cluster: str | None = None  # a Dask scheduler's address: matches run there (not stored: a run option)
+    cluster_certs: Path | None = None  # the cluster's certificates (arena cluster init-certs), for tls://
 
     def sandbox_job(self) -> dict[str, Any]:
         return {"level": self.sandbox, "policy": self.policy.to_json()}

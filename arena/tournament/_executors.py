@@ -120,7 +120,14 @@ class Cluster:
                 target.write_bytes(content)
             run.finish(p, record)
 
-        await self.session.play(todo, job_for, on_reply)
+        def on_retry(p: Pairing, job: MatchJob, text: str) -> None:
+            # Kept with the tournament (and with the match's record once it is
+            # played), and told to whoever watches the run.
+            run.store.add_event(run.tid, text)
+            if run.progress.on_note is not None:
+                run.progress.on_note(text)
+
+        await self.session.play(todo, job_for, on_reply, on_retry)
 
 
 class Pool:

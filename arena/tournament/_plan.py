@@ -7,6 +7,7 @@ written to the store (``create_tournament``), and read back for a resume
 from __future__ import annotations
 
 import re
+from pathlib import Path
 import socket
 from typing import Any
 
@@ -17,6 +18,8 @@ from ..sandbox import SandboxPolicy, resolve_level
 from .._spec import BotSpec
 from ..results._store import Store, file_digest
 from ..results._standings import BROKEN_START
+from ..cluster import check_shippable
+from ..cluster._security import check_secured
 from ._config import COLUMNS, FAULT_RULES, TournamentConfig, unplayed_score
 
 
@@ -26,8 +29,9 @@ RESTORED = ("rounds", "seats", "lifetime", "seed", "timeout", "startup_timeout",
             "until_ci")
 
 
-def check_cluster(address: str | None, lifetime: str, reach: bool = False) -> str | None:
-    """A ``--cluster`` address, checked for form, and with ``reach`` that something listens there."""
+def check_cluster(address: str | None, lifetime: str, reach: bool = False, certs: Path | None = None) -> str | None:
+    """A ``--cluster`` address, checked for form and for TLS (required off loopback, with
+    ``certs``), and with ``reach`` that something listens there."""
     if address is None:
         return None
     if lifetime == "tournament":
@@ -36,7 +40,8 @@ def check_cluster(address: str | None, lifetime: str, reach: bool = False) -> st
                          "runs on this machine only)")
     m = re.fullmatch(r"(?:(tcp|tls)://)?(\[[0-9a-fA-F:]+\]|[\w.-]+):(\d+)", address)
     if not m:
-        raise UsageError(f"--cluster takes a Dask scheduler's address like tcp://HOST:8786, not {address!r}")
+        raise UsageError(f"--cluster takes a Dask scheduler's address like tls://HOST:8786, not {address!r}")
+    check_secured("--cluster", address, m[1] or "tcp", m[2], certs)
     if reach:
         try:
             socket.create_connection((m[2].strip("[]"), int(m[3])), timeout=10).close()
@@ -117,6 +122,9 @@ def plan_tournament(
     limits = {k: v for k, v in (("memory_mb", memory_mb), ("cpu_seconds", cpu_seconds), ("pids", pids))
               if v is not None}
     policy = SandboxPolicy(**limits)
+    if cluster is not None:
+        for spec in bots:  # a bot the cluster cannot be sent is refused before anything is stored
+            check_shippable(spec)
     return TournamentConfig(
         game=game, params=params.model_dump(mode="json"), bots=list(bots), seed=seed, rounds=rounds,
         jobs=jobs, cluster=cluster, seats=table, lifetime=lifetime, timeout=timeout,

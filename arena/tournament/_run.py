@@ -55,7 +55,7 @@ async def run_tournament(
     if config.cluster is not None and cluster is None:
         from ..cluster import open_cluster
 
-        session = await open_cluster(config.cluster)
+        session = await open_cluster(config.cluster, config.cluster_certs)
         try:
             return await run_tournament(plugin, config, store, tid, progress, session, sync_wait=sync_wait)
         finally:

@@ -17,6 +17,7 @@ from typing import Any
 
 from protocols import GamePlugin
 
+from ..cluster._build import build
 from ..play._jobs import JobBot, MatchJob, MatchRecord
 from ..results._standings import Disqualification
 from ..results._store import Store
@@ -30,7 +31,8 @@ class Progress:
 
     ``on_start(match_id, pairing, names)`` and ``on_finish(match_id,
     pairing, names, record)`` are called on the coordinator's side, ``record``
-    a ``MatchRecord``. A forfeit (a match with a disqualified entrant, not
+    a ``MatchRecord``; ``on_note(text)`` for what an organiser should know
+    while the run goes on (a match played again on another cluster worker). A forfeit (a match with a disqualified entrant, not
     played) counts in ``done`` without either call.
     """
 
@@ -40,6 +42,7 @@ class Progress:
     started_at: float = field(default_factory=time.perf_counter)
     on_start: Callable[[int, Pairing, list[str]], None] | None = None
     on_finish: Callable[[int, Pairing, list[str], MatchRecord], None] | None = None
+    on_note: Callable[[str], None] | None = None
 
 
 @dataclass(slots=True)
@@ -58,6 +61,8 @@ class TournamentRun:
     progress: Progress
     disqualified: Disqualification
     ids: dict[tuple[int, int], int] = field(default_factory=dict)  # match ids by (round, index)
+    #: This coordinator's arena (version+code hash): the build of a match played here.
+    local_build: str = field(default_factory=build)
 
     @classmethod
     def open(cls, plugin: GamePlugin, config: TournamentConfig, store: Store, tid: int,
@@ -145,9 +150,12 @@ class TournamentRun:
                 "sandbox": record.sandbox,
                 "scores_so_far": record.tournament_scores,
                 **({"worker": record.worker} if record.worker is not None else {}),
+                **({"retried": record.retried} if record.retried else {}),
             },
             "transcript": record.transcript,
             "log_dir": record.log_dir,
+            "worker": record.worker,
+            "build": record.build or (self.local_build if record.status == "done" else None),
         }
         if record.status != "done":
             row["status"] = record.status

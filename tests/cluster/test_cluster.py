@@ -1,11 +1,10 @@
-"""Tournaments and the league on a real Dask cluster on 127.0.0.1 (issue 13).
+"""Tournaments and the league on a real Dask cluster on 127.0.0.1 (issues 13 and 26).
 
-A scheduler and workers (`arena worker`) run as their own processes; the
-coordinator is `arena tournament --cluster` or `arena serve --cluster`. The
-worker-loss test freezes a worker while it holds a match in flight (its
-progress line says so), kills it, and checks that the match was played again
-by the other worker, that nothing was recorded twice, and that the standings
-equal a local `--jobs 1` run with the same seed.
+A scheduler (`arena cluster scheduler`, mutual TLS with certificates made
+by `init_certs`) and workers (`arena worker`) run as their own processes;
+the coordinator is `arena tournament --cluster` or `arena serve --cluster`.
+One cluster serves the module; a test that adds a worker stops it again,
+except the one that replaces the worker holding the bots' files.
 """
 
 from __future__ import annotations
@@ -15,17 +14,22 @@ import json
 import os
 import re
 import signal
+import socket
 import sqlite3
+import ssl
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from arena._spec import BotSpec
-from arena.cluster import pack_bot, unpack
+from arena._checks import UsageError
+from arena.cluster import check_shippable, pack_bot, unpack
 from arena.cluster._artifacts import ArtifactError
+from arena.cluster._build import build
+from arena.cluster._security import init_certs
 
 from ..conftest import PY, ROOT, clean_env, run_arena, run_json
 from ..league.league_server import League, new_user, sample
@@ -53,40 +57,48 @@ def wait_for(what: str, check, timeout: float = 60.0):
 @dataclass
 class Worker:
     name: str
-    proc: subprocess.Popen
+    proc: subprocess.Popen  # `arena worker`, which runs the Dask worker as its child, in a group of its own
     log: Path
     cache: Path
 
     def lines(self, start: int = 0) -> list[str]:
         return self.log.read_bytes()[start:].decode(errors="replace").splitlines()
 
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def signal(self, sig: int) -> None:
+        os.killpg(self.proc.pid, sig)  # the Dask worker, its arena worker processes and their bots
+
     def stop(self) -> None:
         if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.signal(signal.SIGKILL)
         self.proc.wait()
 
 
-def start_worker(address: str, name: str, cpu: int, folder: Path) -> Worker:
+def start_worker(address: str, name: str, cpu: int, folder: Path, certs: Path | None = None,
+                 env: dict[str, str] | None = None) -> Worker:
     log = folder / f"worker-{name}.log"
     cache = folder / f"cache-{name}"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [PY, "-m", "arena", "worker", address, "--cpus", str(cpu), "--name", name, "--no-nanny",
-             "--cache", str(cache)],
-            stdout=out, stderr=out, env=clean_env(), cwd=ROOT, start_new_session=True)
+             "--cache", str(cache), *(["--certs", str(certs)] if certs else [])],
+            stdout=out, stderr=out, env={**clean_env(), **(env or {})}, cwd=ROOT, start_new_session=True)
     worker = Worker(name, proc, log, cache)
     wait_for(f"worker {name} to join", lambda: proc.poll() is not None or "Registered to" in log.read_text())
     assert proc.poll() is None, log.read_text()
     return worker
 
 
-def start_scheduler(folder: Path) -> tuple[subprocess.Popen, str]:
+def start_scheduler(folder: Path, certs: Path | None = None, port: int = 0) -> tuple[subprocess.Popen, str]:
     info = folder / "scheduler.json"
-    with open(folder / "scheduler.log", "wb") as out:
+    info.unlink(missing_ok=True)
+    with open(folder / "scheduler.log", "ab") as out:
         scheduler = subprocess.Popen(
-            [PY, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-             "--scheduler-file", str(info)],
-            stdout=out, stderr=out, env=clean_env(), start_new_session=True)
+            [PY, "-m", "arena", "cluster", "scheduler", "--listen", f"127.0.0.1:{port}", "--scheduler-file",
+             str(info), *(["--certs", str(certs)] if certs else [])],
+            stdout=out, stderr=out, env=clean_env(), cwd=ROOT, start_new_session=True)
     address = wait_for("the scheduler's address", lambda: scheduler.poll() is None and info.exists()
                        and info.stat().st_size and json.loads(info.read_text()).get("address"))
     return scheduler, address
@@ -96,17 +108,33 @@ def start_scheduler(folder: Path) -> tuple[subprocess.Popen, str]:
 class Cluster:
     address: str
     folder: Path
-    workers: list[Worker]
+    certs: Path
+    workers: list[Worker] = field(default_factory=list)
+
+    def args(self) -> list[str]:
+        return ["--cluster", self.address, "--certs", str(self.certs)]
+
+    def add(self, name: str, cpu: int, env: dict[str, str] | None = None) -> Worker:
+        worker = start_worker(self.address, name, cpu, self.folder, self.certs, env)
+        self.workers.append(worker)
+        return worker
+
+    def healthy(self) -> Worker:
+        """A live worker of this arena with a working sandbox (started if none is left)."""
+        live = [w for w in self.workers if w.alive() and w.name in ("A", "B", "H")]
+        return live[0] if live else self.add("H", CPUS[-1])
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    """A scheduler and one worker (B, on the last CPU); tests may add their own."""
+    """A scheduler that admits holders of this module's certificates only, and one worker (B, on the last CPU)."""
     folder = tmp_path_factory.mktemp("cluster")
-    scheduler, address = start_scheduler(folder)
+    certs = folder / "certs"
+    init_certs(certs)
+    scheduler, address = start_scheduler(folder, certs)
+    made = Cluster(address, folder, certs)
     try:
-        made = Cluster(address, folder, [])
-        made.workers.append(start_worker(address, "B", CPUS[-1], folder))
+        made.add("B", CPUS[-1])
         yield made
     finally:
         for w in made.workers:
@@ -120,10 +148,17 @@ def stored(db: Path) -> list[tuple[int, int, str | None]]:
         return []
     con = sqlite3.connect(db)
     try:
-        return con.execute("SELECT round, idx, json_extract(timings, '$.worker') FROM matches "
-                           "WHERE status != 'pending'").fetchall()
+        return con.execute("SELECT round, idx, worker FROM matches WHERE status != 'pending'").fetchall()
     except sqlite3.OperationalError:
         return []  # not created yet
+    finally:
+        con.close()
+
+
+def rows(db: Path, columns: str) -> list[tuple]:
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(f"SELECT {columns} FROM matches WHERE status != 'pending' ORDER BY round, idx").fetchall()
     finally:
         con.close()
 
@@ -137,10 +172,10 @@ def by_seat(transcript: Path) -> dict[str, list[str]]:
     return seats
 
 
-def coordinator(*args: str, log: Path) -> subprocess.Popen:
+def coordinator(*args: str, log: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
     with open(log, "ab") as err:
         return subprocess.Popen([PY, "-m", "arena", "tournament", *args, "--json"], stdout=subprocess.PIPE,
-                                stderr=err, env=clean_env(), cwd=ROOT, start_new_session=True)
+                                stderr=err, env={**clean_env(), **(env or {})}, cwd=ROOT, start_new_session=True)
 
 
 def freeze_in_flight(worker: Worker, offset: int, deadline: float) -> str:
@@ -152,29 +187,81 @@ def freeze_in_flight(worker: Worker, offset: int, deadline: float) -> str:
     """
     while time.monotonic() < deadline:
         wait_for("a match on the worker", lambda: any(": start " in ln for ln in worker.lines(offset)))
-        os.kill(worker.proc.pid, signal.SIGSTOP)
+        worker.signal(signal.SIGSTOP)
         lines = worker.lines(offset)
         started = [ln.split()[-1] for ln in lines if ": start " in ln]
         done = {ln.split()[-1] for ln in lines if ": done " in ln}
         open_ = [m for m in started if m not in done]
         if open_:
             return open_[-1]
-        os.kill(worker.proc.pid, signal.SIGCONT)
+        worker.signal(signal.SIGCONT)
         size = len(lines)
         wait_for("the worker's next line", lambda: len(worker.lines(offset)) > size)
     raise AssertionError("never caught the worker with a match in flight")
 
 
-def test_a_tournament_survives_a_killed_coordinator_and_a_killed_worker(cluster, tmp_path):
+def listening(pid: int) -> list[str]:
+    """The addresses the process ``pid`` and its descendants listen on."""
+    import psutil
+
+    top = psutil.Process(pid)
+    return sorted({c.laddr.ip for p in [top, *top.children(recursive=True)]
+                   for c in p.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN})
+
+
+def test_only_holders_of_the_certificates_get_in_and_a_worker_runs_only_the_arenas_tasks(cluster, tmp_path):
+    import distributed
+    from distributed.security import Security
+
+    b = cluster.workers[0]
+    # Every port of the worker (Dask's, its HTTP server's) and of the scheduler is bound where told.
+    assert listening(b.proc.pid) == ["127.0.0.1"], listening(b.proc.pid)
+    host, port = cluster.address.removeprefix("tls://").rsplit(":", 1)
+
+    def security(folder: Path) -> Security:
+        own = str(folder / "client.pem")
+        return Security(tls_ca_file=str(folder / "ca.pem"), tls_client_cert=own, tls_client_key=own,
+                        require_encryption=True)
+
+    # No TLS, or a certificate of another authority: no connection at all.
+    with pytest.raises((OSError, TimeoutError)):
+        distributed.Client(f"tcp://{host}:{port}", timeout="5s", set_as_default=False)
+    other = tmp_path / "other"
+    init_certs(other)
+    with pytest.raises((OSError, TimeoutError)):
+        distributed.Client(cluster.address, timeout="5s", security=security(other), set_as_default=False)
+
+    with distributed.Client(cluster.address, timeout="20s", security=security(cluster.certs),
+                            set_as_default=False) as client:
+        (worker_address,) = [a for a, w in client.scheduler_info(n_workers=-1)["workers"].items()
+                             if w["name"] == b.name]
+        # Straight to the worker's own port, TLS without a client certificate: refused by the worker.
+        context = ssl.create_default_context(cafile=str(cluster.certs / "ca.pem"))
+        context.check_hostname = False
+        w_host, w_port = worker_address.removeprefix("tls://").rsplit(":", 1)
+        with socket.create_connection((w_host, int(w_port)), timeout=10) as raw:
+            with pytest.raises((ssl.SSLError, ConnectionError)):
+                with context.wrap_socket(raw) as tls:
+                    tls.sendall(b"x")
+                    assert tls.recv(1) != b"x"  # the alert comes instead of any answer
+        # A holder of the certificates is kept to the arena's own functions.
+        with pytest.raises(Exception, match=r"worker B refuses 'run'"):
+            client.run(os.getpid, workers=[worker_address])
+        future = client.submit(os.getpid, resources={"arena-slot": 1}, pure=False)
+        with pytest.raises(Exception, match=r"worker B refused task .*function posix.getpid"):
+            future.result(timeout=60)
+
+
+def test_a_tournament_survives_a_killed_coordinator_and_the_loss_of_the_worker_holding_the_bots(cluster, tmp_path):
     proc, local = run_json("tournament", *ARGS, "--db", str(tmp_path / "local.db"), timeout=180)
     assert proc.returncode == 0, proc.stderr
-    a = start_worker(cluster.address, "A", CPUS[0], cluster.folder)
-    cluster.workers.append(a)
+    b = cluster.workers[0]
+    assert [w.name for w in cluster.workers if w.alive()] == ["B"], "this test needs B alone at first"
     db, log = tmp_path / "cluster.db", tmp_path / "coordinator.log"
     total = len(local["match_list"])
 
     # The coordinator dies (SIGKILL) part-way; --resume goes on with what is stored.
-    first = coordinator(*ARGS, "--db", str(db), "--cluster", cluster.address, log=log)
+    first = coordinator(*ARGS, "--db", str(db), *cluster.args(), log=log)
     wait_for("some matches stored", lambda: len(stored(db)) >= 4 or first.poll() is not None, timeout=120)
     assert first.poll() is None, log.read_text()
     os.killpg(first.pid, signal.SIGKILL)
@@ -183,25 +270,31 @@ def test_a_tournament_survives_a_killed_coordinator_and_a_killed_worker(cluster,
     before = stored(db)
     assert 4 <= len(before) < total
 
-    # On the resumed run, worker A is frozen while it holds a match, then killed.
-    offset = a.log.stat().st_size
-    second = coordinator("--resume", "1", "--db", str(db), "--cluster", cluster.address, log=log)
-    in_flight = freeze_in_flight(a, offset, time.monotonic() + 120)
-    os.killpg(a.proc.pid, signal.SIGKILL)
-    a.proc.wait()
+    # On the resumed run B, the only worker, computes and holds the bots' artifacts. Once it
+    # has played one of the run's matches it is frozen while it holds another, worker A
+    # joins, and B is killed: A has to get the artifacts again, and plays the rest.
+    offset = b.log.stat().st_size
+    second = coordinator("--resume", "1", "--db", str(db), *cluster.args(), log=log)
+    wait_for("a match of the resumed run", lambda: len(stored(db)) > len(before) or second.poll() is not None,
+             timeout=120)
+    in_flight = freeze_in_flight(b, offset, time.monotonic() + 120)
+    a = cluster.add("A", CPUS[0])
+    b.stop()
     out, _ = second.communicate(timeout=180)
     assert second.returncode == 0, log.read_text()[-3000:]
     resumed = json.loads(out)
 
-    rows = stored(db)
-    positions = [(r, i) for r, i, _ in rows]
+    got = stored(db)
+    positions = [(r, i) for r, i, _ in got]
     assert len(positions) == len(set(positions)) == total  # each match once
-    assert set(before) <= set(rows)  # the first run's results untouched
-    by_label = {f"r{r}-m{i}": w for r, i, w in rows}
-    assert by_label[in_flight] == "B", (in_flight, by_label)
-    # (Whether A also finished some match before it was frozen is up to the
-    # scheduler and the machine's load: a CI run once had B finish them all.)
+    assert set(before) <= set(got)  # the first run's results untouched
+    by_label = {f"r{r}-m{i}": w for r, i, w in got}
+    assert by_label[in_flight] == "A", (in_flight, by_label)
     assert set(by_label.values()) <= {"A", "B"}
+    # Every match as the local run played it, by this arena.
+    assert rows(db, "round, idx, scores, payoffs, faults") == rows(tmp_path / "local.db",
+                                                                  "round, idx, scores, payoffs, faults")
+    assert {x for (x,) in rows(db, "build")} == {build()}
     assert resumed["standings"] == local["standings"]
     # A match's transcript says the same to and from each seat as the local run's
     # (times, and the order of lines of different seats, depend on the machine).
@@ -213,16 +306,60 @@ def test_a_tournament_survives_a_killed_coordinator_and_a_killed_worker(cluster,
     assert "played on cluster worker" in shown.stdout.splitlines()[0], shown.stdout[:300]
 
     # Each bot's artifact reached both workers, checked and unpacked once.
-    shas = {pack_bot(BotSpec.parse(b.partition("=")[2]))[0].sha256 for b in BOTS}
-    for w in (a, cluster.workers[0]):
+    shas = {pack_bot(BotSpec.parse(x.partition("=")[2]))[0].sha256 for x in BOTS}
+    for w in (a, b):
         assert sorted(p.name for p in w.cache.iterdir()) == sorted(shas), w.name
+
+
+def test_workers_of_another_build_or_without_a_sandbox_are_passed_over_and_a_changed_cache_is_replaced(
+        cluster, tmp_path):
+    healthy = cluster.healthy()
+    # A file changed in the healthy worker's cache entry of the Python bot.
+    shipped, data = pack_bot(BotSpec.parse(f"python3 {K}/random_bot.py --seed 1"))
+    changed = unpack(healthy.cache, shipped.sha256, data) / "tree" / "kuhn3" / "random_bot.py"
+    original = changed.read_bytes()
+    changed.write_bytes(b"raise SystemExit(3)\n")
+    offset = healthy.log.stat().st_size
+    # V says it is another release; S cannot build the bot supervisor, so no sandbox level works there.
+    no_supervisor = tmp_path / "native"
+    no_supervisor.mkdir(mode=0o700)
+    v = cluster.add("V", CPUS[0], {"ARENA_REPORTED_VERSION": "9.9.9"})
+    s = cluster.add("S", CPUS[0], {"ARENA_CACHE_DIR": str(no_supervisor), "CC": "/bin/false"})
+    try:
+        db = tmp_path / "t.db"
+        proc = subprocess.run(
+            [PY, "-m", "arena", "tournament", "kuhn3", BOTS[0], BOTS[1], BOTS[3], "--seed", "3", "-p", "hands=10",
+             "--sandbox", "basic", "--db", str(db), *cluster.args(), "--json"],
+            capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=180)
+    finally:
+        v.stop()
+        s.stop()
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    ours = build().split("+")
+    assert re.search(rf"worker V at tls://\S+ runs arena 9\.9\.9 \(code {ours[1]}\); this coordinator runs "
+                     rf"arena {re.escape(ours[0])} \(code {ours[1]}\): refused", proc.stderr), proc.stderr
+    played = rows(db, "worker, build, faults, json_extract(timings, '$.retried')")
+    assert len(played) == 6
+    assert {(w, b, f) for w, b, f, _ in played} == {(healthy.name, build(), "[]")}
+    retried = [json.loads(r) for *_, r in played if r]
+    assert retried, "S was given no match"
+    for tries in retried:
+        assert [t["worker"] for t in tries] == ["S"]
+        assert tries[0]["reason"].startswith("sandbox 'basic' does not work there: the bot supervisor is "
+                                             "unavailable"), tries
+    events = json.loads(proc.stdout)["events"]
+    assert len(events) == len(retried) and all("worker S could not play it: sandbox 'basic'" in e for e in events)
+    assert proc.stderr.count("worker S could not play it") == len(retried)
+    # The changed cache file was seen, and the entry unpacked again from the artifact.
+    assert changed.read_bytes() == original
+    assert any("differs from artifact" in ln and "random_bot.py was changed" in ln for ln in healthy.lines(offset))
 
 
 def test_the_league_plays_its_tournaments_on_the_cluster(cluster, tmp_path):
     db = tmp_path / "league.db"
     token = new_user(db, "ann")
     server = League(db, "--game", "kuhn3", "-p", "kuhn3.hands=20", "--quarantine-matches", "3", "--every", "1h",
-                    "--placement-matches", "6", "--cluster", cluster.address)
+                    "--placement-matches", "6", *cluster.args())
     try:
         # Compiled bots: quick through quarantine (the test is about where tournaments run).
         for path, name in (("build/rule_bot", "c"), ("build/rule_bot_rs", "rust"), ("build/rule_bot", "c2")):
@@ -237,33 +374,44 @@ def test_the_league_plays_its_tournaments_on_the_cluster(cluster, tmp_path):
     finally:
         assert server.stop() == 0, server.stderr()
     con = sqlite3.connect(db)
-    rows = con.execute("SELECT json_extract(timings, '$.worker') FROM matches m JOIN league_tournaments l "
-                       "ON l.tournament = m.tournament WHERE l.kind = 'placement'").fetchall()
+    played = con.execute("SELECT m.worker FROM matches m JOIN league_tournaments l "
+                         "ON l.tournament = m.tournament WHERE l.kind = 'placement'").fetchall()
     con.close()
-    names = {w.name for w in cluster.workers if w.proc.poll() is None}
-    assert rows and {w for (w,) in rows} <= names, rows
+    names = {w.name for w in cluster.workers if w.alive()}
+    assert played and {w for (w,) in played} <= names, played
 
 
-def test_a_lost_scheduler_stops_the_run_in_words_and_keeps_what_is_stored(tmp_path):
+def test_a_coordinator_waits_for_a_worker_a_lost_scheduler_stops_it_in_words_and_the_worker_rejoins(tmp_path):
+    # Plain TCP: allowed on loopback.
     scheduler, address = start_scheduler(tmp_path)
-    worker = start_worker(address, "W", CPUS[0], tmp_path)
     db, log = tmp_path / "t.db", tmp_path / "coordinator.log"
+    worker = None
     try:
         run = coordinator(*ARGS, "--db", str(db), "--cluster", address, log=log)
+        wait_for("the coordinator to wait for a worker", lambda: "waiting up to 60 s for a worker" in log.read_text()
+                 or run.poll() is not None)
+        worker = start_worker(address, "W", CPUS[0], tmp_path)
         wait_for("a match stored", lambda: stored(db) or run.poll() is not None, timeout=120)
         os.killpg(scheduler.pid, signal.SIGKILL)
         scheduler.wait()
         run.communicate(timeout=120)
+        text = log.read_text()
+        assert run.returncode == 3, text[-2000:]
+        assert f"lost the connection to the Dask scheduler at {address}" in text
+        assert "resume with: arena tournament --resume 1" in text and "Traceback" not in text
+        assert 1 <= len(stored(db)) < 24
+        # The worker waits for a scheduler at that address, and joins the new one.
+        scheduler, again = start_scheduler(tmp_path, port=int(address.rsplit(":", 1)[1]))
+        assert again == address
+        wait_for("the worker to rejoin", lambda: worker.log.read_text().count("Registered to") == 2
+                 or not worker.alive())
+        assert worker.alive() and "rejoining the scheduler at" in worker.log.read_text()
     finally:
-        worker.stop()
+        if worker is not None:
+            worker.stop()
         if scheduler.poll() is None:
             os.killpg(scheduler.pid, signal.SIGKILL)
             scheduler.wait()
-    text = log.read_text()
-    assert run.returncode == 3, text[-2000:]
-    assert f"lost the connection to the Dask scheduler at {address}" in text
-    assert "resume with: arena tournament --resume 1" in text and "Traceback" not in text
-    assert 1 <= len(stored(db)) < 24
 
 
 def test_an_artifact_is_the_bots_own_files_and_arrives_checked(tmp_path):
@@ -289,22 +437,78 @@ def test_an_artifact_is_the_bots_own_files_and_arrives_checked(tmp_path):
     command = shipped.command(shipped.to_json(), root)
     assert command == f"python3 {root}/tree/bot/main.py {root}/tree/bot/weights.bin --fast"
     assert (root / "tree" / "bot" / "weights.bin").read_bytes() == bytes(range(256))
+    # The entry is compared with the artifact before each use: a changed, deleted or
+    # added file, or a lost executable bit, is said and the entry unpacked afresh.
+    said: list[str] = []
+    for change, words in (
+        (lambda: (root / "tree" / "bot" / "main.py").write_text("print('y')\n"), "tree/bot/main.py was changed"),
+        (lambda: (root / "tree" / "bot" / "weights.bin").unlink(), "tree/bot/weights.bin is missing"),
+        (lambda: (root / "tree" / "bot" / "extra.py").write_text(""), "tree/bot/extra.py is not in the artifact"),
+        (lambda: (root / "tree" / "bot" / "main.py").chmod(0o755), "tree/bot/main.py was changed"),
+    ):
+        change()
+        assert unpack(cache, shipped.sha256, data, warn=said.append) == root
+        assert words in said[-1] and "dropped, unpacked again" in said[-1]
+        assert (root / "tree" / "bot" / "main.py").read_text() == "print('x')\n"
+        assert sorted(p.name for p in (root / "tree" / "bot").iterdir()) == ["main.py", "weights.bin"]
+    assert unpack(cache, shipped.sha256, data, warn=said.append) == root and len(said) == 4
+    # A link out of the bot's files is refused before anything is packed.
+    (folder := other).joinpath("leak").symlink_to("/etc/passwd")
+    with pytest.raises(UsageError, match="is a link to /etc/passwd, outside the bot's files"):
+        check_shippable(BotSpec.parse(f"python3 {folder}/main.py"))
 
 
 def test_cluster_options_are_checked_before_anything_starts(tmp_path):
+    from arena.cli._cluster import check_listen
+    from arena.tournament._plan import check_cluster
+
     db = tmp_path / "t.db"
+    certs = tmp_path / "certs"
+    made = run_arena("cluster", "init-certs", str(certs))
+    assert made.returncode == 0 and sorted(p.name for p in certs.iterdir()) == [
+        "ca-key.pem", "ca.pem", "client.pem", "scheduler.pem", "worker.pem"], made.stderr
+    assert {oct(p.stat().st_mode & 0o777) for p in certs.iterdir()} == {"0o600"}
+    with pytest.raises(UsageError, match="refusing to replace an authority"):
+        init_certs(certs)
+    # TLS off loopback, and certificates with TLS.
+    with pytest.raises(UsageError, match="speaks TLS: give --certs DIR"):
+        check_cluster("tls://127.0.0.1:1", "match")
+    with pytest.raises(UsageError, match="is plain TCP to scheduler.lan, which is not this machine's loopback"):
+        check_cluster("tcp://scheduler.lan:8786", "match", certs=certs)
+    assert check_cluster("tls://scheduler.lan:8786", "match", certs=certs) == "tls://scheduler.lan:8786"
+    with pytest.raises(UsageError, match="--listen 0.0.0.0 is not this machine's loopback"):
+        check_listen("0.0.0.0", None, "tcp")
+    check_listen("10.0.0.1", certs, "tls")
+    check_listen("::1", None, "tcp")
+
     for args, expected in (
         (["--cluster", "not an address"], "--cluster takes a Dask scheduler's address"),
         (["--cluster", "tcp://127.0.0.1:1", "--lifetime", "tournament"], "--lifetime tournament"),
+        (["--cluster", "tcp://10.1.2.3:8786"], "is plain TCP to 10.1.2.3, which is not this machine's loopback"),
     ):
         proc = subprocess.run([PY, "-m", "arena", "tournament", *ARGS, "--db", str(db), *args],
                               capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=60)
         assert proc.returncode == 2 and expected in proc.stderr, proc.stderr
-    proc = subprocess.run([PY, "-m", "arena", "worker", "tcp://127.0.0.1:9", "--cpus", "0-4096"],
-                          capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=60)
-    assert proc.returncode == 2 and "--cpus 0-4096: this process may use CPUs" in proc.stderr, proc.stderr
-    # Nobody listening: said in words before anything is stored.
-    proc = subprocess.run([PY, "-m", "arena", "tournament", *ARGS, "--db", str(db), "--cluster", "tcp://127.0.0.1:9"],
-                          capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=120)
-    assert proc.returncode == 2 and "no Dask scheduler answers there" in proc.stderr, proc.stderr
-    assert not db.exists()
+    for args, expected in (
+        (["tcp://127.0.0.1:9", "--cpus", "0-4096"], "--cpus 0-4096: this process may use CPUs"),
+        (["tcp://127.0.0.1:9", "--listen", "0.0.0.0"], "--listen 0.0.0.0 is not this machine's loopback"),
+    ):
+        proc = subprocess.run([PY, "-m", "arena", "worker", *args],
+                              capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=60)
+        assert proc.returncode == 2 and expected in proc.stderr, proc.stderr
+    # Nobody listening, or a bot with a link out of its folder (to a port that answers):
+    # said in words before anything is stored.
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "bot.py").write_text("")
+    (linked / "secret").symlink_to("/etc/hostname")
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        for args, expected in (
+            ([*ARGS, "--cluster", "tcp://127.0.0.1:9"], "no Dask scheduler answers there"),
+            (["kuhn3", f"python3 {linked}/bot.py", *BOTS[:2], "--lifetime", "match", "--cluster",
+              f"tcp://127.0.0.1:{listener.getsockname()[1]}"], "is a link to /etc/hostname, outside the bot's files"),
+        ):
+            proc = subprocess.run([PY, "-m", "arena", "tournament", *args, "--db", str(db)],
+                                  capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=120)
+            assert proc.returncode == 2 and expected in proc.stderr, proc.stderr
+            assert not db.exists()

@@ -167,3 +167,28 @@ def test_storing_a_match_costs_the_same_in_a_tournament_of_ten_as_of_six_hundred
     (small, small_steps), (big, big_steps) = costs
     assert big == small and len(small) <= 2, (small, big)
     assert big_steps == small_steps, f"{small_steps} SQLite instructions for the 11th match, {big_steps} for the 601st"
+
+
+def test_a_schema_4_database_keeps_its_matches_and_learns_who_played_them(tmp_path):
+    # A database as schema 4 left it: a cluster match (its worker only in its timings) and a local one.
+    db = tmp_path / "v4.db"
+    s = open_store(db)
+    tid = _tournament(s)
+    s.add_match(tid, {**_record(0, 0), "timings": {"duration": 0.1, "worker": "B"}})
+    s.add_match(tid, _record(0, 1))
+    s.close()
+    with sqlite3.connect(db) as con:
+        con.execute("ALTER TABLE matches DROP COLUMN worker")
+        con.execute("ALTER TABLE matches DROP COLUMN build")
+        con.execute("UPDATE meta SET value='4' WHERE key='schema_version'")
+    s = open_store(db, create=False)
+    try:
+        old = s.matches(tid)
+        assert [(m["idx"], m["worker"], m["build"], m["scores"]) for m in old] == [
+            (0, "B", None, [1.0, -1.0]), (1, None, None, [1.0, -1.0])]
+        assert s.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == str(SCHEMA_VERSION)
+        # A match stored now records both.
+        s.add_match(tid, {**_record(0, 2), "worker": "A", "build": "0.1.0+abc"})
+        assert (s.matches(tid)[2]["worker"], s.matches(tid)[2]["build"]) == ("A", "0.1.0+abc")
+    finally:
+        s.close()
