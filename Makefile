@@ -39,7 +39,7 @@ system-deps:
 $(VENV)/.installed: pyproject.toml examples/pennies/pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q --config-settings editable_mode=compat -e '.[test,cluster]' -e examples/pennies \
+	PYTHONWARNINGS=ignore::UserWarning $(PY) -m pip install -q --config-settings editable_mode=compat -e '.[test,cluster]' -e examples/pennies \
 	  || $(PY) -m pip install -q -e '.[test,cluster]' -e examples/pennies
 	touch $@
 
