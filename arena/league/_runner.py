@@ -138,6 +138,11 @@ class LeagueRunner:
             self._waiting.append(vid)
         self._queue_changed.set()
 
+    def resumed(self, bot: int) -> None:
+        """A paused bot plays again: a version of it that became active meanwhile gets its placement now."""
+        for v in self.league.versions("v.bot=? AND v.state='active' AND v.store_bot IS NULL", (bot,)):
+            self._placement_send.send_nowait(v["id"])
+
     def start_now(self, game: str) -> None:
         self._now_games.add(game)
         self._run_now.set()

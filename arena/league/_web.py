@@ -606,6 +606,8 @@ async def bot_action(request: Request) -> Response:
     action = request.path_params["action"]
     if action in ("pause", "resume"):
         site.league.set_paused(bot["id"], action == "pause")
+        if action == "resume":
+            site.runner.resumed(bot["id"])
     elif action == "requarantine":
         if not auth.admin:
             raise HTTPException(403, "only an admin may re-run a quarantine")

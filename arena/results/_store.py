@@ -135,7 +135,15 @@ def write_problem(exc: BaseException, path: Path) -> str | None:
     text = str(exc)
     if code == SQLITE_FULL or "disk is full" in text:
         return f"the database {path} cannot grow: its disk is full"
-    if code == SQLITE_READONLY or "readonly" in text:
+    try:
+        mounted_ro = bool(os.statvfs(path.parent).f_flag & os.ST_RDONLY)
+    except OSError:
+        mounted_ro = False
+    if mounted_ro:
+        return (f"the database {path} is read-only: its filesystem is mounted read-only, and the arena writes "
+                "to the file and beside it (its -wal and -shm files); give a writable place")
+    if code == SQLITE_READONLY or "readonly" in text or (
+            code == SQLITE_CANTOPEN and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))):
         return (f"the database {path} is read-only: the file, its folder (where SQLite keeps its -wal and -shm "
                 "files) or its filesystem cannot be written by this process; make them writable")
     if code in (SQLITE_IOERR, SQLITE_CANTOPEN):
