@@ -64,6 +64,13 @@ def derive_seed(root: int | str, *labels: object) -> str:
     return hashlib.blake2b(text, key=key, digest_size=16).hexdigest()
 
 
+def pseudonyms(seed: int | str, seats: int) -> list[str]:
+    """The names the bots of one match are told, seat by seat: drawn from the
+    match's seed, so they say nothing of who plays (a league's quarantine and
+    its tournaments look alike to a bot), and a resumed match tells the same."""
+    return [f"player-{derive_seed(seed, 'name', seat)[:8]}" for seat in range(seats)]
+
+
 class ChanceStream(random.Random):
     """``random.Random``'s methods (``randrange``, ``sample``, ``shuffle``, ...)
     over a SHAKE-256 keystream keyed by a seed, instead of Mersenne Twister.

@@ -52,6 +52,14 @@ def serve_cmd(
     build_seconds: Annotated[float, typer.Option("--build-seconds", help="Time limit of a build command.")] = 120.0,
     submit_limit: Annotated[int, typer.Option("--submit-limit", help="Submissions per user per hour.")] = 20,
     max_upload_mb: Annotated[float, typer.Option("--max-upload-mb", help="Largest upload, MB.")] = 8.0,
+    pipeline_jobs: Annotated[int, typer.Option(
+        "--pipeline-jobs", help="Builds at once, and as many quarantines at once (one version per user at a time).")] = 2,
+    quarantine_seconds: Annotated[float, typer.Option(
+        "--quarantine-seconds", help="Time limit of a whole quarantine, every step together.")] = 600.0,
+    min_free_mb: Annotated[float, typer.Option(
+        "--min-free-mb", help="Free disk space (MB) below which submissions and tournaments wait.")] = 100.0,
+    pool_limit: Annotated[int, typer.Option(
+        "--pool-limit", help="Most versions of one user in one game's pool.")] = 8,
     sandbox: Annotated[Optional[str], typer.Option(help="none, basic or strict (default: the best that works).")] = None,
     secure_cookies: Annotated[bool, typer.Option("--secure-cookies", help="Mark cookies Secure (behind HTTPS).")] = False,
     demo: Annotated[bool, typer.Option("--demo", help="Add an admin 'demo' and submit the sample bots (once).")] = False,
@@ -79,6 +87,10 @@ def serve_cmd(
         check_range("--build-seconds", build_seconds, 1, 86400)
         check_range("--submit-limit", submit_limit, 1, 100_000)
         check_range("--max-upload-mb", max_upload_mb, 0.001, 1024)
+        check_range("--pipeline-jobs", pipeline_jobs, 1, 64)
+        check_range("--quarantine-seconds", quarantine_seconds, 1, 86400)
+        check_range("--min-free-mb", min_free_mb, 0, 1_000_000)
+        check_range("--pool-limit", pool_limit, 1, 10_000)
         certs = certs_folder(certs) if cluster else None
         check_cluster(cluster, "match", reach=True, certs=certs)
         options = ServeOptions(
@@ -87,6 +99,8 @@ def serve_cmd(
             rounds=rounds, timeout=timeout, quarantine_matches=quarantine_matches, build_seconds=build_seconds,
             placement_matches=placement_matches,
             submit_limit=submit_limit, max_upload_bytes=int(max_upload_mb * 2**20), sandbox=sandbox,
+            pipeline_jobs=pipeline_jobs, quarantine_seconds=quarantine_seconds,
+            min_free_bytes=int(min_free_mb * 2**20), pool_limit=pool_limit,
             secure_cookies=secure_cookies, demo=demo, check=check)
         code = serve(options)
     except UsageError as exc:

@@ -156,6 +156,9 @@ class League:
     def add_user(self, name: str, admin: bool = False) -> str:
         """A new user; returns its token (shown once: only its hash is kept)."""
         token = "arena_" + secrets.token_urlsafe(32)
+        same = self.db.execute("SELECT name FROM league_users WHERE lower(name)=lower(?)", (name,)).fetchone()
+        if same is not None:  # names are told apart regardless of case, as people read them
+            raise ValueError(f"there is already a user named {same[0]!r}")
         try:
             self.db.execute("INSERT INTO league_users (name, token_hash, admin, created) VALUES (?, ?, ?, ?)",
                             (name, digest(token), int(admin), time.time()))
@@ -206,15 +209,33 @@ class League:
     # -- bots and versions ---------------------------------------------------------
 
     def bot_for(self, owner: int, game: str, name: str) -> int:
-        """The bot ``name`` of ``game``, made for ``owner`` if new; another owner's is refused."""
-        row = self.db.execute("SELECT id, owner FROM league_bots WHERE game=? AND name=?", (game, name)).fetchone()
+        """The bot ``name`` of ``game``, made for ``owner`` if new; another owner's is refused.
+
+        Names are compared regardless of case (``Eq`` and ``eq`` would read as
+        one bot on the leaderboard); ``new`` only looks, it makes nothing."""
+        row = self.find_bot(game, name)
         if row is None:
             cur = self.db.execute("INSERT INTO league_bots (owner, game, name, created) VALUES (?, ?, ?, ?)",
                                   (owner, game, name, time.time()))
             return int(cur.lastrowid)
         if row[1] != owner:
-            raise PermissionError(f"the {game} bot {name!r} belongs to another user; choose another name")
+            raise PermissionError(f"the {game} bot {row[2]!r} belongs to another user (names are compared "
+                                  f"regardless of case), so {name!r} cannot be used; choose another name")
+        if row[2] != name:
+            raise ValueError(f"your {game} bot is spelled {row[2]!r}; send its new version under that name, "
+                             f"not {name!r} (names are compared regardless of case)")
         return int(row[0])
+
+    def find_bot(self, game: str, name: str) -> tuple[int, int, str] | None:
+        """(id, owner, name as first spelled) of the bot of ``game`` named ``name`` in any case."""
+        row = self.db.execute("SELECT id, owner, name FROM league_bots WHERE game=? AND lower(name)=lower(?)"
+                              " ORDER BY id LIMIT 1", (game, name)).fetchone()
+        return None if row is None else (int(row[0]), int(row[1]), str(row[2]))
+
+    def pool_count(self, owner: int, game: str) -> int:
+        """Versions of ``owner``'s bots in ``game``'s pool (active, paused bots included)."""
+        return self.db.execute("SELECT COUNT(*) FROM league_versions v JOIN league_bots b ON b.id=v.bot"
+                               " WHERE b.owner=? AND b.game=? AND v.state='active'", (owner, game)).fetchone()[0]
 
     def add_version(self, bot: int, sha256: str, kind: str, manifest: dict[str, Any]) -> int:
         self.db.execute("BEGIN IMMEDIATE")

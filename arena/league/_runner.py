@@ -43,6 +43,7 @@ from ..cluster import ClusterError, ClusterSession, open_cluster
 from ..tournament._run import Progress, run_tournament
 from ..tournament._plan import create_tournament, load_tournament, plan_tournament
 from ._db import League
+from ._disk import DiskWatch, no_room
 from ._uploads import BotManifest, UploadError, UploadLimits, run_argv, unpack
 
 BUILD_SCRIPT = (
@@ -68,6 +69,18 @@ class LeagueSettings:
     placement_matches: int = 60  # at most, in whole sets of bots (see arena.tournament._run.sample_sets)
     build_seconds: float = 120.0
     limits: UploadLimits = field(default_factory=UploadLimits)
+    pipeline_jobs: int = 2  # builds at once, and as many quarantines at once
+    quarantine_seconds: float = 600.0  # a quarantine's whole time, every step together
+    min_free: int = 100 * 2**20  # bytes of free disk below which the league stops writing
+    pool_limit: int = 8  # versions of one user in one game's pool
+
+
+#: A version is watched over its first PROBATION_MATCHES league matches; when
+#: PROBATION_FAULTS of them end with a fault of its own, it leaves the pool
+#: and is quarantined again; the second time, it is rejected.
+PROBATION_MATCHES, PROBATION_FAULTS = 5, 3
+#: How often the free disk space is looked at.
+DISK_CHECK_SECONDS = 1.0
 
 
 @dataclass(slots=True)
@@ -96,11 +109,23 @@ class LeagueRunner:
         self.live: dict[int, Live] = {}
         self._cluster: ClusterSession | None = None
         self.next_run: float = time.time() + settings.every
-        self._pipeline_send, self._pipeline_receive = trio.open_memory_channel[int](math.inf)
+        self.disk = DiskWatch([store.path.parent, store.data_dir], settings.min_free, log)
+        self._room = trio.Event()  # set while the disk has room
+        # The pipeline: versions waiting, in the order they arrived; the users
+        # with a version in the pipeline (one at a time each); a slot per
+        # build and per quarantine under way (trio's semaphores are first come,
+        # first served, so each stage keeps the order of arrival).
+        self._waiting: list[int] = []
+        self._busy_users: set[int] = set()
+        self._queue_changed = trio.Event()
+        self._build_slots = trio.Semaphore(settings.pipeline_jobs)
+        self._quarantine_slots = trio.Semaphore(settings.pipeline_jobs)
+        self._probation: dict[int, list[int]] = {}  # version -> [league matches, of them faulted], since active
         # Placements wait for the tournament lock on their own queue, so that a
         # long tournament does not hold up the builds and quarantines behind it.
         self._placement_send, self._placement_receive = trio.open_memory_channel[int](math.inf)
         self._run_now = trio.Event()
+        self._resume_pending = False  # room came back: tournaments stopped for lack of it play on
         self._now_games: set[str] = set()
         self.tournament_lock = trio.Lock()  # one tournament at a time: they share the workers
 
@@ -110,7 +135,14 @@ class LeagueRunner:
     # -- entry points (called by the web layer) ------------------------------------
 
     def submitted(self, vid: int) -> None:
-        self._pipeline_send.send_nowait(vid)
+        if vid not in self._waiting:
+            self._waiting.append(vid)
+        self._queue_changed.set()
+
+    def resumed(self, bot: int) -> None:
+        """A paused bot plays again: a version of it that became active meanwhile gets its placement now."""
+        for v in self.league.versions("v.bot=? AND v.state='active' AND v.store_bot IS NULL", (bot,)):
+            self._placement_send.send_nowait(v["id"])
 
     def start_now(self, game: str) -> None:
         self._now_games.add(game)
@@ -127,6 +159,8 @@ class LeagueRunner:
             self.log(f"Cluster: {self.settings.cluster}, {await self._cluster.wait_for_slots()} slot(s) for matches")
         try:
             async with trio.open_nursery() as nursery:
+                self._watch_disk_once()
+                nursery.start_soon(self._disk_watcher)
                 nursery.start_soon(self._pipeline)
                 nursery.start_soon(self._placements)
                 nursery.start_soon(self._scheduler)
@@ -135,16 +169,84 @@ class LeagueRunner:
             if self._cluster is not None:
                 await self._cluster.aclose()
 
+    # -- the disk ------------------------------------------------------------------
+
+    def _watch_disk_once(self) -> None:
+        if self.disk.check() is None:
+            self._room.set()
+        elif self._room.is_set():
+            self._room = trio.Event()
+
+    async def _disk_watcher(self) -> None:
+        while True:
+            had_room = self._room.is_set()
+            self._watch_disk_once()
+            if self._room.is_set() and not had_room:
+                # Tournaments stopped for lack of room play on from where they were.
+                self._resume_pending = True
+                self._run_now.set()
+            await trio.sleep(DISK_CHECK_SECONDS)  # a poll of statvfs: nothing signals free space
+
+    def out_of_room(self, exc: BaseException, what: str) -> None:
+        """A write failed for lack of space: the league waits for room (the watcher resumes it)."""
+        self.disk.failed(exc, what)
+        if self._room.is_set():
+            self._room = trio.Event()
+
+    async def wait_for_room(self) -> None:
+        while not self._room.is_set():
+            await self._room.wait()
+
+    # -- the pipeline ----------------------------------------------------------------
+
     async def _pipeline(self) -> None:
+        """Start each waiting version, in the order they arrived, as soon as its
+        owner has no other version in the pipeline; the stages bound how many
+        builds and quarantines run at once."""
         # Versions left half-way by a server that stopped go through again.
         for v in self.league.versions("v.state IN ('received', 'built', 'quarantined')"):
-            self._pipeline_send.send_nowait(v["id"])
-        async for vid in self._pipeline_receive:
-            try:
-                await self.process(vid)
-            except Exception as exc:  # an arena bug must not stop the league
-                self.league.set_state(vid, "rejected", f"internal error in the arena (not the bot's fault): {exc!r}")
+            self.submitted(v["id"])
+        async with trio.open_nursery() as nursery:
+            while True:
+                started = False
+                for vid in list(self._waiting):
+                    v = self.league.version(vid)
+                    if v is None:
+                        self._waiting.remove(vid)
+                        continue
+                    if v["owner"] in self._busy_users:
+                        continue
+                    self._waiting.remove(vid)
+                    self._busy_users.add(v["owner"])
+                    nursery.start_soon(self._process_one, vid, v["owner"])
+                    started = True
+                if not started:
+                    await self._queue_changed.wait()
+                    self._queue_changed = trio.Event()
+
+    async def _process_one(self, vid: int, owner: int) -> None:
+        try:
+            await self.process(vid)
+        except Exception as exc:  # an arena bug (or a full disk) must not stop the league
+            if no_room(exc):
+                self.out_of_room(exc, f"the pipeline of version {vid}")
+                self._waiting.insert(0, vid)  # it goes on from its state once there is room
+            else:
+                self._try(lambda: self.league.set_state(
+                    vid, "rejected", f"internal error in the arena (not the bot's fault): {exc!r}"))
                 self.log(f"arena: internal error while processing version {vid}: {exc!r}")
+        finally:
+            self._busy_users.discard(owner)
+            self._queue_changed.set()
+
+    def _try(self, write: Callable[[], Any]) -> None:
+        """A write that may itself fail for lack of room; then the disk state says so."""
+        try:
+            write()
+        except Exception as exc:
+            if not no_room(exc):
+                raise
+            self.out_of_room(exc, "a write to the database")
 
     async def _placements(self) -> None:
         # An active version that never entered a tournament (the server
@@ -152,29 +254,60 @@ class LeagueRunner:
         for v in self.league.versions("v.state='active' AND v.store_bot IS NULL"):
             self._placement_send.send_nowait(v["id"])
         async for vid in self._placement_receive:
+            await self.wait_for_room()
             try:
                 await self.placement(vid)
             except Exception as exc:  # an arena bug must not stop the league
-                self.log(f"arena: internal error in the placement of version {vid}: {exc!r}")
+                if no_room(exc):
+                    self.out_of_room(exc, f"the placement of version {vid}")
+                    self._placement_send.send_nowait(vid)  # once there is room
+                else:
+                    self.log(f"arena: internal error in the placement of version {vid}: {exc!r}")
 
     async def _scheduler(self) -> None:
+        await self.wait_for_room()
         await self._resume_unfinished()
         while True:
             with trio.move_on_at(trio.current_time() + max(0.0, self.next_run - time.time())):
                 await self._run_now.wait()
-            games = sorted(self._now_games) if self._run_now.is_set() else self.settings.games
-            manual = self._run_now.is_set()
+            woken = self._run_now.is_set()
             self._run_now = trio.Event()
+            if self._resume_pending:
+                self._resume_pending = False
+                await self._resume_unfinished()
+                if not self._now_games and time.time() < self.next_run:
+                    continue  # woken only to resume
+            manual = woken and bool(self._now_games)
+            games = sorted(self._now_games) if manual else self.settings.games
             self._now_games = set()
             if not manual:
                 self.next_run = time.time() + self.settings.every
+            if not self._room.is_set():
+                # Paused: a tournament would only fill the disk further.
+                self.log(f"No {'manual' if manual else 'scheduled'} tournament: {self.disk.problem}")
+                continue
             for game in games:
-                await self.tournament(game, "manual" if manual else "scheduled")
+                try:
+                    await self.tournament(game, "manual" if manual else "scheduled")
+                except Exception as exc:  # the scheduler goes on whatever one tournament met
+                    if no_room(exc):
+                        self.out_of_room(exc, f"a tournament of {game}")
+                    else:
+                        self.log(f"arena: internal error in a tournament of {game}: {exc!r}")
+
+    def next_tournament(self) -> tuple[float | None, str]:
+        """When the next scheduled tournament starts, as a time and in words (for the pages)."""
+        if self.disk.problem is not None:
+            return None, f"paused while {self.disk.problem}"
+        if self.next_run <= time.time():
+            # The schedule fell behind a long tournament: the next one starts when it ends.
+            return None, "as soon as the tournament in play ends" if self.live else "now"
+        return self.next_run, ""
 
     async def _resume_unfinished(self) -> None:
         kinds = self.league.tournament_kinds()
         for t in self.store.tournaments():
-            if t["status"] == "running" and t["id"] in kinds:
+            if t["status"] == "running" and t["id"] in kinds and t["id"] not in self.live:
                 self.log(f"Resuming tournament {t['id']} ({t['game']}, {kinds[t['id']][0]})")
                 try:
                     config, plugin = load_tournament(self.store, t["id"], self.settings.jobs)
@@ -190,14 +323,26 @@ class LeagueRunner:
         if v is None:
             return
         if v["state"] == "received":
-            if not await self._build(v):
-                return
+            await self.wait_for_room()
+            async with self._build_slots:
+                if not await self._build(v):
+                    return
             v = self.league.version(vid)
         if v["state"] == "built":
-            if not await self._quarantine(v):
-                return
+            await self.wait_for_room()
+            async with self._quarantine_slots:
+                if not await self._quarantine(v):
+                    return
             v = self.league.version(vid)
         if v["state"] == "quarantined":
+            # The owner's cap on the pool, counted without the version this one replaces.
+            replaced = len(self.league.versions("v.bot=? AND v.state='active'", (v["bot"],)))
+            cap = self.settings.pool_limit
+            if self.league.pool_count(v["owner"], v["game"]) - replaced >= cap:
+                self.league.set_state(vid, "rejected", f"passed its quarantine, but its owner already has {cap} "
+                                                       f"versions in the {v['game']} pool, the most one user may "
+                                                       "have; retire one and submit again")
+                return
             self._activate(v)
             self._placement_send.send_nowait(vid)
 
@@ -273,21 +418,40 @@ class LeagueRunner:
             self.league.set_state(v["id"], "rejected", str(exc))
             return False
         plan.candidate = BotSpec(command=plan.candidate.command, argv=plan.candidate.argv, name=v["label"])
+        plan.pseudonyms = True  # as in the league's tournaments: the bot cannot tell the two apart by names
         steps: list[dict[str, Any]] = []
+        done_lines = lambda: [f"step {s['number']} {s['status']} {s['title']}: {s['summary']}"  # noqa: E731
+                              for s in steps]
+        where = {"text": "starting"}
 
         def on_step(step: StepResult) -> None:
             steps.append({"number": step.number, "title": step.title, "status": step.status,
                           "summary": step.summary, "details": step.details})
-            self._step(v, "quarantine", "RUNNING", f"step {step.number}: {step.status} {step.title}",
-                       details=[f"step {s['number']} {s['status']} {s['title']}: {s['summary']}" for s in steps])
+            where["text"] = f"step {step.number} {step.status}: {step.title}"
+            self._step(v, "quarantine", "RUNNING", where["text"], details=done_lines())
+
+        def on_match(step: int, done: int, total: int) -> None:
+            # Progress within a step: a slow bot's quarantine is seen moving.
+            where["text"] = f"step {step}: {done} of {total} matches played"
+            self._step(v, "quarantine", "RUNNING", where["text"], details=done_lines())
 
         work = self.files / "work" / f"v{v['id']}-quarantine"
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(mode=0o700)
+        limit = self.settings.quarantine_seconds
         try:
-            report = await run_quarantine(plan, work, on_step, self.host)
+            with trio.move_on_after(limit) as scope:
+                report = await run_quarantine(plan, work, on_step, self.host, on_match)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+        if scope.cancelled_caught:
+            summary = (f"it took longer than {limit:g} s in all, the league's limit for a whole quarantine "
+                       f"(stopped at {where['text']}); a bot that answers well within the {plan.timeout:g} s "
+                       "per reply is expected")
+            self._step(v, "quarantine", "FAIL", summary, details=done_lines())
+            self.league.set_state(v["id"], "rejected", f"quarantine stopped: {summary}")
+            self.log(f"Quarantine of {v['label']} ({v['game']}) stopped after {limit:g} s")
+            return False
         failed = report.failed_step
         details = []
         for s in steps:
@@ -308,7 +472,36 @@ class LeagueRunner:
         for old in self.league.versions("v.bot=? AND v.state='active'", (v["bot"],)):
             self.league.set_state(old["id"], "retired", f"replaced by v{v['number']}")
         self.league.set_state(v["id"], "active")
+        self._probation[v["id"]] = [0, 0]
         self.log(f"Active: {v['label']} ({v['game']})")
+
+    def _on_league_match(self, vid: int, faulted: bool) -> None:
+        """One league match of ``vid`` ended: a new version that faults in its first
+        matches leaves the pool and is quarantined again (rejected the second time)."""
+        watch = self._probation.get(vid)
+        if watch is None:
+            return
+        watch[0] += 1
+        watch[1] += int(faulted)
+        if watch[1] < PROBATION_FAULTS:
+            if watch[0] >= PROBATION_MATCHES:
+                del self._probation[vid]  # it passed its first matches
+            return
+        del self._probation[vid]
+        v = self.league.version(vid)
+        if v is None or v["state"] != "active":
+            return
+        summary = (f"a fault of its own in {watch[1]} of its first {watch[0]} league matches, after passing "
+                   "its quarantine")
+        again = any(s["name"] == "probation" for s in v["steps"])
+        self._step(v, "probation", "FAIL", summary)
+        if again:
+            self.league.set_state(vid, "rejected", f"{summary}, for the second time")
+            self.log(f"Rejected: {v['label']} ({v['game']}): {summary}, for the second time")
+            return
+        self.league.set_state(vid, "built", f"out of the pool and quarantined again: {summary}")
+        self.log(f"Out of the pool, quarantined again: {v['label']} ({v['game']}): {summary}")
+        self.submitted(vid)
 
     # -- tournaments -----------------------------------------------------------------
 
@@ -345,7 +538,13 @@ class LeagueRunner:
         except UsageError as exc:
             self.log(f"No {kind} tournament of {game}: {exc}")
             return None
+        config.pseudonyms = True
         async with self.tournament_lock:
+            # The free space is looked at again now: the lock may have been held for long.
+            if (problem := self.disk.check()) is not None:
+                self._watch_disk_once()
+                self.log(f"No {kind} tournament of {game}: {problem}")
+                return None
             tid = create_tournament(self.store, config)
             self.league.add_tournament(tid, kind, version)
             for p, entrant in zip(pool, self.store.tournament(tid)["entrants"]):
@@ -356,14 +555,21 @@ class LeagueRunner:
 
     async def _play(self, config: Any, plugin: Any, tid: int, kind: str, locked: bool = False) -> None:
         config.seat_for(plugin)
+        config.pseudonyms = True  # a tournament stored before the league told pseudonyms tells them now
         live = Live(tid=tid, game=config.game, kind=kind, total=len(config.pairings()))
         live.done = len(self.store.done_positions(tid))
         self.live[tid] = live
         progress = Progress(total=live.total)
+        by_label = {v["label"]: v["id"] for v in self.league.versions("b.game=?", (config.game,))}
+        entrant_version = [by_label.get(b.name) for b in config.bots]
 
         def on_finish(match_id: int, p: Any, names: list[str], record: Any) -> None:
             live.done += 1
             live.faults += len(record.faults)
+            faulted = {f["seat"] for f in record.faults}
+            for seat, entrant in enumerate(p.seats):
+                if entrant_version[entrant] is not None:
+                    self._on_league_match(entrant_version[entrant], seat in faulted)
 
         progress.on_finish = on_finish
         self.log(f"Started tournament {tid} ({config.game}, {kind}, {len(config.bots)} bots, {live.total} matches)")
@@ -379,6 +585,15 @@ class LeagueRunner:
                                          sync_wait=self.host.sync_wait)
         except ClusterError as exc:
             self.log(f"arena: tournament {tid} stopped: {exc}; it resumes at the next start")
+            return
+        except Exception as exc:
+            # A full disk stops the tournament, never the server: it plays on
+            # once there is room. Any other error is the arena's, logged.
+            if no_room(exc) or self.disk.check() is not None:
+                self.out_of_room(exc, f"tournament {tid}")
+                self.log(f"Tournament {tid} stopped for lack of room ({exc!r}); it plays on once there is room")
+            else:
+                self.log(f"arena: internal error in tournament {tid}: {exc!r}; it resumes at the next start")
             return
         finally:
             self.live.pop(tid, None)

@@ -15,7 +15,8 @@ import trio
 from .._checks import UsageError, game_params, parse_param
 from .._plan import check_limits, load_plugin
 from ..play._host import open_host
-from ..quarantine._manifest import games_with_manifests
+from ..quarantine._manifest import ManifestError, games_with_manifests, manifest_of
+from ..quarantine._run import make_plan
 from ..sandbox import SandboxUnavailable, resolve_level
 from ..results._store import open_store
 from ._db import League
@@ -44,10 +45,33 @@ class ServeOptions:
     build_seconds: float = 120.0
     submit_limit: int = 20
     max_upload_bytes: int = 8 * 2**20
+    pipeline_jobs: int = 2
+    quarantine_seconds: float = 600.0
+    min_free_bytes: int = 100 * 2**20
+    pool_limit: int = 8
     sandbox: str | None = None
     secure_cookies: bool = False
     demo: bool = False
     check: bool = False  # validate the options and stop
+
+
+def _check_quarantine(game: str, options: ServeOptions) -> None:
+    """The league's quarantine of ``game`` can run with these options (else every
+    submission would be refused for what is the organiser's choice, not the bot's)."""
+    plugin = load_plugin(game)
+    try:
+        manifest = manifest_of(plugin)
+    except ManifestError as exc:
+        raise UsageError(f"--game {game}: {exc}") from None
+    seats = manifest.seats or plugin.spec.max_seats
+    if options.quarantine_matches < seats:
+        raise UsageError(f"--quarantine-matches {options.quarantine_matches} is fewer than the {seats} seats of "
+                         f"{game}: a quarantine plays the bot once in every seat, so at least {seats} is expected")
+    try:
+        make_plan(game, "true", matches=options.quarantine_matches, timeout=options.timeout,
+                  params=options.params.get(game))
+    except ValueError as exc:
+        raise UsageError(f"the quarantine of {game} cannot run with these options: {exc}") from None
 
 
 def log(text: str) -> None:
@@ -68,6 +92,8 @@ def serve(options: ServeOptions) -> int:
         except UsageError as exc:
             raise UsageError(f"--param {g}.…: {exc}") from None
     check_limits(timeout=options.timeout, startup_timeout=10.0, budget=None)
+    for g in games:
+        _check_quarantine(g, options)
     if options.check:
         level = resolve_level(options.sandbox, untrusted=True, warn=log)
         where = f"cluster {options.cluster}" if options.cluster else f"jobs {options.jobs}"
@@ -95,7 +121,9 @@ def serve(options: ServeOptions) -> int:
         cluster_certs=options.cluster_certs, sandbox=host.level, games=games, params=options.params,
         rounds=options.rounds, timeout=options.timeout, quarantine_matches=options.quarantine_matches,
         placement_matches=options.placement_matches,
-        build_seconds=options.build_seconds, limits=UploadLimits(max_upload_bytes=options.max_upload_bytes))
+        build_seconds=options.build_seconds, limits=UploadLimits(max_upload_bytes=options.max_upload_bytes),
+        pipeline_jobs=options.pipeline_jobs, quarantine_seconds=options.quarantine_seconds,
+        min_free=options.min_free_bytes, pool_limit=options.pool_limit)
     runner = LeagueRunner(league, store, host, settings, log=log)
     site = Site(league, runner, submit_limit=options.submit_limit, secure_cookies=options.secure_cookies)
     log(f"Sandbox: {host.describe()}")

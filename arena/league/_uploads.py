@@ -62,6 +62,8 @@ class Unpacked:
 
 MANIFEST = "arena.toml"
 MAX_MANIFEST_BYTES = 16 * 2**10
+#: the longest run or build command: a command line, not a script
+MAX_COMMAND = 1000
 # Below this, ratio says nothing: a few KB of source compress 10x easily.
 _RATIO_FLOOR = 2**20
 _CHUNK = 64 * 2**10
@@ -147,6 +149,15 @@ def inspect_upload(data: bytes, filename: str, limits: UploadLimits = UploadLimi
     if kind == "file":
         _file_name(filename, limits)
     return kind
+
+
+def bot_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a bot (a sentence), or None. The whole string
+    must match: a trailing newline or an invisible character is refused."""
+    if _BOT_NAME.fullmatch(name):
+        return None
+    return (f"bot name {name!r} is not usable: 1 to 40 letters, digits, '_', '.' or '-' (ASCII), starting with a "
+            "letter or digit, and nothing else (no spaces, line breaks or invisible characters) is expected")
 
 
 # -- single files ------------------------------------------------------------
@@ -526,6 +537,9 @@ def _parse_manifest(content: bytes | int, where: str) -> BotManifest:
             raise UploadError(f"{where} key {key!r} is {_a(value)}; a string is expected")
         if _CONTROL.search(value):
             raise UploadError(f"{where} key {key!r} contains a control character; one line of plain text is expected")
+        if len(value) > MAX_COMMAND:
+            raise UploadError(f"{where} key {key!r} is {len(value)} characters long; at most {MAX_COMMAND} is expected "
+                              "(a longer build belongs in a script inside the archive)")
     if "run" not in table:
         raise UploadError(f"{where} has no 'run' key; at least {_MANIFEST_EXAMPLE} is expected")
     run, build = table["run"], table.get("build")

@@ -34,6 +34,7 @@ from typing import Any
 import trio
 from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
@@ -46,13 +47,34 @@ from ..results._store import shown_seed
 from ._db import League
 from ._ratings import Ratings
 from ._runner import LeagueRunner
-from ._uploads import BlobStore, UploadError, inspect_upload, unpack
+from ..results._store import write_problem
+from ._disk import no_room
+from ._uploads import BlobStore, UploadError, bot_name_problem, inspect_upload, unpack
 
 HERE = Path(__file__).parent
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 TRANSCRIPT_LINES = 50_000  # read at most this much of one transcript
 WINDOW = 100  # lines shown on each side of the current step
 SESSION_COOKIE, LOGIN_COOKIE = "arena_session", "arena_login_csrf"
+#: The largest body of a request that is not an upload (a form of a few fields), and
+#: how long any body may take to arrive; an upload's is --max-upload-mb and UPLOAD_SECONDS.
+FORM_BYTES, FORM_SECONDS, UPLOAD_SECONDS = 64 * 1024, 30.0, 120.0
+UPLOAD_PATHS = ("/api/bots", "/submit")
+
+
+class IdConvertor(Convertor):
+    """A row id in a path: at most 18 digits, so that every id SQLite can be
+    asked about fits its 64-bit integers; a longer one matches no route (404)."""
+
+    regex = "[0-9]{1,18}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        return str(value)
+
+
+register_url_convertor("id", IdConvertor())
 
 
 class RateLimit:
@@ -141,7 +163,7 @@ def _render(site: Site, request: Request, template: str, data: dict[str, Any], a
             status: int = 200) -> Response:
     if _api(request):
         return JSONResponse(data, status_code=status)
-    context = {"request": request, "me": auth.user, "csrf": auth.csrf, **data}
+    context = {"request": request, "me": auth.user, "csrf": auth.csrf, "paused": site.runner.disk.problem, **data}
     return site.templates.TemplateResponse(request, template, context, status_code=status)
 
 
@@ -159,9 +181,14 @@ def _games(site: Site) -> list[dict[str, Any]]:
 async def home(request: Request) -> Response:
     site: Site = request.app.state.site
     auth = _auth(site, request)
-    data = {"games": _games(site), "next_tournament": site.runner.next_run,
-            "live": [asdict(lv) for lv in site.runner.live.values()]}
+    data = {"games": _games(site), **_schedule(site), "live": [asdict(lv) for lv in site.runner.live.values()]}
     return _render(site, request, "home.html", data, auth)
+
+
+def _schedule(site: Site) -> dict[str, Any]:
+    """The next scheduled tournament (a time, or None and words why not), and why work is paused, if it is."""
+    when, words = site.runner.next_tournament()
+    return {"next_tournament": when, "next_tournament_words": words, "paused": site.runner.disk.problem}
 
 
 async def leaderboard(request: Request) -> Response:
@@ -173,7 +200,7 @@ async def leaderboard(request: Request) -> Response:
     rows = site.ratings.table(game)
     waiting = [{"bot": v["bot"], "label": v["label"], "owner": v["owner_name"], "state": v["state"]}
                for v in site.league.versions("b.game=? AND v.state IN ('received','built','quarantined')", (game,))]
-    data = {"game": game, "rows": rows, "waiting": waiting, "next_tournament": site.runner.next_run}
+    data = {"game": game, "rows": rows, "waiting": waiting, **_schedule(site)}
     return _render(site, request, "leaderboard.html", data, auth)
 
 
@@ -256,9 +283,7 @@ async def match_page(request: Request) -> Response:
     # Read (and cached) off the event loop: a long transcript must not stall
     # the tournament the same loop is running.
     lines = await trio.to_thread.run_sync(_transcript, m.get("transcript"))
-    step = request.query_params.get("step", "")
-    step_i = int(step) if step.isdigit() and lines else 0
-    step_i = min(step_i, max(len(lines) - 1, 0))
+    step_i = min(_line_number(request, "step"), max(len(lines) - 1, 0))
     first = max(0, step_i - WINDOW)
     defaults = load_game(t["game"]).Params().model_dump(mode="json")
     # Names as `arena play` takes them (no spaces), each bot a file the reader has.
@@ -283,6 +308,17 @@ async def match_page(request: Request) -> Response:
         "current": lines[step_i] if lines else None, "step": step_i, "permalink": f"/matches/{m['id']}",
     }
     return _render(site, request, "match.html", data, auth)
+
+
+def _line_number(request: Request, key: str) -> int:
+    """A query value that is a line number (0 when absent); 400 in words when it is not one."""
+    given = request.query_params.get(key, "")
+    if given == "":
+        return 0
+    if not re.fullmatch(r"[0-9]{1,9}", given):
+        shown = given if len(given) <= 20 else given[:20] + f"... ({len(given)} characters)"
+        raise HTTPException(400, f"?{key}= takes a line number of the transcript (0, 1, 2, ...), not {shown!r}")
+    return int(given)
 
 
 @functools.lru_cache(maxsize=64)
@@ -341,8 +377,7 @@ async def tournaments_page(request: Request) -> Response:
                      "playing": live is not None, "seed": shown_seed(t)})
         if len(rows) >= 100:
             break
-    data = {"tournaments": rows, "games": site.runner.settings.games, "next_tournament": site.runner.next_run,
-            "admin": auth.admin}
+    data = {"tournaments": rows, "games": site.runner.settings.games, **_schedule(site), "admin": auth.admin}
     return _render(site, request, "tournaments.html", data, auth)
 
 
@@ -418,6 +453,7 @@ def submit_bot(site: Site, user: dict[str, Any], game: str, name: str, filename:
     """
     limits = site.runner.settings.limits
     games = site.runner.settings.games
+    _refuse_without_room(site, "a submission")
     # Every attempt counts, refused ones too: unpacking costs the server, not the sender.
     if limited and not site.submits.allow(f"user{user['id']}"):
         raise HTTPException(429, f"at most {site.submits.count} submissions an hour; try again later")
@@ -427,33 +463,74 @@ def submit_bot(site: Site, user: dict[str, Any], game: str, name: str, filename:
         raise HTTPException(413 if len(data) > limits.max_upload_bytes else 400, str(exc)) from None
     work = site.runner.files / "work" / f"upload-{secrets.token_hex(8)}"
     try:
-        try:
-            unpacked = unpack(data, filename, work, limits)
-        except UploadError as exc:
-            raise HTTPException(400, str(exc)) from None
-        manifest = unpacked.manifest
-        if game and manifest.game and manifest.game != game:
-            raise HTTPException(400, f"the form says game {game!r} but arena.toml says {manifest.game!r}")
-        game = game or manifest.game or ""
-        if game not in games:
-            raise HTTPException(400, f"game {game!r} is not played in this league (it plays {', '.join(games)})")
-        name = name or manifest.name or ""
-        if not NAME_RE.match(name):
-            raise HTTPException(400, f"bot name {name!r} is not usable: 1 to 40 letters, digits, '_', '.' "
-                                     "or '-', starting with a letter or digit")
-        try:
-            bot = site.league.bot_for(user["id"], game, name)
-        except PermissionError as exc:
-            raise HTTPException(403, str(exc)) from None
-        sha = site.blobs.put(data)
-        vid = site.league.add_version(bot, sha, unpacked.kind, {"run": manifest.run, "build": manifest.build})
-        work.rename(site.runner.bot_folder(vid))
+        vid, bot, game = _store_upload(site, user, game, name, filename, data, work)
+    except HTTPException:
+        raise
+    except Exception as exc:
+        if not no_room(exc):
+            raise
+        # Nothing of it is kept (the work folder goes; a blob is whole or absent).
+        site.runner.out_of_room(exc, f"the upload of {filename!r}")
+        raise HTTPException(507, _refusal(site, "a submission")) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     site.runner.submitted(vid)
     v = site.league.version(vid)
     return {"bot": bot, "version": vid, "number": v["number"], "label": v["label"], "game": game,
             "state": v["state"], "url": f"/bots/{bot}"}
+
+
+def _refusal(site: Site, what: str) -> str:
+    return site.runner.disk.refusal(what) or f"{what} is refused for now: the league's disk is full"
+
+
+def _refuse_without_room(site: Site, what: str) -> None:
+    """507 with a sentence while the league has no room to write."""
+    if site.runner.disk.refusal(what) is not None:
+        raise HTTPException(507, _refusal(site, what))
+
+
+def _store_upload(site: Site, user: dict[str, Any], game: str, name: str, filename: str, data: bytes,
+                  work: Path) -> tuple[int, int, str]:
+    """Unpack and store one upload as a new version: (version, bot, game)."""
+    limits = site.runner.settings.limits
+    games = site.runner.settings.games
+    try:
+        unpacked = unpack(data, filename, work, limits)
+    except UploadError as exc:
+        raise HTTPException(400, str(exc)) from None
+    manifest = unpacked.manifest
+    if game and manifest.game and manifest.game != game:
+        raise HTTPException(400, f"the form says game {game!r} but arena.toml says {manifest.game!r}")
+    game = game or manifest.game or ""
+    if game not in games:
+        raise HTTPException(400, f"game {game!r} is not played in this league (it plays {', '.join(games)})")
+    name = name or manifest.name or ""
+    if (problem := bot_name_problem(name)) is not None:
+        raise HTTPException(400, problem)
+    found = site.league.find_bot(game, name)
+    if found is None or (found[1] == user["id"]
+                         and not site.league.versions("v.bot=? AND v.state='active'", (found[0],))):
+        # A bot with no version in the pool would add one: the owner's cap counts it.
+        _check_pool_room(site, user["id"], game, f"a new bot {name!r}")
+    try:
+        bot = site.league.bot_for(user["id"], game, name)
+    except PermissionError as exc:
+        raise HTTPException(403, str(exc)) from None
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from None
+    sha = site.blobs.put(data)
+    vid = site.league.add_version(bot, sha, unpacked.kind, {"run": manifest.run, "build": manifest.build})
+    work.rename(site.runner.bot_folder(vid))
+    return vid, bot, game
+
+
+def _check_pool_room(site: Site, owner: int, game: str, what: str) -> None:
+    cap = site.runner.settings.pool_limit
+    have = site.league.pool_count(owner, game)
+    if have >= cap:
+        raise HTTPException(400, f"{what} would add to your {have} versions in the {game} pool, and one user may "
+                                 f"have at most {cap} there; retire one of them first (from its bot's page)")
 
 
 async def _upload(request: Request, site: Site, auth: Auth) -> tuple[Any, bytes, str]:
@@ -475,6 +552,7 @@ async def api_submit(request: Request) -> Response:
     site: Site = request.app.state.site
     auth = _auth(site, request)
     user = _need_user(auth)
+    _refuse_without_room(site, "a submission")  # before the upload is read
     form, data, filename = await _upload(request, site, auth)
     out = submit_bot(site, user, str(form.get("game", "")), str(form.get("name", "")), filename, data)
     return JSONResponse(out, status_code=201)
@@ -486,15 +564,21 @@ async def submit_page(request: Request) -> Response:
     if request.method == "GET":
         if auth.user is None:
             return RedirectResponse("/login", status_code=303)
-        return _render(site, request, "submit.html", {"games": site.runner.settings.games, "error": None}, auth)
+        return _render(site, request, "submit.html", {"games": site.runner.settings.games, "error": None,
+                                                      "game": "", "name": ""}, auth)
     user = _need_user(auth)
+    form = None
     try:
+        _refuse_without_room(site, "a submission")
         form, data, filename = await _upload(request, site, auth)
         out = submit_bot(site, user, str(form.get("game", "")), str(form.get("name", "")), filename, data)
     except HTTPException as exc:
         if exc.status_code in (401, 403) and "CSRF" in str(exc.detail):
             raise
-        return _render(site, request, "submit.html", {"games": site.runner.settings.games, "error": exc.detail},
+        # The form comes back as it was sent (but the file, which a browser never refills).
+        given = {"game": str(form.get("game", "")), "name": str(form.get("name", ""))} if form else {}
+        return _render(site, request, "submit.html", {"games": site.runner.settings.games, "error": exc.detail,
+                                                      "game": given.get("game", ""), "name": given.get("name", "")},
                        auth, status=exc.status_code)
     return RedirectResponse(out["url"], status_code=303)
 
@@ -522,6 +606,8 @@ async def bot_action(request: Request) -> Response:
     action = request.path_params["action"]
     if action in ("pause", "resume"):
         site.league.set_paused(bot["id"], action == "pause")
+        if action == "resume":
+            site.runner.resumed(bot["id"])
     elif action == "requarantine":
         if not auth.admin:
             raise HTTPException(403, "only an admin may re-run a quarantine")
@@ -546,6 +632,7 @@ async def version_action(request: Request) -> Response:
     if action == "reinstate":
         if v["state"] != "retired":
             raise HTTPException(400, f"{v['label']} is {v['state']}; only a retired version can be put back in the pool")
+        _check_pool_room(site, v["owner"], v["game"], f"putting {v['label']} back")
         site.league.set_state(v["id"], "active", "put back in the pool by its owner")
     elif action == "retire":
         if v["state"] != "active":
@@ -568,6 +655,7 @@ async def start_tournament(request: Request) -> Response:
     game = str(form.get("game", ""))
     if game not in site.runner.settings.games:
         raise HTTPException(400, f"game {game!r} is not played in this league")
+    _refuse_without_room(site, "a tournament")
     site.runner.start_now(game)
     if _api(request):
         return JSONResponse({"started": game}, status_code=202)
@@ -584,17 +672,75 @@ async def style(request: Request) -> Response:
 
 async def _error(request: Request, exc: Exception) -> Response:
     site: Site = request.app.state.site
-    status = exc.status_code if isinstance(exc, HTTPException) else 500
-    detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
+    if isinstance(exc, HTTPException):
+        status, detail = exc.status_code, exc.detail
+        if status == 404 and detail == "Not Found":  # Starlette's own: no route matched
+            detail = f"there is no page at {request.url.path[:200]!r} (an id too long for any row is one of those)"
+    elif no_room(exc):
+        site.runner.out_of_room(exc, f"{request.method} {request.url.path[:100]}")
+        status, detail = 507, _refusal(site, "this request")
+    elif (problem := write_problem(exc, site.store.path)) is not None:
+        status, detail = 503, f"this request could not be answered: {problem}"
+        site.runner.log(f"arena: {request.method} {request.url.path[:100]}: {problem}")
+    else:
+        status = 500
+        detail = (f"the server met an error it did not expect ({type(exc).__name__}) while answering "
+                  f"{request.method} {request.url.path[:100]}; it is in the server's log. Nothing you sent was at "
+                  "fault, and other pages still work.")
     if _api(request):
         return JSONResponse({"error": detail, "status": status}, status_code=status)
     try:
         auth = _auth(site, request)
-    except HTTPException:
+    except Exception:  # the database itself may be what failed
         auth = Auth(None, None)
     return site.templates.TemplateResponse(
         request, "error.html", {"request": request, "me": auth.user, "csrf": auth.csrf, "status": status,
-                                "detail": detail}, status_code=status)
+                                "detail": detail, "paused": site.runner.disk.problem}, status_code=status)
+
+
+class _Bodies:
+    """A limit on every request's body: its declared length is checked before
+    any of it is read, what arrives is counted against that and the route's
+    cap, and the whole body must arrive within a time limit."""
+
+    def __init__(self, app: Any, upload_bytes: int) -> None:
+        self.app, self.upload_bytes = app, upload_bytes
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        upload = scope["path"] in UPLOAD_PATHS
+        cap = self.upload_bytes if upload else FORM_BYTES
+        what = "an upload" if upload else f"a request to {scope['path'][:100]}"
+        declared: int | None = None
+        for key, value in scope.get("headers", []):
+            if key == b"content-length" and value.isdigit():
+                declared = int(value)
+        deadline = trio.current_time() + (UPLOAD_SECONDS if upload else FORM_SECONDS)
+        got = 0
+
+        async def capped() -> Any:
+            nonlocal got
+            # Raised from the handler's read: the app answers it like any refusal, in words.
+            if declared is not None and declared > cap:
+                raise HTTPException(413, f"{what} may carry at most {_bytes(cap)}; this one declares "
+                                         f"{_bytes(declared)}, and none of it was read")
+            with trio.move_on_at(deadline):
+                message = await receive()
+                if message["type"] == "http.request":
+                    got += len(message.get("body", b""))
+                    if got > cap or (declared is not None and got > declared):
+                        raise HTTPException(413, f"{what} may carry at most {_bytes(cap)}; more was sent")
+                return message
+            raise HTTPException(408, f"{what}'s body did not arrive within "
+                                     f"{UPLOAD_SECONDS if upload else FORM_SECONDS:g} s ({_bytes(got)} of "
+                                     f"{_bytes(declared) if declared is not None else 'an unknown length'} came)")
+
+        await self.app(scope, capped, send)
+
+
+def _bytes(n: int) -> str:
+    return f"{n / 2**20:.1f} MB" if n >= 2**20 else f"{n / 2**10:.0f} KB" if n >= 2**10 else f"{n} bytes"
 
 
 class _Headers:
@@ -628,13 +774,13 @@ def make_app(site: Site) -> Any:
     for path, handler, methods in (
         ("/", home, ["GET"]),
         ("/games/{game}", leaderboard, ["GET"]),
-        ("/bots/{bot:int}", bot_page, ["GET"]),
-        ("/versions/{version:int}/h2h", head_to_head, ["GET"]),
-        ("/matches/{match:int}", match_page, ["GET"]),
+        ("/bots/{bot:id}", bot_page, ["GET"]),
+        ("/versions/{version:id}/h2h", head_to_head, ["GET"]),
+        ("/matches/{match:id}", match_page, ["GET"]),
         ("/tournaments", tournaments_page, ["GET"]),
-        ("/tournaments/{tournament:int}", tournament_page, ["GET"]),
-        ("/bots/{bot:int}/{action}", bot_action, ["POST"]),
-        ("/versions/{version:int}/{action}", version_action, ["POST"]),
+        ("/tournaments/{tournament:id}", tournament_page, ["GET"]),
+        ("/bots/{bot:id}/{action}", bot_action, ["POST"]),
+        ("/versions/{version:id}/{action}", version_action, ["POST"]),
         ("/tournaments/start", start_tournament, ["POST"]),
     ):
         routes.append(Route(path, handler, methods=methods))
@@ -644,12 +790,12 @@ def make_app(site: Site) -> Any:
         Route("/submit", submit_page, methods=["GET", "POST"]),
         Route("/login", login, methods=["GET", "POST"]),
         Route("/logout", logout, methods=["POST"]),
-        Route("/matches/{match:int}/stderr/{seat:int}", match_stderr, methods=["GET"]),
+        Route("/matches/{match:id}/stderr/{seat:id}", match_stderr, methods=["GET"]),
         Route("/static/style.css", style, methods=["GET"]),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: _error, Exception: _error})
     app.state.site = site
-    return _Headers(app)
+    return _Headers(_Bodies(app, site.runner.settings.limits.max_upload_bytes + 64 * 1024))
 
 
 def _when(t: float | None) -> str:

@@ -39,6 +39,7 @@ class MatchJob:
     log_dir: str | None = None  # where the bots' stderr logs are written
     sandbox: dict[str, Any] = field(default_factory=dict)
     label: str = ""  # a name for people and the cluster's task keys: "r0-m5"
+    pseudonyms: bool = False  # the bots are told per-match pseudonyms (arena._seeds.pseudonyms)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -46,6 +47,7 @@ class MatchJob:
             "seed": self.seed, "bots": [{"name": b.name, "command": b.command} for b in self.bots],
             "timeout": self.timeout, "startup_timeout": self.startup_timeout, "budget": self.budget,
             "transcript": self.transcript, "log_dir": self.log_dir, "sandbox": self.sandbox,
+            "pseudonyms": self.pseudonyms,
         }
 
     @classmethod
@@ -57,6 +59,7 @@ class MatchJob:
             timeout=data.get("timeout", 1.0), startup_timeout=data.get("startup_timeout", 10.0),
             budget=data.get("budget"), transcript=data.get("transcript"), log_dir=data.get("log_dir"),
             sandbox=data.get("sandbox") or {}, label=data.get("label") or f"r{round_}-m{idx}",
+            pseudonyms=bool(data.get("pseudonyms", False)),
         )
 
 

@@ -25,7 +25,7 @@ from .._spec import BotSpec
 from ._exchange import Limits, Table, time_used
 from .._faults import BotFault, Fault, FaultKind
 from ._host import BotHost, open_bots, open_host
-from .._seeds import chance_stream, seed_text
+from .._seeds import chance_stream, pseudonyms, seed_text
 from .._scoring import forfeit_scores, tournament_scores
 
 #: Yield to trio every this many exchanges: the raw pipe path never blocks
@@ -46,9 +46,15 @@ class MatchSettings:
     progress: Callable[[int], None] | None = None  # called with hands played
     host: BotHost | None = None  # the process owner (sandbox level); None: the machine's default level
     native: bool = True  # native code where it takes an exchange (arena.play._exchange.Table); same matches
+    pseudonyms: bool = False  # bots are told per-match pseudonyms (arena._seeds.pseudonyms), not each other's names
 
     def limits(self) -> Limits:
         return Limits(self.timeout, self.startup_timeout, self.budget)
+
+
+def told_names(specs: list[BotSpec], seed: str, settings: MatchSettings) -> list[str]:
+    """What the bots of a match are told the seats are called."""
+    return pseudonyms(seed, len(specs)) if settings.pseudonyms else [s.name for s in specs]
 
 
 def max_reply(plugin: GamePlugin, settings: MatchSettings) -> int:
@@ -200,7 +206,8 @@ class _Series:
         if self.dialogues is not None and self.dialogues[index] is not None:
             return self.dialogues[index]
         params, seed = self.matches[index]
-        return self.plugin.open_dialogue(params, chance_stream(seed), [s.name for s in self.specs], index)
+        return self.plugin.open_dialogue(params, chance_stream(seed), told_names(self.specs, seed, self.settings),
+                                         index)
 
     def open_bots(self, index: int | None = None):
         log_dir = self.settings.log_dir

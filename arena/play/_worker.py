@@ -54,6 +54,7 @@ class Worker:
             log_dir=Path(job.log_dir) if job.log_dir else None,
             trace=transcript,
             host=host,
+            pseudonyms=job.pseudonyms,
         )
         try:
             result = await run_match(plugin, specs, plugin.Params(**job.params), job.seed, settings)

@@ -168,12 +168,12 @@ def _fault_lines(fault: Fault) -> list[str]:
 
 async def _play(
     plugin: GamePlugin, candidate: BotSpec, seat: int, others: list[BotSpec], params: Any,
-    seed: str, timeout: float, log_dir: Path, label: str, host: BotHost | None,
+    seed: str, timeout: float, log_dir: Path, label: str, host: BotHost | None, pseudonyms: bool = False,
 ) -> _Played:
     specs = list(others)
     specs.insert(seat, candidate)
     recorder = _Recorder(seat)
-    settings = MatchSettings(timeout=timeout, log_dir=log_dir, trace=recorder, host=host)
+    settings = MatchSettings(timeout=timeout, log_dir=log_dir, trace=recorder, host=host, pseudonyms=pseudonyms)
     result = await run_match(plugin, specs, params, seed, settings)
     stderr = ""
     fault = result.faults[0] if result.faults else None
@@ -208,6 +208,9 @@ class Plan:
     seed: str
     timeout: float
     require_win: bool
+    #: the bots are told per-match pseudonyms, as in a league's tournaments, so
+    #: that a bot cannot tell its quarantine from the league by its opponents' names
+    pseudonyms: bool = False
 
 
 def make_plan(
@@ -273,13 +276,14 @@ def _lineup(plan: Plan, index: int) -> tuple[int, list[BotSpec]]:
 
 async def run_quarantine(
     plan: Plan, workdir: Path, on_step: Callable[[StepResult], None] | None = None,
-    host: BotHost | None = None,
+    host: BotHost | None = None, on_match: Callable[[int, int, int], None] | None = None,
 ) -> QuarantineReport:
     """Run the steps in order; stop at the first required one that fails.
 
     Every bot runs through ``host`` (its sandbox level); None: level none.
+    ``on_match(step, done, total)`` is told as the matches of a step are played.
     """
-    run = _Run(plan, workdir, on_step, host)
+    run = _Run(plan, workdir, on_step, host, on_match)
     started = time.perf_counter()
     for step in (run.matches, run.kept_process, run.in_time, run.exits, run.no_leftovers, run.beats_random):
         if not await step():
@@ -292,8 +296,9 @@ class _Run:
     """One quarantine: the plan, the matches played so far, the report."""
 
     def __init__(self, plan: Plan, workdir: Path, on_step: Callable[[StepResult], None] | None,
-                 host: BotHost | None) -> None:
+                 host: BotHost | None, on_match: Callable[[int, int, int], None] | None = None) -> None:
         self.plan, self.workdir, self.on_step, self.host = plan, workdir, on_step, host
+        self.on_match = on_match
         self.game = plan.plugin.spec.id
         self.report = QuarantineReport(
             game=self.game, bot=plan.candidate.name, seed=plan.seed, timeout=plan.timeout,
@@ -301,6 +306,10 @@ class _Run:
         )
         self.titles = [t.format(n=plan.matches) for t in STEP_TITLES]
         self.played: list[_Played] = []
+
+    def progress(self, step: int, done: int, total: int) -> None:
+        if self.on_match is not None:
+            self.on_match(step, done, total)
 
     def done(self, number: int, status: str, summary: str = "", details: list[str] | None = None,
              duration: float = 0.0) -> bool:
@@ -330,12 +339,15 @@ class _Run:
         """Steps 1 to 3: the matches against the sample bots."""
         plan = self.plan
         t0 = time.perf_counter()
+        self.progress(3, 0, plan.matches)
         for index in range(plan.matches):
             seat, others = _lineup(plan, index)
             seed = derive_seed(plan.seed, self.game, "quarantine", index)
             p = await _play(plan.plugin, plan.candidate, seat, others, plan.params, seed, plan.timeout,
-                            self.workdir / f"match{index}", f"match {index + 1} of {plan.matches}", self.host)
+                            self.workdir / f"match{index}", f"match {index + 1} of {plan.matches}", self.host,
+                            plan.pseudonyms)
             self.played.append(p)
+            self.progress(3, index + 1, plan.matches)
             if index == 0:
                 first_steps = _judge_first_match(p)
                 for number, status, summary, details in first_steps:
@@ -363,9 +375,11 @@ class _Run:
         specs.insert(seat, plan.candidate)
         recorder = _Recorder(seat)
         settings = MatchSettings(timeout=plan.timeout, log_dir=self.workdir / "kept", trace=recorder,
-                                 host=self.host)
+                                 host=self.host, pseudonyms=plan.pseudonyms)
         matches = [(plan.params, derive_seed(plan.seed, self.game, "quarantine-kept", i)) for i in range(count)]
+        self.progress(4, 0, count)
         results = await run_series(plan.plugin, specs, matches, settings, lifetime="tournament")
+        self.progress(4, len(results), count)
         last = results[-1]
         stderr = last.faults[0].stderr_tail if last.faults and last.faults[0].seat == seat else ""
         p = _Played(f"match {len(results)} of {count} in one process", seat, matches[len(results) - 1][1],
@@ -418,11 +432,13 @@ class _Run:
             return self.done(8, FAIL if plan.require_win else INFO, f"not checked: {why}")
         rnd = plan.randoms[0]
         mine = theirs = 0.0
+        self.progress(8, 0, plan.seats)
         for seat in range(plan.seats):
             seed = derive_seed(plan.seed, self.game, "quarantine-random", seat)
             p = await _play(plan.plugin, plan.candidate, seat, [rnd] * (plan.seats - 1), plan.params, seed,
                             plan.timeout, self.workdir / f"random{seat}",
-                            f"match {seat + 1} of {plan.seats} against {rnd.name}", self.host)
+                            f"match {seat + 1} of {plan.seats} against {rnd.name}", self.host, plan.pseudonyms)
+            self.progress(8, seat + 1, plan.seats)
             if p.fault is not None:
                 return self.failed_match(8, p, p.fault, time.perf_counter() - t0)
             scores = [s.score for s in p.result.seats]

@@ -124,6 +124,35 @@ class StoreError(UsageError):
     """A ``--db`` that is not a results database this arena can use."""
 
 
+#: SQLite's primary result codes that mean the file cannot be written (sqlite3.h).
+SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN = 8, 10, 13, 14
+
+
+def write_problem(exc: BaseException, path: Path) -> str | None:
+    """What keeps the database at ``path`` from being written, in words, when
+    ``exc`` says so (a full disk, a read-only file or filesystem); else None."""
+    if not isinstance(exc, sqlite3.Error):
+        return None
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    text = str(exc)
+    if code == SQLITE_FULL or "disk is full" in text:
+        return f"the database {path} cannot grow: its disk is full"
+    try:
+        mounted_ro = bool(os.statvfs(path.parent).f_flag & os.ST_RDONLY)
+    except OSError:
+        mounted_ro = False
+    if mounted_ro:
+        return (f"the database {path} is read-only: its filesystem is mounted read-only, and the arena writes "
+                "to the file and beside it (its -wal and -shm files); give a writable place")
+    if code == SQLITE_READONLY or "readonly" in text or (
+            code == SQLITE_CANTOPEN and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))):
+        return (f"the database {path} is read-only: the file, its folder (where SQLite keeps its -wal and -shm "
+                "files) or its filesystem cannot be written by this process; make them writable")
+    if code in (SQLITE_IOERR, SQLITE_CANTOPEN):
+        return f"the database {path} cannot be opened for writing or written ({text})"
+    return None
+
+
 class Store:
     """The results database. Use ``open_store``; one connection per process."""
 
@@ -146,6 +175,9 @@ class Store:
             if self._version() is None:
                 self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError as exc:
+            problem = write_problem(exc, path)
+            if problem is not None:
+                raise StoreError(f"--db {path}: {problem}") from None
             raise StoreError(f"--db {path}: not a results database this arena can use ({exc})") from None
 
     def _version(self) -> str | None:

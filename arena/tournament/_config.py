@@ -61,6 +61,7 @@ class TournamentConfig:
     unplayed: float = 0.0  # a disqualified entrant's score in a match it does not play
     cluster: str | None = None  # a Dask scheduler's address: matches run there (not stored: a run option)
     cluster_certs: Path | None = None  # the cluster's certificates (arena cluster init-certs), for tls://
+    pseudonyms: bool = False  # bots are told per-match pseudonyms, not the entrants' names (a league's)
 
     def sandbox_job(self) -> dict[str, Any]:
         return {"level": self.sandbox, "policy": self.policy.to_json()}
@@ -94,6 +95,8 @@ class TournamentConfig:
             "broken_start": self.broken_start, "duplicate": self.duplicate,
             "gauntlet": None if self.gauntlet is None else self.bots[self.gauntlet].name,
             "until_ci": self.until_ci, "sample": self.sample, "unplayed": self.unplayed,
+            # Written only when set, so that other tournaments store what they always did.
+            **({"pseudonyms": True} if self.pseudonyms else {}),
         }
 
     @classmethod
@@ -117,7 +120,7 @@ class TournamentConfig:
             max_faults=data.get("max_faults"), broken_start=data.get("broken_start"),
             duplicate=bool(data.get("duplicate")), gauntlet=None if gauntlet is None else names.index(gauntlet),
             until_ci=data.get("until_ci"), sample=data.get("sample"), unplayed=data.get("unplayed", 0.0),
-            cluster=cluster,
+            cluster=cluster, pseudonyms=bool(data.get("pseudonyms", False)),
         )
 
 

@@ -28,7 +28,7 @@ from .._faults import BotFault
 from ..play._bot import DEFAULT_SYNC_WAIT, BotProcess
 from ..play._exchange import resynchronise
 from ..play._host import open_host
-from ..play._match import MatchSettings, add_endings, failed_start, max_reply, play_on
+from ..play._match import MatchSettings, add_endings, failed_start, max_reply, play_on, told_names
 from ..play._transcript import Transcript
 from ..play._jobs import MatchJob, MatchRecord
 from .._seeds import chance_stream
@@ -161,15 +161,15 @@ class Pool:
 
     async def _play_one(self, run: TournamentRun, p: Pairing, host: Any, nursery: Any) -> None:
         config, plugin, pool, played = run.config, run.plugin, self.pool, self.played
-        names = run.names(p)
         params = plugin.Params(**config.params)
         specs = [config.bots[i] for i in p.seats]
         settings = MatchSettings(timeout=config.timeout, startup_timeout=config.startup_timeout,
-                                 budget=config.budget, host=host)
+                                 budget=config.budget, host=host, pseudonyms=config.pseudonyms)
         for i in p.seats:
             if i not in pool:
                 played[i] = 0  # a fresh process (its first, or after a fault) starts counting again
-        dealer = plugin.open_dialogue(params, chance_stream(p.seed), names, [played[i] for i in p.seats])
+        dealer = plugin.open_dialogue(params, chance_stream(p.seed), told_names(specs, p.seed, settings),
+                                      [played[i] for i in p.seats])
         for seat, i in enumerate(p.seats):
             if i in pool:
                 continue

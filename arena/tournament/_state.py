@@ -117,7 +117,7 @@ class TournamentRun:
             bots=tuple(JobBot(c.bots[i].name, c.bots[i].command) for i in p.seats),
             timeout=c.timeout, startup_timeout=c.startup_timeout, budget=c.budget,
             transcript=str(self.transcript_path(p)), log_dir=str(self.data / "logs" / label),
-            sandbox=c.sandbox_job(),
+            sandbox=c.sandbox_job(), pseudonyms=c.pseudonyms,
         )
 
     def finish(self, p: Pairing, record: MatchRecord) -> None:

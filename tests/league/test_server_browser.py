@@ -100,6 +100,19 @@ def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_pat
             phone.goto(server.url + path)
             assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), path
         phone.close()
+        # Logged in, too: the header keeps to two rows at most and the leaderboard scrolls in its box.
+        logged_in = browser.new_context(viewport={"width": 390, "height": 844})
+        logged_in.add_cookies(page.context.cookies())
+        phone = logged_in.new_page()
+        phone.goto(server.url + "/games/kuhn3")
+        assert "alice" in phone.inner_text("header")
+        assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        # Rows: the items' vertical centres, a new row wherever two are more than 12 px apart.
+        centres = sorted(phone.evaluate("[...document.querySelectorAll('header a, header span, header button')]"
+                                        ".map(e => { const r = e.getBoundingClientRect(); return r.top + r.height / 2; })"))
+        rows = 1 + sum(1 for a, b in zip(centres, centres[1:]) if b - a > 12)
+        assert rows <= 2, f"the logged-in header takes {rows} rows at 390 px"
+        logged_in.close()
 
         # A broken bot shows the step it failed, in words.
         page.goto(server.url + "/submit")
