@@ -143,7 +143,7 @@ trio.run(run_match, plugin, specs, plugin.Params(hands=3), 5,
 """
 
 
-@pytest.mark.parametrize("level", ["none", "basic", "strict"])
+@pytest.mark.parametrize("level", [pytest.param("none", marks=pytest.mark.unsandboxed), "basic", "strict"])
 def test_nothing_survives_when_the_arena_is_killed(level, tag):
     if level != "none" and level not in _levels():
         pytest.skip(f"{level} unavailable")

@@ -71,7 +71,7 @@ def _fields(lines: list[str], word: str) -> list[list[str]]:
     return [ln.split()[1:] for ln in lines if ln.startswith(word + " ")]
 
 
-@pytest.mark.parametrize("level", [pytest.param("none", id="none-unfiltered"),
+@pytest.mark.parametrize("level", [pytest.param("none", id="none-unfiltered", marks=pytest.mark.unsandboxed),
                                    pytest.param(None, id="default"), pytest.param("strict", id="strict")])
 def test_seats_pass_no_card_through_shared_kernel_objects(level, tag, tmp_path):
     """Match 1: seat 0 sends its card through every channel at every hand,

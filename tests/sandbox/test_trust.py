@@ -47,7 +47,7 @@ def _level(level: str | None) -> str | None:
 
 
 SANDBOXED = [pytest.param(None, id="default"), pytest.param("strict", id="strict")]
-EVERY_LEVEL = ["none", "basic", "strict"]
+EVERY_LEVEL = [pytest.param("none", marks=pytest.mark.unsandboxed), "basic", "strict"]
 
 
 def _gone(tag: str, within: float = 5.0) -> list:
@@ -325,6 +325,7 @@ def test_every_path_starts_bots_the_same_way(level, tmp_path):
 # -- the arena's own memory ---------------------------------------------------------
 
 
+@pytest.mark.unsandboxed
 def test_a_reply_longer_than_any_valid_one_is_malformed(tag, tmp_path):
     good = BotSpec.parse(f"{PY} {MISBEHAVE} none {tag}")
     padded = BotSpec.parse(f"{PY} {MISBEHAVE} pad:{KUHN3.max_reply_bytes + 1} {tag}")
@@ -337,6 +338,7 @@ def test_a_reply_longer_than_any_valid_one_is_malformed(tag, tmp_path):
 WORKER_CEILING_MB = 150
 
 
+@pytest.mark.unsandboxed
 def test_a_worker_stays_under_a_fixed_memory_ceiling(tag, tmp_path):
     """Replies padded to the longest valid length, over a long match: the
     worker's peak memory stays under a fixed ceiling (transcripts stream to disk)."""
@@ -363,6 +365,7 @@ def test_a_worker_stays_under_a_fixed_memory_ceiling(tag, tmp_path):
     assert _gone(tag) == []
 
 
+@pytest.mark.unsandboxed
 def test_the_last_notification_reaches_a_slow_reader(tag, tmp_path):
     """A notification still waiting in a bot's outbox when the match ends is
     delivered (within the bot's own deadline) before the bot is stopped."""
