@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from ..conftest import PY, ROOT
-from .league_server import League, env, new_user, sample, shared_league, tar_gz
+from .league_server import League, env, new_user, sample, tar_gz
 
 pytestmark = pytest.mark.slow
 
@@ -36,13 +36,6 @@ def tiny_filesystem(folder: Path, size: str):
 def free_bytes(folder: Path) -> int:
     st = os.statvfs(folder)
     return st.f_bavail * st.f_frsize
-
-
-@pytest.fixture
-def league(tmp_path_factory):
-    server = shared_league(tmp_path_factory)
-    yield server
-    server.http.close()
 
 
 # -- a full disk -------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from ..conftest import PY, ROOT
-from .league_server import blob_exists, new_user, env, sample, shared_league, tar_gz, zip_bytes
+from .league_server import blob_exists, new_user, env, sample, tar_gz, zip_bytes
 
 # Every test here uses the run's one shared league (tests/league/league_server.py):
 # three bots through quarantine and a placement are set up once for all workers.
@@ -26,13 +26,6 @@ pytestmark = pytest.mark.slow
 def _count(db: Path, sql: str) -> int:
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
         return conn.execute(sql).fetchone()[0]
-
-
-@pytest.fixture
-def league(tmp_path_factory):
-    server = shared_league(tmp_path_factory)
-    yield server
-    server.http.close()
 
 
 def test_a_submission_is_built_quarantined_activated_and_placed(league):
