@@ -187,6 +187,23 @@ public class Folder : HoldemPlayer
 }
 """
 
+# Seed-style randomness: the shim's Deck and System.Random, whose start-up
+# reads mono's /etc/mono/config (not in the sandbox's view once).
+DECKER = r"""
+using System;
+public class Decker : HoldemPlayer
+{
+    private readonly Deck deck = new Deck(7);
+    private readonly Random random = new Random(11);
+    public override HoldemActionEvent EvaluateCurrentAction(HoldemGameState state)
+    {
+        deck.Shuffle();
+        return new HoldemActionEvent(Actions.CALL);
+    }
+    public override void HoldemActionUpdate(HoldemActionEvent action) { random.Next(); }
+}
+"""
+
 HAND_START = {"type": "hand_start", "hand": 0, "tournament": None, "seat": 2, "cards": ["Ah", "Kd"],
               "button": 0, "small_blind_seat": 1, "big_blind_seat": 2, "small_blind": 1, "big_blind": 2,
               "ante": 0, "stacks": [400, 399, 398], "bets": [0, 1, 2], "in_hand": [0, 1, 2]}
@@ -214,7 +231,7 @@ def build(out, *sources, main: str | None = None) -> str:
 def built(tmp_path_factory):
     folder = tmp_path_factory.mktemp("holdem-csharp")
     exes = {}
-    for name, source in (("probe", PROBE), ("thrower", THROWER), ("folder", FOLDER)):
+    for name, source in (("probe", PROBE), ("thrower", THROWER), ("folder", FOLDER), ("decker", DECKER)):
         (folder / f"{name}.cs").write_text(source)
         exes[name] = build(folder / f"{name}.exe", folder / f"{name}.cs")
     (folder / "check.cs").write_text(LIBRARY_CHECK)
@@ -381,3 +398,12 @@ def test_an_illegal_choice_is_sent_as_it_is(built):
     assert proc.returncode == 1
     assert [f["seat"] for f in result["faults"]] == [1]
     assert result["faults"][0]["kind"] == "illegal_action", result["faults"]
+
+
+def test_an_entry_using_deck_and_random_plays_in_the_default_sandbox(built):
+    # basic: the level a machine without bubblewrap defaults to (mono's view is the same at strict)
+    proc, result = run_json("holdem", f"mono {built['decker']}", built["call_bot"], "--hands", "5", "--seed", "1",
+                            "--sandbox", "basic", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert result["completed"] and result["faults"] == [], result["faults"]
+    assert result["sandbox"]["level"] != "none", result["sandbox"]
