@@ -272,7 +272,8 @@ class LeagueRunner:
             self._step(v, "quarantine", "FAIL", str(exc))
             self.league.set_state(v["id"], "rejected", str(exc))
             return False
-        plan.candidate = BotSpec(command=plan.candidate.command, argv=plan.candidate.argv, name=v["label"])
+        plan.candidate = BotSpec(command=plan.candidate.command, argv=plan.candidate.argv, name=v["label"],
+                                     loopback=plan.candidate.loopback)
         steps: list[dict[str, Any]] = []
 
         def on_step(step: StepResult) -> None:

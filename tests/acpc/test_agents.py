@@ -1,0 +1,81 @@
+"""ACPC agents play through the arena unchanged: the ACPC package's
+example_player (compiled from ../shared/acpc) at real tables, alone and
+with a native bot, in the sandbox; and agents that misbehave get faults in
+words."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+from ..conftest import PY, ROOT, clean_env
+
+BAD = ROOT / "tests" / "acpc" / "bad_agent.py"
+NATIVE = f"python3 {ROOT / 'sample_bots' / 'holdem' / 'random_bot.py'} --seed 3"
+
+
+def arena(*args: str, env: dict | None = None) -> tuple[subprocess.CompletedProcess, dict]:
+    proc = subprocess.run([PY, "-m", "arena", "holdem", *args, "--json", "--sandbox", "basic"],
+                          capture_output=True, text=True, timeout=120, env={**clean_env(), **(env or {})}, cwd=ROOT)
+    assert proc.stdout.strip(), proc.stderr[-3000:]
+    return proc, json.loads(proc.stdout)
+
+
+def example(acpc) -> str:
+    return f"acpc:{acpc['example_player']} {{gamedef}}"
+
+
+def test_two_example_players_play_heads_up(acpc):
+    proc, result = arena(example(acpc), example(acpc), "--stack", "20000", "--small-blind", "50",
+                         "--big-blind", "100", "--hands", "30", "--seed", "1")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert result["completed"] and result["faults"] == [], result["faults"]
+    assert result["hands"] == 30
+    assert sum(s["bankroll"] for s in result["seats"]) == 0
+    assert any(s["bankroll"] for s in result["seats"])
+
+
+def test_example_players_and_a_native_bot_share_a_table(acpc):
+    proc, result = arena(example(acpc), NATIVE, example(acpc), "--stack", "20000", "--small-blind", "50",
+                         "--big-blind", "100", "--hands", "15", "--seed", "2")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert result["completed"] and result["faults"] == [], result["faults"]
+    assert sum(s["bankroll"] for s in result["seats"]) == 0
+
+
+def _fault(mode: str, **env) -> dict:
+    proc, result = arena(f"acpc:python3 {BAD} {mode}", NATIVE, "--hands", "3", "--seed", "1", env=env)
+    faults = result["faults"]
+    assert [f["seat"] for f in faults] == [0], faults
+    return faults[0]
+
+
+def test_an_agent_that_never_connects(acpc):
+    fault = _fault("never")
+    text = json.dumps(fault)
+    assert "without connecting to 127.0.0.1:" in text and "expected a TCP connection" in text, fault
+
+
+def test_an_agent_that_sends_an_invalid_line(acpc):
+    fault = _fault("invalid")
+    text = json.dumps(fault)
+    assert "the action 'x'" in text and "expected the state it was sent followed by :f, :c or :r<N>" in text, fault
+
+
+def test_an_agent_that_answers_another_state(acpc):
+    fault = _fault("other")
+    assert "answered another state: sent 'MATCHSTATE:9:" in json.dumps(fault), fault
+
+
+def test_an_agent_that_closes_the_connection(acpc):
+    fault = _fault("close")
+    assert "closed the connection" in json.dumps(fault), fault
+
+
+def test_acpc_cannot_express_antes_or_freezeouts(acpc):
+    for extra in (["--ante", "1"], ["--format", "freezeout"]):
+        proc = subprocess.run([PY, "-m", "arena", "holdem", example(acpc), example(acpc), *extra],
+                              capture_output=True, text=True, timeout=60, env=clean_env(), cwd=ROOT)
+        assert proc.returncode != 0
+        assert "cannot play this match" in proc.stderr and "Started" not in proc.stderr, proc.stderr
