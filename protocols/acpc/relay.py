@@ -83,6 +83,8 @@ def main(argv: list[str]) -> None:
                 _gone(f"did not connect to {host}:{port} within {timeout:g} s of starting; expected a TCP "
                       f"connection and VERSION:2.0.0 (started as {' '.join(command)!r})")
     conn.settimeout(None)
+    # Small lines each way: without this, Nagle and delayed ACKs stall every exchange ~40 ms.
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     agent_in = conn.makefile("rb")
     hello = agent_in.readline().decode(errors="replace").rstrip("\r\n")
     if not hello.startswith("VERSION:2."):

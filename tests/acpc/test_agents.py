@@ -57,6 +57,11 @@ def test_an_agent_that_never_connects(acpc):
     assert "without connecting to 127.0.0.1:" in text and "expected a TCP connection" in text, fault
 
 
+def test_an_agent_that_does_not_connect_in_time(acpc):
+    fault = _fault("silent", ARENA_ACPC_CONNECT_TIMEOUT="0.5")
+    assert "did not connect to 127.0.0.1:" in json.dumps(fault) and "within 0.5 s" in json.dumps(fault), fault
+
+
 def test_an_agent_that_sends_an_invalid_line(acpc):
     fault = _fault("invalid")
     text = json.dumps(fault)
