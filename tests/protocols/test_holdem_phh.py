@@ -1,0 +1,82 @@
+"""Hand histories as PHH: every hand of real dialogues (2 to 10 seats, cash
+with and without antes, a freezeout) is written by ``HandHistories`` from the
+lines the dealer sends, loaded by PokerKit, replayed to its end, and must end
+where the arena's hand ended; the players' summed profits are the match's
+scores. Then ``arena holdem --hand-history`` writes the file end to end."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+pokerkit = pytest.importorskip("pokerkit")
+
+from games.holdem import HoldemParams  # noqa: E402
+from protocols.holdem import PLUGIN  # noqa: E402
+from protocols.holdem_phh import HandHistories  # noqa: E402
+
+from ..conftest import ROOT, run_arena  # noqa: E402
+
+
+def play(params: HoldemParams, seats: int, seed: int) -> tuple[HandHistories, list[float]]:
+    names = [f"bot {i} \"q\"" for i in range(seats)]  # a quote: the names are TOML strings
+    run = PLUGIN.open_dialogue(params, random.Random(seed), names)
+    histories, rng = HandHistories(names), random.Random(seed + 1)
+    dialogue = run.run()
+    exchange = next(dialogue)
+    try:
+        while True:
+            replies = []
+            for seat, payload in exchange.sends:
+                histories.sent(seat, payload.decode())
+                if exchange.reply:
+                    replies.append(PLUGIN.random_reply(run, seat, payload, rng))
+            exchange = dialogue.send(replies)
+    except StopIteration as end:
+        return histories, end.value.payoffs
+
+
+def replay(text: str, seats: int) -> dict[str, int]:
+    """Each hand replayed by PokerKit to its end; the profits per player name."""
+    profits: dict[str, int] = {}
+    hands = pokerkit.HandHistory.loads_all(text)
+    assert hands
+    for hh in hands:
+        for state in hh:
+            pass
+        assert not state.status, f"hand {hh.hand} did not reach its end in PokerKit"
+        assert list(state.stacks) == list(hh.finishing_stacks), f"hand {hh.hand}"
+        assert hh.seat_count == seats
+        for name, start, end in zip(hh.players, hh.starting_stacks, hh.finishing_stacks):
+            profits[name] = profits.get(name, 0) + end - start
+    return profits
+
+
+@pytest.mark.parametrize("seats", range(2, 11))
+def test_cash_hands_replay_in_pokerkit(seats):
+    for params in (HoldemParams(hands=4, stack=60), HoldemParams(hands=3, stack=30, ante=1, small_blind=1,
+                                                                   big_blind=4)):
+        histories, payoffs = play(params, seats, seed=seats)
+        assert len(histories.done) == params.hands
+        profits = replay(histories.dumps(), seats)
+        assert [profits.get(name, 0) for name in histories.names] == payoffs
+
+
+def test_freezeout_hands_replay_in_pokerkit():
+    params = HoldemParams(format="freezeout", tournaments=1, stack=12, level_hands=2)
+    histories, _ = play(params, 3, seed=5)
+    replay(histories.dumps(), 3)
+    assert len(histories.done) >= 2
+
+
+def test_arena_holdem_writes_the_file(tmp_path):
+    bot = f"python3 {ROOT / 'sample_bots' / 'holdem' / 'random_bot.py'}"
+    out = tmp_path / "match.phhs"
+    proc = run_arena("holdem", f"A={bot} --seed 1", f"B={bot} --seed 2", f"C={bot} --seed 3", "--hands", "4",
+                     "--seed", "2", "--hand-history", str(out), "--json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(proc.stdout)
+    profits = replay(out.read_text(), 3)
+    assert {s["bot"]: s["bankroll"] for s in result["seats"]} == profits
