@@ -68,12 +68,13 @@ def check_acpc(plugin: GamePlugin, params: BaseModel, specs: list[BotSpec]) -> N
     agents = [s.name for s in specs if s.loopback]
     if not agents:
         return
-    if plugin.spec.id != "holdem":
-        raise UsageError(f"{agents[0]!r} is an ACPC agent, and ACPC agents play holdem (cash) here, "
-                         f"not {plugin.spec.id}")
-    from protocols.acpc import refusal  # only when an agent plays
+    from protocols.acpc import kuhn3_refusal, refusal  # only when an agent plays
 
-    why = refusal(params.model_dump(mode="json"))
+    judges = {"holdem": refusal, "kuhn3": kuhn3_refusal}
+    if plugin.spec.id not in judges:
+        raise UsageError(f"{agents[0]!r} is an ACPC agent, and ACPC agents play holdem (cash) and kuhn3 here, "
+                         f"not {plugin.spec.id}")
+    why = judges[plugin.spec.id](params.model_dump(mode="json"))
     if why:
         raise UsageError(f"{agents[0]!r} cannot play this match: {why}")
 

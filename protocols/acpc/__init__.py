@@ -8,6 +8,15 @@ its stdin/stdout, like any bot) and MATCHSTATE lines (``_translate``, pure
 and stdlib-only, as the relay runs with the system's Python alone).
 """
 
-from ._translate import AcpcFault, HoldemTranslator, gamedef, refusal
+from ._translate import (
+    KUHN3_GAMEDEF,
+    AcpcFault,
+    HoldemTranslator,
+    Kuhn3Translator,
+    gamedef,
+    kuhn3_refusal,
+    refusal,
+)
 
-__all__ = ["AcpcFault", "HoldemTranslator", "gamedef", "refusal"]
+__all__ = ["KUHN3_GAMEDEF", "AcpcFault", "HoldemTranslator", "Kuhn3Translator", "gamedef", "kuhn3_refusal",
+           "refusal"]

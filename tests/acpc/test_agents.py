@@ -15,8 +15,8 @@ BAD = ROOT / "tests" / "acpc" / "bad_agent.py"
 NATIVE = f"python3 {ROOT / 'sample_bots' / 'holdem' / 'random_bot.py'} --seed 3"
 
 
-def arena(*args: str, env: dict | None = None) -> tuple[subprocess.CompletedProcess, dict]:
-    proc = subprocess.run([PY, "-m", "arena", "holdem", *args, "--json", "--sandbox", "basic"],
+def arena(*args: str, env: dict | None = None, game: str = "holdem") -> tuple[subprocess.CompletedProcess, dict]:
+    proc = subprocess.run([PY, "-m", "arena", game, *args, "--json", "--sandbox", "basic"],
                           capture_output=True, text=True, timeout=120, env={**clean_env(), **(env or {})}, cwd=ROOT)
     assert proc.stdout.strip(), proc.stderr[-3000:]
     return proc, json.loads(proc.stdout)
@@ -42,6 +42,22 @@ def test_example_players_and_a_native_bot_share_a_table(acpc):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert result["completed"] and result["faults"] == [], result["faults"]
     assert sum(s["bankroll"] for s in result["seats"]) == 0
+
+
+KUHN3_NATIVE = f"python3 {ROOT / 'sample_bots' / 'kuhn3' / 'random_bot.py'} --seed 4"
+
+
+def test_kuhn3_with_acpc_agents_in_every_seat(acpc):
+    proc, result = arena(example(acpc), example(acpc), example(acpc), "--hands", "40", "--seed", "1", game="kuhn3")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert result["completed"] and result["faults"] == [], result["faults"]
+    assert result["hands"] == 40
+
+
+def test_kuhn3_mixing_acpc_agents_and_a_native_bot(acpc):
+    proc, result = arena(KUHN3_NATIVE, example(acpc), example(acpc), "--hands", "40", "--seed", "2", game="kuhn3")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert result["completed"] and result["faults"] == [], result["faults"]
 
 
 def _fault(mode: str, **env) -> dict:
@@ -79,8 +95,9 @@ def test_an_agent_that_closes_the_connection(acpc):
 
 
 def test_acpc_cannot_express_antes_or_freezeouts(acpc):
-    for extra in (["--ante", "1"], ["--format", "freezeout"]):
-        proc = subprocess.run([PY, "-m", "arena", "holdem", example(acpc), example(acpc), *extra],
+    for game, extra in (("holdem", ["--ante", "1"]), ("holdem", ["--format", "freezeout"]),
+                        ("kuhn3", ["--max-bet", "3", KUHN3_NATIVE])):
+        proc = subprocess.run([PY, "-m", "arena", game, example(acpc), example(acpc), *extra],
                               capture_output=True, text=True, timeout=60, env=clean_env(), cwd=ROOT)
         assert proc.returncode != 0
         assert "cannot play this match" in proc.stderr and "Started" not in proc.stderr, proc.stderr

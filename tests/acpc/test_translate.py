@@ -82,3 +82,61 @@ def test_what_acpc_cannot_express_is_refused():
     assert refusal({"format": "cash", "ante": 0}) is None
     assert "freezeout" in refusal({"format": "freezeout"})
     assert "antes" in refusal({"format": "cash", "ante": 1})
+
+
+def test_kuhn3_states_agree_across_seats_and_round_trip():
+    """Real kuhn3 dialogues (random legal replies): every seat's translator
+    builds the same betting, each reply survives ACPC and back, and the
+    Money each computes is the dealer's."""
+    import random
+
+    from protocols.acpc import Kuhn3Translator
+    from protocols.kuhn3 import PLUGIN
+    from games.kuhn3 import Kuhn3Params
+
+    hands_seen = 0
+    for seed in range(6):
+        run = PLUGIN.open_dialogue(Kuhn3Params(hands=12), random.Random(seed))
+        rng = random.Random(seed + 50)
+        tr: dict[int, Kuhn3Translator] = {}
+        finals: dict[int, str] = {}
+        truth: list[str] = []  # the hand's actions as they were made
+        dialogue = run.run()
+        exchange = next(dialogue)
+        try:
+            while True:
+                replies = []
+                for seat, payload in exchange.sends:
+                    lines = payload.decode().splitlines()
+                    value = PLUGIN.random_reply(run, seat, payload, rng)
+                    head = lines[0]
+                    if head == "init_round":
+                        tr[seat] = Kuhn3Translator(int(lines[3].split(": ")[1]))
+                    elif head == "init_hand":
+                        tr[seat].start_hand(int(lines[1].split(": ")[1]), lines[2].split(": ")[1])
+                    elif head == "play":
+                        t = tr[seat]
+                        (state,) = t.play([(a.split()[1], int(a.split()[2])) for a in lines[1:4]])
+                        verb, amount = value.split()
+                        mine = t.front[t.me]
+                        token = "f" if verb == "FOLD" else ("c" if int(amount) == mine or t.bettor is not None
+                                                            else "r")
+                        assert t.reply(f"{state}:{token}") == value, (state, token, value)
+                        truth.append(token)
+                    elif head == "end_hand":
+                        amounts = [int(a.split()[2]) for a in lines[1:4]]
+                        pots = [tuple(map(int, p.split(","))) for p in lines[5].split(": ")[1].split()]
+                        (state,) = tr[seat].end_hand(amounts, lines[4].split(": ")[1].split(","), pots)
+                        finals[seat] = state.split(":")[3]
+                        if len(finals) == 3:
+                            assert set(finals.values()) == {"".join(truth)}, (finals, truth)
+                            finals.clear()
+                            truth.clear()
+                            hands_seen += 1
+                    elif head.startswith("EndAction"):
+                        assert tr[seat].money() == value
+                    replies.append(value)
+                exchange = dialogue.send(replies)
+        except StopIteration:
+            pass
+    assert hands_seen == 6 * 12
