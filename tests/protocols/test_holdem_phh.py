@@ -41,7 +41,7 @@ def play(params: HoldemParams, seats: int, seed: int) -> tuple[HandHistories, li
 def replay(text: str, seats: int) -> dict[str, int]:
     """Each hand replayed by PokerKit to its end; the profits per player name."""
     profits: dict[str, int] = {}
-    hands = pokerkit.HandHistory.loads_all(text)
+    hands = list(pokerkit.HandHistory.loads_all(text))
     assert hands
     for hh in hands:
         for state in hh:
@@ -80,3 +80,22 @@ def test_arena_holdem_writes_the_file(tmp_path):
     result = json.loads(proc.stdout)
     profits = replay(out.read_text(), 3)
     assert {s["bot"]: s["bankroll"] for s in result["seats"]} == profits
+
+
+def test_export_of_a_stored_tournament_as_phh(tmp_path):
+    bot = f"python3 {ROOT / 'sample_bots' / 'holdem' / 'random_bot.py'}"
+    db = str(tmp_path / "t.db")
+    proc = run_arena("tournament", "holdem", f"a={bot} --seed 1", f"b={bot} --seed 2", "-p", "hands=3",
+                     "--seed", "4", "--db", db, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    phh = run_arena("export", "1", "--db", db, "--format", "phh")
+    assert phh.returncode == 0, phh.stderr
+    lines = run_arena("export", "1", "--db", db)
+    won: dict[str, float] = {}
+    for line in lines.stdout.splitlines():
+        match = json.loads(line)
+        for name, score in zip(match["entrants"], match["scores"]):
+            won[name] = won.get(name, 0) + score
+    profits = replay(phh.stdout, 2)
+    assert len(list(pokerkit.HandHistory.loads_all(phh.stdout))) == 3 * len(lines.stdout.splitlines())
+    assert profits == won
