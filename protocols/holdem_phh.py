@@ -33,6 +33,10 @@ class _Hand:
     shown: list[tuple[int, list[str]]] = field(default_factory=list)
     finishing: list[int] | None = None
     seen: dict[int, int] = field(default_factory=dict)  # per recipient: notices read
+    #: ACPC's view of the betting: per seat the chips committed in the hand, and the rounds' actions
+    committed: dict[int, int] = field(default_factory=dict)
+    acpc: list[str] = field(default_factory=lambda: [""])
+    boards: list[str] = field(default_factory=list)
 
     def player(self, seat: int) -> str:
         return f"p{self.order.index(seat) + 1}"
@@ -71,7 +75,10 @@ class HandHistories:
             if i < len(hand.events):
                 return  # another seat's copy was read already
             if kind == "street":
-                hand.events.append("d db " + "".join(msg["board"][-1 if msg["street"] != "flop" else 0:]))
+                cards = "".join(msg["board"][-1 if msg["street"] != "flop" else 0:])
+                hand.events.append("d db " + cards)
+                hand.boards.append(cards)
+                hand.acpc.append("")
                 hand.street_bets, hand.max_bet = {}, 0
             else:
                 hand.events.append(self._action(hand, msg))
@@ -99,20 +106,37 @@ class HandHistories:
             hand = self.hand = _Hand(msg["hand"], order, msg["small_blind"], msg["big_blind"], msg["ante"],
                                      starting)
             hand.street_bets = {s: msg["bets"][s] for s in order}
+            hand.committed = {s: msg["bets"][s] for s in order}
             hand.max_bet = max(hand.street_bets.values())
         hand.holes[seat] = msg["cards"]
 
     @staticmethod
     def _action(hand: _Hand, msg: dict) -> str:
         s = msg["seat"]
+        hand.committed[s] = hand.committed.get(s, 0) + msg["amount"]
         if msg["action"] == "fold":
+            hand.acpc[-1] += "f"
             return f"{hand.player(s)} f"
         bet = msg["bet"]
         hand.street_bets[s] = bet
         if bet > hand.max_bet:
             hand.max_bet = bet
+            hand.acpc[-1] += f"r{hand.committed[s]}"  # ACPC: the raiser's total in the hand
             return f"{hand.player(s)} cbr {bet}"
+        hand.acpc[-1] += "c"
         return f"{hand.player(s)} cc"
+
+    def acpc_log(self) -> str:
+        """The hands as the ACPC dealer logs them: ``STATE:<hand>:<betting>:<cards>:<results>:<players>``,
+        positions as for ACPC agents (docs/acpc.md), every hole card, the players' net results."""
+        lines = []
+        for hand, names in self.done:
+            holes = "|".join("".join(hand.holes.get(s, [])) for s in hand.order)
+            results = "|".join(str(end - start) for start, end in zip(hand.starting, hand.finishing or []))
+            players = "|".join(_acpc_name(names[s]) for s in hand.order)
+            lines.append(f"STATE:{hand.number}:{'/'.join(hand.acpc)}:{holes}{''.join('/' + b for b in hand.boards)}"
+                         f":{results}:{players}\n")
+        return "".join(lines)
 
     def dumps(self) -> str:
         return "\n\n".join(f"[{i + 1}]\n{_one(hand, names)}" for i, (hand, names) in enumerate(self.done)) + "\n"
@@ -144,6 +168,11 @@ def _one(hand: _Hand, names: list[str]) -> str:
         ("finishing_stacks", hand.finishing),
     ]
     return "".join(f"{key} = {_toml(value)}\n" for key, value in fields)
+
+
+def _acpc_name(name: str) -> str:
+    """A name as one field of a STATE line (no separators, no blanks)."""
+    return "".join(c if c.isalnum() or c in "._-+=" else "_" for c in name) or "_"
 
 
 def _last_street_start(events: list[str]) -> int:

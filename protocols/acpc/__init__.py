@@ -12,11 +12,12 @@ from ._translate import (
     KUHN3_GAMEDEF,
     AcpcFault,
     HoldemTranslator,
+    Kuhn3Log,
     Kuhn3Translator,
     gamedef,
     kuhn3_refusal,
     refusal,
 )
 
-__all__ = ["KUHN3_GAMEDEF", "AcpcFault", "HoldemTranslator", "Kuhn3Translator", "gamedef", "kuhn3_refusal",
+__all__ = ["KUHN3_GAMEDEF", "AcpcFault", "HoldemTranslator", "Kuhn3Log", "Kuhn3Translator", "gamedef", "kuhn3_refusal",
            "refusal"]

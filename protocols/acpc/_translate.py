@@ -314,3 +314,75 @@ class Kuhn3Translator:
 
     def money(self) -> str:
         return "Money: " + ",".join(map(str, self.totals))
+
+
+_KUHN3_BLOCKS = {"init_round": 5, "init_hand": 3, "play": 4, "end_hand": 6, "end_round": 3}
+
+
+class Kuhn3Log:
+    """kuhn3 hands as the ACPC dealer logs them (``STATE:`` lines), read from
+    the blocks sent to the seats and seat 0's replies (the trace hook)."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = list(names)
+        self.done: list[str] = []
+        self._pending: dict[int, list[str]] = {}
+        self._cards: dict[int, str] = {}
+        self._tr: Kuhn3Translator | None = None
+
+    def sent(self, seat: int, text: str) -> None:
+        for line in text.splitlines():
+            pending = self._pending.setdefault(seat, [])
+            pending.append(line)
+            size = 3 if pending[0].startswith("EndAction:") else _KUHN3_BLOCKS.get(pending[0], 1)
+            if len(pending) == size:
+                del self._pending[seat]
+                self._block(seat, pending)
+
+    def received(self, seat: int, text: str) -> None:
+        tr = self._tr
+        if seat != 0 or tr is None or not tr.asked:
+            return
+        verb, _, amount = text.strip().partition(" ")
+        if verb == "FOLD":
+            token = "f"
+        elif amount.isdigit() and int(amount) > tr.front[tr.me] and tr.bettor is None:
+            token = "r"
+        else:
+            token = "c"
+        tr.reply(f"{tr.sent}:{token}")
+
+    def _block(self, seat: int, lines: list[str]) -> None:
+        head = lines[0]
+        value = [line.split(":", 1)[1].strip() for line in lines[1:]]
+        if head == "init_hand":
+            self._cards[seat] = value[1] + "c"
+        if seat != 0:
+            return
+        if head == "init_round":
+            self._tr = Kuhn3Translator(int(value[2]))
+        elif self._tr is None:
+            return
+        elif head == "init_hand":
+            self._tr.start_hand(int(value[0]), value[1])
+        elif head == "play":
+            self._tr.play([(a.split()[0], int(a.split()[1])) for a in value[:3]])
+        elif head == "end_hand":
+            tr = self._tr
+            amounts = [int(a.split()[1]) for a in value[:3]]
+            pots = [tuple(map(int, pot.split(","))) for pot in value[4].split()]
+            tr.end_hand(amounts, value[3].split(","), pots)  # type: ignore[arg-type]
+            net = [-a for a in amounts]
+            for pot, winner in pots:
+                net[winner] += pot
+            order = tr.order  # seat 0's local seats are the canonical ones
+            self.done.append(
+                f"STATE:{tr.hand}:{''.join(tr.tokens)}:{'|'.join(self._cards.get(s, '') for s in order)}"
+                f":{'|'.join(str(net[s]) for s in order)}:{'|'.join(_name(self.names[s]) for s in order)}\n")
+
+    def acpc_log(self) -> str:
+        return "".join(self.done)
+
+
+def _name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "._-+=" else "_" for c in name) or "_"

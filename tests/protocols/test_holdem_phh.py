@@ -99,3 +99,62 @@ def test_export_of_a_stored_tournament_as_phh(tmp_path):
     profits = replay(phh.stdout, 2)
     assert len(list(pokerkit.HandHistory.loads_all(phh.stdout))) == 3 * len(lines.stdout.splitlines())
     assert profits == won
+
+
+def _acpc_replay(log: str, stack: int, small: int, big: int) -> list[list[int]]:
+    """PokerKit's parser of ACPC dealer logs, each hand replayed; the results it finds."""
+    from pokerkit import NoLimitTexasHoldem
+    from pokerkit.notation import ACPCProtocolParser
+
+    parser = ACPCProtocolParser(NoLimitTexasHoldem((), True, 0, (small, big), big), stack)
+    found = []
+    for hh in parser(log, error_status=True):
+        for state in hh:
+            pass
+        assert not state.status
+        found.append([end - start for start, end in zip(hh.starting_stacks, state.stacks)])
+    return found
+
+
+@pytest.mark.parametrize("seats", [2, 3, 6, 10])
+def test_the_acpc_log_parses_in_pokerkit(seats):
+    histories, _ = play(HoldemParams(hands=4, stack=60), seats, seed=seats + 20)
+    log = histories.acpc_log()
+    assert log.count("STATE:") == 4
+    results = [[int(x) for x in line.split(":")[4].split("|")] for line in log.splitlines()]
+    assert _acpc_replay(log, 60, 1, 2) == results
+
+
+def test_arena_writes_acpc_logs_for_holdem_and_kuhn3(tmp_path):
+    bot = f"python3 {ROOT / 'sample_bots' / 'holdem' / 'random_bot.py'}"
+    out = tmp_path / "holdem.log"
+    proc = run_arena("holdem", f"A={bot} --seed 1", f"B={bot} --seed 2", "--hands", "5", "--seed", "3",
+                     "--acpc-log", str(out), "--json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    net = {s["bot"]: 0 for s in json.loads(proc.stdout)["seats"]}
+    lines = out.read_text().splitlines()
+    assert len(_acpc_replay(out.read_text(), 400, 1, 2)) == len(lines) == 5
+    for line in lines:
+        _, _, _, _, results, players = line.split(":")
+        for name, r in zip(players.split("|"), results.split("|")):
+            net[name] += int(r)
+    assert net == {s["bot"]: s["bankroll"] for s in json.loads(proc.stdout)["seats"]}
+
+    k3 = f"python3 {ROOT / 'sample_bots' / 'kuhn3' / 'random_bot.py'}"
+    out = tmp_path / "kuhn3.log"
+    proc = run_arena("kuhn3", f"A={k3} --seed 1", f"B={k3} --seed 2", f"C={k3} --seed 3", "--hands", "12",
+                     "--seed", "3", "--acpc-log", str(out), "--json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    seats = json.loads(proc.stdout)["seats"]
+    net = {s["bot"]: 0 for s in seats}
+    lines = out.read_text().splitlines()
+    assert len(lines) == 12
+    for line in lines:
+        _, hand, betting, cards, results, players = line.split(":")
+        assert set(betting) <= set("crf") and len(cards.split("|")) == 3
+        for name, r in zip(players.split("|"), results.split("|")):
+            net[name] += int(r)
+    assert net == {s["bot"]: s["bankroll"] for s in seats}
+
+    refused = run_arena("holdem", bot, bot, "--format", "freezeout", "--acpc-log", str(out))
+    assert refused.returncode == 2 and "--acpc-log" in refused.stderr and "freezeout" in refused.stderr
