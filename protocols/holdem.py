@@ -167,7 +167,8 @@ def _expect(legal: games.holdem.Legal):
     def words() -> str:
         text = '{"type": "action", "action": A} with A one of ' + ", ".join(legal.actions)
         if legal.min_to is not None:
-            text += f', and "to" from {legal.min_to} to {legal.max_to} with raise'
+            text += (f', and "to" from {legal.min_to} to {legal.max_to} with raise '
+                     '("to" is your bet on the street after raising, not the amount added)')
         return text
     return words
 
