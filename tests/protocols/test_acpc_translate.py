@@ -7,7 +7,7 @@ import pytest
 
 from protocols.acpc import AcpcFault, HoldemTranslator, gamedef, refusal
 
-from .conftest import ACPC
+from ..conftest import ACPC
 
 
 def _start(seat, button, seats=(0, 1, 2), bets=(50, 100, 0)):

@@ -11,7 +11,7 @@ import subprocess
 
 from ..conftest import PY, ROOT, clean_env
 
-BAD = ROOT / "tests" / "acpc" / "bad_agent.py"
+BAD = ROOT / "tests" / "bots" / "acpc_bad_agent.py"
 NATIVE = f"python3 {ROOT / 'sample_bots' / 'holdem' / 'random_bot.py'} --seed 3"
 
 
