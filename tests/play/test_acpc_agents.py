@@ -9,6 +9,8 @@ import json
 import os
 import subprocess
 
+import pytest
+
 from ..conftest import PY, ROOT, clean_env
 
 BAD = ROOT / "tests" / "bots" / "acpc_bad_agent.py"
@@ -95,9 +97,13 @@ def test_an_agent_that_closes_the_connection(acpc):
 
 
 def test_acpc_cannot_express_antes_or_freezeouts(acpc):
-    for game, extra in (("holdem", ["--ante", "1"]), ("holdem", ["--format", "freezeout"]),
-                        ("kuhn3", ["--max-bet", "3", KUHN3_NATIVE])):
-        proc = subprocess.run([PY, "-m", "arena", game, example(acpc), example(acpc), *extra],
-                              capture_output=True, text=True, timeout=60, env=clean_env(), cwd=ROOT)
-        assert proc.returncode != 0
-        assert "cannot play this match" in proc.stderr and "Started" not in proc.stderr, proc.stderr
+    # checked with the command line, before anything starts (arena._plan, what `arena play` calls first)
+    from arena._checks import UsageError
+    from arena._plan import plan_play
+
+    for game, raw, why in (("holdem", {"ante": 1}, "no antes"), ("holdem", {"format": "freezeout"}, "freezeout"),
+                           ("kuhn3", {"max_bet": 3}, "a bet to 2")):
+        bots = [example(acpc)] * 2 + ([KUHN3_NATIVE] if game == "kuhn3" else [])
+        with pytest.raises(UsageError, match=f"cannot play this match: .*{why}"):
+            plan_play(game, bots, [raw], keys=True, seed=1, lifetime="match", timeout=1.0, startup_timeout=10.0,
+                      budget=None, log_dir=None)

@@ -72,14 +72,22 @@ def test_freezeout_hands_replay_in_pokerkit():
 
 
 def test_arena_holdem_writes_the_file(tmp_path):
+    # --hand-history and --acpc-log of the same match: PokerKit replays both to the arena's bankrolls
     bot = f"python3 {ROOT / 'sample_bots' / 'holdem' / 'random_bot.py'}"
-    out = tmp_path / "match.phhs"
+    out, log = tmp_path / "match.phhs", tmp_path / "match.log"
     proc = run_arena("holdem", f"A={bot} --seed 1", f"B={bot} --seed 2", f"C={bot} --seed 3", "--hands", "4",
-                     "--seed", "2", "--hand-history", str(out), "--json")
+                     "--seed", "2", "--hand-history", str(out), "--acpc-log", str(log), "--json")
     assert proc.returncode == 0, proc.stderr[-2000:]
-    result = json.loads(proc.stdout)
-    profits = replay(out.read_text(), 3)
-    assert {s["bot"]: s["bankroll"] for s in result["seats"]} == profits
+    bankrolls = {s["bot"]: s["bankroll"] for s in json.loads(proc.stdout)["seats"]}
+    assert replay(out.read_text(), 3) == bankrolls
+    lines = log.read_text().splitlines()
+    net = {name: 0 for name in bankrolls}
+    assert len(_acpc_replay(log.read_text(), 400, 1, 2)) == len(lines) == 4
+    for line in lines:
+        _, _, _, _, results, players = line.split(":")
+        for name, r in zip(players.split("|"), results.split("|")):
+            net[name] += int(r)
+    assert net == bankrolls
 
 
 def test_export_of_a_stored_tournament_as_phh(tmp_path):
@@ -96,9 +104,8 @@ def test_export_of_a_stored_tournament_as_phh(tmp_path):
         match = json.loads(line)
         for name, score in zip(match["entrants"], match["scores"]):
             won[name] = won.get(name, 0) + score
-    profits = replay(phh.stdout, 2)
     assert len(list(pokerkit.HandHistory.loads_all(phh.stdout))) == 3 * len(lines.stdout.splitlines())
-    assert profits == won
+    assert replay(phh.stdout, 2) == won
 
 
 def _acpc_replay(log: str, stack: int, small: int, big: int) -> list[list[int]]:
@@ -125,21 +132,7 @@ def test_the_acpc_log_parses_in_pokerkit(seats):
     assert _acpc_replay(log, 60, 1, 2) == results
 
 
-def test_arena_writes_acpc_logs_for_holdem_and_kuhn3(tmp_path):
-    bot = f"python3 {ROOT / 'sample_bots' / 'holdem' / 'random_bot.py'}"
-    out = tmp_path / "holdem.log"
-    proc = run_arena("holdem", f"A={bot} --seed 1", f"B={bot} --seed 2", "--hands", "5", "--seed", "3",
-                     "--acpc-log", str(out), "--json")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    net = {s["bot"]: 0 for s in json.loads(proc.stdout)["seats"]}
-    lines = out.read_text().splitlines()
-    assert len(_acpc_replay(out.read_text(), 400, 1, 2)) == len(lines) == 5
-    for line in lines:
-        _, _, _, _, results, players = line.split(":")
-        for name, r in zip(players.split("|"), results.split("|")):
-            net[name] += int(r)
-    assert net == {s["bot"]: s["bankroll"] for s in json.loads(proc.stdout)["seats"]}
-
+def test_arena_writes_acpc_logs_for_kuhn3(tmp_path):
     k3 = f"python3 {ROOT / 'sample_bots' / 'kuhn3' / 'random_bot.py'}"
     out = tmp_path / "kuhn3.log"
     proc = run_arena("kuhn3", f"A={k3} --seed 1", f"B={k3} --seed 2", f"C={k3} --seed 3", "--hands", "12",
@@ -156,5 +149,6 @@ def test_arena_writes_acpc_logs_for_holdem_and_kuhn3(tmp_path):
             net[name] += int(r)
     assert net == {s["bot"]: s["bankroll"] for s in seats}
 
+    bot = f"python3 {ROOT / 'sample_bots' / 'holdem' / 'random_bot.py'}"
     refused = run_arena("holdem", bot, bot, "--format", "freezeout", "--acpc-log", str(out))
     assert refused.returncode == 2 and "--acpc-log" in refused.stderr and "freezeout" in refused.stderr
