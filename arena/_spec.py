@@ -30,10 +30,6 @@ class BotSpec:
     #: an ACPC agent (``acpc:CMD``): the relay serves it on the loopback of its namespace
     loopback: bool = False
 
-    @property
-    def acpc(self) -> bool:
-        return self.loopback
-
     @classmethod
     def parse(cls, command: str, name: str | None = None) -> "BotSpec":
         """Split and check a command line; raise BadBotCommand with a sentence.
