@@ -135,6 +135,7 @@ bench: install bots
 	$(PY) -m benchmarks.match_rates
 	$(PY) -m benchmarks.exchange_ratios --before benchmarks/baselines/exchange_ratios-2026-11-24.json
 	$(PY) -m benchmarks.twocarddraw_value
+	$(PY) -m benchmarks.acpc_speed
 
 clean:
 	rm -rf $(VENV) $(BUILD) *.egg-info .pytest_cache .hypothesis

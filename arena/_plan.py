@@ -63,6 +63,22 @@ def check_seats(plugin: GamePlugin, params: BaseModel, seats: int) -> None:
 _NAMED = re.compile(r"([A-Za-z][A-Za-z0-9_.+-]{0,39})=(.+)", re.S)
 
 
+def check_acpc(plugin: GamePlugin, params: BaseModel, specs: list[BotSpec]) -> None:
+    """Refuse, before anything starts, a match ACPC agents cannot play (docs/acpc.md)."""
+    agents = [s.name for s in specs if s.loopback]
+    if not agents:
+        return
+    from protocols.acpc import kuhn3_refusal, refusal  # only when an agent plays
+
+    judges = {"holdem": refusal, "kuhn3": kuhn3_refusal}
+    if plugin.spec.id not in judges:
+        raise UsageError(f"{agents[0]!r} is an ACPC agent, and ACPC agents play holdem (cash) and kuhn3 here, "
+                         f"not {plugin.spec.id}")
+    why = judges[plugin.spec.id](params.model_dump(mode="json"))
+    if why:
+        raise UsageError(f"{agents[0]!r} cannot play this match: {why}")
+
+
 def entrant(text: str) -> tuple[str | None, str]:
     """``NAME=COMMAND`` or a bare command: (name or None, command)."""
     match = _NAMED.fullmatch(text)
@@ -112,6 +128,8 @@ def plan_play(
         raise UsageError(f"--log-dir {log_dir} is a file, not a folder")
     check_lifetime(plugin, lifetime, len(params))
     specs = bot_specs(bots)
+    for p in params:
+        check_acpc(plugin, p, specs)
     # One match plays the run's seed itself; a series derives one per match.
     matches = ([(params[0], seed)] if len(params) == 1
                else [(p, derive_seed(seed, game_id, "match", i)) for i, p in enumerate(params)])

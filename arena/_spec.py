@@ -7,8 +7,13 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+
+#: The ACPC relay (a script run in the bot's sandbox, stdlib only).
+ACPC_RELAY = Path(__file__).resolve().parent.parent / "protocols" / "acpc" / "relay.py"
 
 
 class BadBotCommand(ValueError):
@@ -22,10 +27,22 @@ class BotSpec:
     command: str
     argv: tuple[str, ...]
     name: str
+    #: an ACPC agent (``acpc:CMD``): the relay serves it on the loopback of its namespace
+    loopback: bool = False
 
     @classmethod
     def parse(cls, command: str, name: str | None = None) -> "BotSpec":
-        """Split and check a command line; raise BadBotCommand with a sentence."""
+        """Split and check a command line; raise BadBotCommand with a sentence.
+
+        ``acpc:CMD`` is an ACPC agent: the bot run is the relay
+        (protocols/acpc/relay.py, with the system's Python) followed by CMD,
+        so the sandbox's view binds CMD's files as the bot's own."""
+        if command.startswith("acpc:"):
+            inner = cls.parse(command[len("acpc:"):])
+            # How long the agent has to connect (seconds): ARENA_ACPC_CONNECT_TIMEOUT, else 10.
+            wait = os.environ.get("ARENA_ACPC_CONNECT_TIMEOUT", "10")
+            argv = (sys.executable, "-I", str(ACPC_RELAY), "--connect-timeout", wait, "--", *inner.argv)
+            return cls(command=command, argv=argv, name=name or command, loopback=True)
         try:
             argv = shlex.split(command)
         except ValueError as exc:

@@ -167,7 +167,8 @@ def _expect(legal: games.holdem.Legal):
     def words() -> str:
         text = '{"type": "action", "action": A} with A one of ' + ", ".join(legal.actions)
         if legal.min_to is not None:
-            text += f', and "to" from {legal.min_to} to {legal.max_to} with raise'
+            text += (f', and "to" from {legal.min_to} to {legal.max_to} with raise '
+                     '("to" is your bet on the street after raising, not the amount added)')
         return text
     return words
 
@@ -291,8 +292,11 @@ class HoldemDealer:
             hand=n, tournament=tournament, seat=s, cards=card_names(hand.hole[s]),  # type: ignore[arg-type]
             button=button, small_blind_seat=hand.small_blind_seat, big_blind_seat=hand.big_blind_seat,
             small_blind=hand.small_blind, big_blind=hand.big_blind, ante=hand.ante,
-            stacks=list(hand.stack), bets=list(hand.bet), in_hand=seats))) for s in seats], reply=False)
+            stacks=hand.posted[0], bets=hand.posted[1], in_hand=seats))) for s in seats], reply=False)
         shown = 0
+        if hand.board:  # nobody could act: the streets were dealt at once, each still announced
+            yield Exchange([(x, m) for x, m in self._streets(hand, n, 0) if x not in self.out], reply=False)
+            shown = len(hand.board)
         while True:
             # Seats folded out between requests (a fault found while writing) first.
             while self._unannounced:
@@ -322,7 +326,12 @@ class HoldemDealer:
         bet, stack = after
         notice = encode(ActionNotice(hand=n, seat=s, action=action, amount=amount, bet=bet, stack=stack,
                                      pot=hand.pot, all_in=stack == 0 and action != "fold"))
-        sends = [(x, notice) for x in seats]
+        return [(x, notice) for x in seats] + self._streets(hand, n, shown)
+
+    def _streets(self, hand: HoldemHand, n: int, shown: int) -> list[tuple[int, bytes]]:
+        """A ``street`` notice to every seat of the hand for each street dealt since ``shown`` board cards."""
+        seats = sorted(hand.order)
+        sends: list[tuple[int, bytes]] = []
         for size in (3, 4, 5):
             if shown < size <= len(hand.board):
                 street = encode(Street(hand=n, street=STREETS[size - 2], board=card_names(hand.board[:size]),

@@ -228,6 +228,12 @@ def play_cmd(
     cpu_seconds: CpuOpt = _DEFAULT_POLICY.cpu_seconds,
     pids: PidsOpt = _DEFAULT_POLICY.pids,
     lifetime: LifetimeOpt = "match",
+    hand_history: Annotated[Optional[Path], typer.Option(
+        "--hand-history", metavar="FILE",
+        help="holdem: write every hand as PHH (a .phhs file PokerKit reads).")] = None,
+    acpc_log: Annotated[Optional[Path], typer.Option(
+        "--acpc-log", metavar="FILE",
+        help="holdem, kuhn3: write every hand as the ACPC dealer's STATE-line log.")] = None,
 ) -> None:
     """Play any installed game: its parameters as -p KEY=VALUE (see `arena games`)."""
     try:
@@ -237,7 +243,8 @@ def play_cmd(
     raise typer.Exit(play_from_cli(
         game, bots, [raw], keys=True, matches=matches, seed=seed, timeout=timeout,
         startup_timeout=startup_timeout, budget=budget, log_dir=log_dir, trace=trace, json_out=json_out,
-        sandbox=sandbox, memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids, lifetime=lifetime))
+        sandbox=sandbox, memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids, lifetime=lifetime,
+        hand_history=hand_history, acpc_log=acpc_log))
 
 
 def play_from_cli(
@@ -285,6 +292,8 @@ def _play(
     sandbox: tuple[str | None, dict] = (None, {}),
     startup_timeout: float = 10.0,
     keys: bool = False,
+    hand_history: Path | None = None,
+    acpc_log: Path | None = None,
 ) -> int:
     """Validate everything, play one match (or a series), report; return the exit code.
 
@@ -297,16 +306,29 @@ def _play(
                          startup_timeout=startup_timeout, budget=budget, log_dir=log_dir)
     except UsageError as exc:
         raise _usage_error(str(exc)) from None
+    if hand_history is not None and game_id != "holdem":
+        raise _usage_error(f"--hand-history writes hold'em hands (PHH); {game_id} has none")
+    if acpc_log is not None:
+        from protocols.acpc import kuhn3_refusal, refusal
+
+        judge = {"holdem": refusal, "kuhn3": kuhn3_refusal}.get(game_id)
+        if judge is None:
+            raise _usage_error(f"--acpc-log writes holdem and kuhn3 hands; {game_id} is neither")
+        for params, _ in plan.matches:
+            why = judge(params.model_dump(mode="json"))
+            if why:
+                raise _usage_error(f"--acpc-log: {why}")
     level, limits = sandbox
     try:
         # ARENA_SANDBOX sets the default level for a whole environment (a CI job, a test suite).
         host = open_host(level, SandboxPolicy(**limits))
     except UsageError as exc:
         raise _usage_error(str(exc)) from None
-    return _run(plan, host, trace=trace, json_out=json_out)
+    return _run(plan, host, trace=trace, json_out=json_out, hand_history=hand_history, acpc_log=acpc_log)
 
 
-def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool) -> int:
+def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_history: Path | None = None,
+         acpc_log: Path | None = None) -> int:
     """Play a checked plan on ``host`` (closed at the end) and report; the exit code."""
     plugin, specs, matches, seed, log_dir = plan.plugin, plan.bots, plan.matches, plan.seed, plan.log_dir
     game_id = plugin.spec.id
@@ -317,9 +339,20 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool) -> int:
     typer.echo(f"Started {game_id} seed {seed}: {' vs '.join(map(inert, names))}", err=True)
     typer.echo(f"Sandbox: {host.describe()}", err=True)
     progress = _Progress(enabled=not trace, label=f"{game_id} seed {seed}")
+    tracer = _tracer(time.perf_counter(), names) if trace else None
+    histories = None
+    if hand_history is not None or acpc_log is not None:
+        # The hands are read from the lines sent to the seats, through the trace hook.
+        if game_id == "kuhn3":
+            from protocols.acpc import Kuhn3Log as HandHistories
+        else:
+            from protocols.holdem_phh import HandHistories  # type: ignore[assignment]
+
+        histories = HandHistories(names)
+        tracer = _also_histories(tracer, histories)
     settings = MatchSettings(
         timeout=plan.timeout, startup_timeout=plan.startup_timeout, budget=plan.budget, log_dir=log_dir,
-        trace=_tracer(time.perf_counter(), names) if trace else None, progress=progress, host=host,
+        trace=tracer, progress=progress, host=host,
     )
     try:
         results = trio.run(partial(run_series, lifetime=plan.lifetime), plugin, specs, matches, settings)
@@ -337,10 +370,28 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool) -> int:
     finally:
         host.close()
     progress.done()
+    if histories is not None and hand_history is not None:
+        hand_history.write_text(histories.dumps())
+        typer.echo(f"Hand histories: {len(histories.done)} hands in {hand_history}", err=True)
+    if histories is not None and acpc_log is not None:
+        acpc_log.write_text(histories.acpc_log())
+        typer.echo(f"ACPC log: {len(histories.done)} hands in {acpc_log}", err=True)
     series = summarize_series(plugin, specs, seed, plan.lifetime, len(matches), results)
     kept = _keep_logs(series, log_dir) if own_log_dir else str(log_dir)
     _report(series, kept, host.summary() if json_out else None)
     return EXIT_OK if series.completed else EXIT_FAULT
+
+
+def _also_histories(tracer, histories):
+    def trace(seat: int, direction: str, text: str) -> None:
+        if direction == "->":
+            histories.sent(seat, text)
+        elif hasattr(histories, "received"):
+            histories.received(seat, text)
+        if tracer is not None:
+            tracer(seat, direction, text)
+
+    return trace
 
 
 def _keep_logs(series: SeriesResult, log_dir: Path) -> str | None:

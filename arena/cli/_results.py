@@ -158,10 +158,15 @@ def matches_cmd(
 def export_cmd(
     tournament: Annotated[int, typer.Argument(metavar="ID", help="A tournament id.")],
     db: DbOpt = Path("arena.db"),
+    format: Annotated[str, typer.Option(
+        "--format", help="jsonl: one JSON line per match; phh: holdem hands as PHH (.phhs).")] = "jsonl",
 ) -> None:
-    """Write every stored match as one JSON line, with the command that plays it again."""
+    """Write every stored match as one JSON line, with the command that plays it again
+    (or, ``--format phh``, every hand of a holdem tournament as PHH)."""
     from .._games import load_game
 
+    if format not in ("jsonl", "phh"):
+        raise _usage(f"--format is jsonl or phh, not {format!r}")
     store = _open(db)
     try:
         saved = _tournament(store, tournament, db)
@@ -169,6 +174,9 @@ def export_cmd(
         rows = store.matches(tournament)
     finally:
         store.close()
+    if format == "phh":
+        _export_phh(saved, entrants, rows)
+        return
     defaults = load_game(saved["game"]).Params().model_dump(mode="json")
     for m in rows:
         lineup = [entrants[i] for i in m["seats"]]
@@ -181,6 +189,25 @@ def export_cmd(
             "replay": (replay_command(saved["game"], saved["params"], defaults, lineup, m["seed"], saved["settings"])
                        if shown_seed(m) is not None else None),
         }) + "\n")
+
+
+def _export_phh(saved: dict, entrants: list[tuple[str, str]], rows: list[dict]) -> None:
+    """Every hand of the stored transcripts, read back as the lines sent to each seat."""
+    if saved["game"] != "holdem":
+        raise _usage(f"--format phh is for holdem tournaments; this one is {saved['game']}")
+    from protocols.holdem_phh import HandHistories
+
+    histories = HandHistories([])
+    for m in rows:
+        if not (m["transcript"] and Path(m["transcript"]).exists()):
+            continue
+        histories.names = [entrants[i][0] for i in m["seats"]]
+        with gzip.open(m["transcript"], "rt", encoding="utf-8", errors="backslashreplace") as log:
+            for line in log:
+                head, arrow, text = line.rstrip("\n").partition(" -> ")
+                if arrow and head.split()[-2:-1] == ["seat"]:
+                    histories.sent(int(head.split()[-1]), text)
+    sys.stdout.write(histories.dumps())
 
 
 def show_cmd(

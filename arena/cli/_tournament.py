@@ -72,7 +72,7 @@ def entrant_specs(texts: list[str]) -> list[BotSpec]:
                 k += 1
                 name = f"{base}-{k}"
         taken.add(name)
-        specs.append(BotSpec(command=spec.command, argv=spec.argv, name=name))
+        specs.append(BotSpec(command=spec.command, argv=spec.argv, name=name, loopback=spec.loopback))
     return specs
 
 

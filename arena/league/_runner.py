@@ -417,7 +417,8 @@ class LeagueRunner:
             self._step(v, "quarantine", "FAIL", str(exc))
             self.league.set_state(v["id"], "rejected", str(exc))
             return False
-        plan.candidate = BotSpec(command=plan.candidate.command, argv=plan.candidate.argv, name=v["label"])
+        plan.candidate = BotSpec(command=plan.candidate.command, argv=plan.candidate.argv, name=v["label"],
+                                 loopback=plan.candidate.loopback)
         plan.pseudonyms = True  # as in the league's tournaments: the bot cannot tell the two apart by names
         steps: list[dict[str, Any]] = []
         done_lines = lambda: [f"step {s['number']} {s['status']} {s['title']}: {s['summary']}"  # noqa: E731

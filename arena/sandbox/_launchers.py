@@ -373,8 +373,11 @@ class BasicLauncher(SandboxLauncher):
         # leaves the host's filesystem behind for good.
         t = {k: shlex.quote(self.tools[k]) for k in ("pivot_root", "umount")}
         mounts, _ = self._fstab(view)
+        # A fresh network namespace has its loopback down: an ACPC relay needs
+        # it to serve its agent (which still reaches nothing outside).
+        lo = f"{shlex.quote(shutil.which('ip') or '/usr/sbin/ip')} link set lo up && " if view.loopback else ""
         script = (
-            f"{mounts} && "
+            f"{lo}{mounts} && "
             f"cd {shlex.quote(str(self._root))} && {t['pivot_root']} . .arena/old && "
             f"{t['umount']} -l /.arena/old && cd /tmp && unset OLDPWD && exec \"$@\""
         )

@@ -7,7 +7,9 @@ command line the organiser wrote, never from the bot's files:
   it) and a few files of ``/etc`` a dynamic program or an interpreter reads
   at start-up;
 * the runtime the command names: the interpreter given as the command's first
-  word (``python3``, ``/opt/node/bin/node``) and its install tree, read-only;
+  word (``python3``, ``/opt/node/bin/node``) and its install tree, read-only,
+  with its own configuration folder ``/etc/NAME`` if there is one (mono reads
+  ``/etc/mono/config`` to find its native libraries);
 * the bot's own folder, read-only: the folder of its program, or of its
   script when the first word is an interpreter;
 * every other file or folder named on the command line, read-only, as itself
@@ -62,6 +64,8 @@ class View:
     binds: tuple[Bind, ...]  # outermost first; system binds excluded
     path: str  # PATH inside the sandbox
     own_dir: str | None
+    #: the bot serves a socket to a program it starts (an ACPC agent): loopback is up in its namespace
+    loopback: bool = False
 
     def key(self) -> tuple:
         """What makes two views need different skeletons."""
@@ -129,6 +133,8 @@ class CommandParts:
     interpreter_roots: tuple[str, ...]  # the organiser's runtime: read-only, never the bot's
     own_dir: str | None  # the folder of the program, or of the script after an interpreter
     named: tuple[tuple[str, bool], ...]  # other existing paths on the command line (path, is_dir)
+    #: /etc/NAME of the runtime the first word names (a folder or a file), if it exists
+    runtime_etc: tuple[tuple[str, bool], ...] = ()
 
 
 def command_parts(spec: BotSpec, path_env: str) -> CommandParts:
@@ -161,7 +167,15 @@ def command_parts(spec: BotSpec, path_env: str) -> CommandParts:
         interpreter_roots = runtime_roots(program, path_env)
         program = None
     own_dir = os.path.dirname(script or program) if (script or program) else None
-    return CommandParts(tuple(argv), tuple(interpreter_roots), own_dir, tuple(named))
+    etc: list[tuple[str, bool]] = []
+    if program is None and os.path.isabs(argv[0]):
+        # The first word is a runtime (a command name, or a program followed by
+        # its script): its configuration under /etc, decided from its name only.
+        name = os.path.basename(argv[0])
+        config = f"/etc/{name}"
+        if name and os.path.exists(config):
+            etc.append((config, os.path.isdir(config)))
+    return CommandParts(tuple(argv), tuple(interpreter_roots), own_dir, tuple(named), tuple(etc))
 
 
 def bot_files(spec: BotSpec, path_env: str) -> list[tuple[str, bool]]:
@@ -189,6 +203,8 @@ def build_view(
     wanted: list[tuple[str, bool, bool]] = []  # (path, is_dir, may_stage)
     for root in interpreter_roots:
         wanted.append((root, True, False))
+    for path, is_dir in parts.runtime_etc:
+        wanted.append((path, is_dir, False))
     if own_dir:
         wanted.append((own_dir, True, True))
     for path, is_dir in named:
@@ -206,7 +222,8 @@ def build_view(
     inside = [d for d in path_env.split(":") if d and any(
         d == r or d.startswith(r.rstrip("/") + "/") for r in interpreter_roots)]
     path = ":".join(dict.fromkeys(inside + list(SYSTEM_PATH)))
-    return View(argv=tuple(argv), binds=tuple(binds), path=path, own_dir=own_dir)
+    return View(argv=tuple(argv), binds=tuple(binds), path=path, own_dir=own_dir,
+                loopback=getattr(spec, "loopback", False))
 
 
 def unreadable_by_others(path: str, is_dir: bool) -> bool:

@@ -153,7 +153,7 @@ def load_tournament(store: Store, tid: int, jobs: int = 1, *, game: str | None =
     records = [store.bot(e["bot"]) for e in entrants]
     if bots and list(bots) != [r["command"] for r in records]:
         raise UsageError(f"tournament {tid} was started with other bots: {[r['command'] for r in records]}")
-    specs = [BotSpec(command=r["command"], argv=BotSpec.parse(r["command"]).argv, name=e["name"])
+    specs = [BotSpec(command=r["command"], argv=(b := BotSpec.parse(r["command"])).argv, name=e["name"], loopback=b.loopback)
              for r, e in zip(records, entrants)]
     for record, spec in zip(records, specs):
         now = file_digest(list(spec.argv))

@@ -59,7 +59,7 @@ class HoldemHand:
         "order", "start", "stack", "bet", "committed", "folded", "hole", "board", "_deck_board",
         "button", "small_blind_seat", "big_blind_seat", "small_blind", "big_blind", "ante",
         "street", "max_bet", "raise_size", "actors", "acted", "short_allins", "live", "pot",
-        "last_action", "after_action", "pots", "values",
+        "last_action", "after_action", "pots", "values", "posted",
     )
 
     def __init__(self, stacks: Sequence[int], button: int, small_blind: int, big_blind: int,
@@ -115,6 +115,9 @@ class HoldemHand:
         self.street = PREFLOP
         self.pots: list[Pot] = []
         self.values: dict[int, int] = {}
+        #: (stacks, bets) just after the antes and blinds: when nobody can act,
+        #: the hand is played out below, and the dealer still announces this
+        self.posted = (list(stack), list(bet))
         self._begin_betting()
 
     # -- what the seat to act may do -----------------------------------------

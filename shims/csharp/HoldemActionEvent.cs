@@ -15,7 +15,11 @@ public enum Actions
 /// HoldemActionUpdate and GetLastAction report.
 ///
 /// Amount, in an entry's answer: for RAISE, the total the entry's bet on this
-/// street is raised TO (not the increase); ignored for FOLD, CALL and ALLIN.
+/// street is raised TO (not the increase): the seed does not say which, and
+/// this shim reads it as "to". With 20 to call after a bet of 20, raising by
+/// 40 more is new HoldemActionEvent(Actions.RAISE, 60), not 40; the legal
+/// range is state.MinRaiseTo to state.MaxRaiseTo. Ignored for FOLD, CALL and
+/// ALLIN. A FOLD when checking is free is sent as the check it means.
 /// Amount, in a reported action: the seat's bet on this street after the
 /// action (so a raise reads as its raise-to, as in an answer, and a call as
 /// the bet it matched); 0 for a fold. Added is what the action put in.

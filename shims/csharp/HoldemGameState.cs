@@ -58,8 +58,21 @@ public class HoldemGameState
     /// means a call puts in every chip.</summary>
     public int AmountNeededToCall { get; private set; }
 
-    /// <summary>The seats dealt into this hand, in seat order, folded ones included (IsFolded).</summary>
+    /// <summary>The active players: the seats still in this hand (not folded), in seat order, as the
+    /// seed says. GetAllPlayers also lists the seats that folded (IsFolded).</summary>
     public PlayerList GetPlayerList
+    {
+        get
+        {
+            PlayerList list = new PlayerList();
+            foreach (ActivePlayer p in GetAllPlayers)
+                if (!p.IsFolded) list.Add(p);
+            return list;
+        }
+    }
+
+    /// <summary>Every seat dealt into this hand, in seat order, folded ones included (IsFolded).</summary>
+    public PlayerList GetAllPlayers
     {
         get
         {

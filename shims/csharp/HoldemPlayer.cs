@@ -18,6 +18,14 @@ public abstract class HoldemPlayer : AbstractPlayer
     /// <summary>This seat posted the small blind in this hand (heads-up, the button does).</summary>
     public bool isSmallBlind;
 
+    /// <summary>
+    /// An evaluator named like its class, so that the seed's static-looking call
+    /// PokerGame5Cards.Evaluate(cards, this) compiles in an entry (C# takes a
+    /// member named as its own type as either, the "Color Color" rule), while
+    /// new PokerGame5Cards() still makes an evaluator of one's own.
+    /// </summary>
+    protected static readonly PokerGame5Cards PokerGame5Cards = new PokerGame5Cards();
+
     protected HoldemPlayer() { }
     protected HoldemPlayer(string name) : base(name) { }
 

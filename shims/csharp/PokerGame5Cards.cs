@@ -36,3 +36,6 @@ public class PokerGame5Cards
     /// <summary>Evaluate(cards, null).</summary>
     public Hand Evaluate(Card[] cards) { return Evaluate(cards, null); }
 }
+
+/// <summary>The seed's article once spells the evaluator PokerGames5Cards: the same class.</summary>
+public class PokerGames5Cards : PokerGame5Cards { }

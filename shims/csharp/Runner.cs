@@ -242,6 +242,9 @@ public class HoldemSession
         {
             throw new EntryFailedException("EvaluateCurrentAction", x);
         }
+        // The seed is silent on a fold when checking is free; what it means is a check.
+        if (answer != null && answer.Actions == Actions.FOLD && state.AmountNeededToCall == 0)
+            answer = new HoldemActionEvent(Actions.CALL);
         Send(Reply(answer));
     }
 

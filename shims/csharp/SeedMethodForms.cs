@@ -13,6 +13,9 @@ public static class SeedMethodForms
 
     public static int PlayersChipCount(this HoldemGameState s) { return s.PlayersChipCount; }
     public static int PlayersChipCount(this HoldemGameState s, int seat) { return s.ChipCountOf(seat); }
+    /// <summary>state.PlayersChipCount(this), as the seed's code asks for its own chips.</summary>
+    public static int PlayersChipCount(this HoldemGameState s, AbstractPlayer player) { return s.ChipCountOf(player.seat); }
+    public static PlayerList GetAllPlayers(this HoldemGameState s) { return s.GetAllPlayers; }
     public static int AmountNeededToCall(this HoldemGameState s) { return s.AmountNeededToCall; }
     public static PlayerList GetPlayerList(this HoldemGameState s) { return s.GetPlayerList; }
     public static Card[] GetCommunityCards(this HoldemGameState s) { return s.GetCommunityCards; }

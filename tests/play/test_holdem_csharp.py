@@ -113,13 +113,13 @@ public static class LibraryCheck
         ActivePlayer[] asArray = s.GetPlayerList();
         List<ActivePlayer> asList = s.GetPlayerList;
         int folded = 0;
-        foreach (ActivePlayer p in s.GetPlayerList()) if (p.IsFolded) folded++;
+        foreach (ActivePlayer p in s.GetAllPlayers()) if (p.IsFolded) folded++;
         Console.WriteLine("forms " + s.PlayersChipCount + " " + s.PlayersChipCount() + " " + s.PlayersChipCount(0)
                           + " " + s.AmountNeededToCall + " " + s.AmountNeededToCall() + " " + s.GetPotSize + " "
                           + s.GetPotSize() + " " + s.GetBigBlind() + " " + s.GetCommunityCards().Length + " "
                           + s.GetCommunityCards.Length + " " + s.GetLastAction().Actions() + " "
                           + s.GetLastAction.Amount() + " " + asArray.Length + " " + asList.Count + " " + folded + " "
-                          + s.GetPlayerList()[2].Name + " " + s.GetPlayerList()[2].IsFolded);
+                          + s.GetAllPlayers()[2].Name + " " + s.GetAllPlayers()[2].IsFolded);
         HoldemActionEvent raise = new HoldemActionEvent(Actions.RAISE, 20);
         HoldemActionEvent call = new HoldemActionEvent(Actions.CALL);
         Console.WriteLine("events " + raise.Actions + " " + raise.Amount() + " " + call.Actions() + " " + call.Amount
@@ -187,6 +187,23 @@ public class Folder : HoldemPlayer
 }
 """
 
+# Seed-style randomness: the shim's Deck and System.Random, whose start-up
+# reads mono's /etc/mono/config (not in the sandbox's view once).
+DECKER = r"""
+using System;
+public class Decker : HoldemPlayer
+{
+    private readonly Deck deck = new Deck(7);
+    private readonly Random random = new Random(11);
+    public override HoldemActionEvent EvaluateCurrentAction(HoldemGameState state)
+    {
+        deck.Shuffle();
+        return new HoldemActionEvent(Actions.CALL);
+    }
+    public override void HoldemActionUpdate(HoldemActionEvent action) { random.Next(); }
+}
+"""
+
 HAND_START = {"type": "hand_start", "hand": 0, "tournament": None, "seat": 2, "cards": ["Ah", "Kd"],
               "button": 0, "small_blind_seat": 1, "big_blind_seat": 2, "small_blind": 1, "big_blind": 2,
               "ante": 0, "stacks": [400, 399, 398], "bets": [0, 1, 2], "in_hand": [0, 1, 2]}
@@ -214,7 +231,7 @@ def build(out, *sources, main: str | None = None) -> str:
 def built(tmp_path_factory):
     folder = tmp_path_factory.mktemp("holdem-csharp")
     exes = {}
-    for name, source in (("probe", PROBE), ("thrower", THROWER), ("folder", FOLDER)):
+    for name, source in (("probe", PROBE), ("thrower", THROWER), ("folder", FOLDER), ("decker", DECKER)):
         (folder / f"{name}.cs").write_text(source)
         exes[name] = build(folder / f"{name}.exe", folder / f"{name}.cs")
     (folder / "check.cs").write_text(LIBRARY_CHECK)
@@ -286,8 +303,8 @@ def test_the_evaluator_gives_the_seeds_values(built):
     assert lines["by_suit"] == "As 2s Ah Kh Td 2c"
     assert lines["deck"] == "52 OutOfCardsException"
     # chips(prop, call, seat 0), to call x2, pot x2, big blind, board x2, last action, its amount,
-    # players as array and list, folded, seat 2's name and folded flag
-    assert lines["forms"] == "250 250 300 20 20 90 90 2 3 3 RAISE 20 3 3 1 c True"
+    # active players as array and list, folded among all players, seat 2's name and folded flag
+    assert lines["forms"] == "250 250 300 20 20 90 90 2 3 3 RAISE 20 2 2 1 c True"
     assert lines["events"] == "RAISE 20 CALL 0 1234"
 
 
@@ -326,7 +343,7 @@ def test_the_runner_speaks_the_protocol(built):
     assert err[0] == "UPDATE 0 RAISE 6 raise 6"
     assert err[1] == "UPDATE 1 FOLD 0 fold 0"
     assert err[2] == ("ACT 2 Ah,Kd btn=False sb=False bb=True chips=398 call=4 pot=9 bb_amount=2 board=0 "
-                      "players=3 last=seat 1 fold")
+                      "players=2 last=seat 1 fold")
     assert any("not a JSON object" in line for line in err)
     assert any("returned null" in line for line in err)
 
@@ -374,10 +391,57 @@ def test_the_seed_bot_plays_freezeouts_against_itself(built):
     assert result["completed"] and result["faults"] == [], result["faults"]
 
 
-def test_an_illegal_choice_is_sent_as_it_is(built):
-    # Folding when a check is free is not legal; the shim does not turn it into a check.
+def test_a_fold_when_checking_is_free_is_sent_as_a_check(built):
+    # The seed is silent; the shim reads the always-folding entry's free folds as the checks they mean.
     proc, result = run_json("holdem", built["call_bot"], f"mono {built['folder']}", "--hands", "20", "--seed", "1",
                             timeout=120)
-    assert proc.returncode == 1
-    assert [f["seat"] for f in result["faults"]] == [1]
-    assert result["faults"][0]["kind"] == "illegal_action", result["faults"]
+    assert proc.returncode == 0, proc.stderr
+    assert result["completed"] and result["faults"] == [], result["faults"]
+    assert result["seats"][1]["bankroll"] < 0
+
+
+SEED_READINGS = r"""
+using System;
+public class Readings : HoldemPlayer
+{
+    private readonly PokerGames5Cards spelled = new PokerGames5Cards();
+    public override HoldemActionEvent EvaluateCurrentAction(HoldemGameState state)
+    {
+        foreach (ActivePlayer p in state.GetPlayerList())
+            if (p.IsFolded) throw new Exception("GetPlayerList listed a folded seat " + p.Seat);
+        if (state.PlayersChipCount(this) != state.PlayersChipCount) throw new Exception("PlayersChipCount(this)");
+        Card[] board = state.GetCommunityCards();
+        if (board.Length >= 3)
+        {
+            Card[] all = new Card[board.Length + 2];
+            cards.CopyTo(all, 0);
+            board.CopyTo(all, 2);
+            Hand a = PokerGame5Cards.Evaluate(all, this);
+            Hand b = spelled.Evaluate(all, this);
+            if (a.Value != b.Value) throw new Exception("two evaluators disagree");
+        }
+        return new HoldemActionEvent(Actions.FOLD);
+    }
+    public override void HoldemActionUpdate(HoldemActionEvent action) { }
+}
+"""
+
+
+def test_the_seed_readings_compile_and_play(built, tmp_path):
+    # PokerGames5Cards, state.PlayersChipCount(this), PokerGame5Cards.Evaluate as the seed calls it,
+    # GetPlayerList giving the active players only, and folds where a check is free.
+    (tmp_path / "readings.cs").write_text(SEED_READINGS)
+    exe = build(tmp_path / "readings.exe", tmp_path / "readings.cs")
+    proc, result = run_json("holdem", f"mono {exe}", built["call_bot"], built["call_bot"], "--hands", "12",
+                            "--seed", "2", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert result["completed"] and result["faults"] == [], result["faults"]
+
+
+def test_an_entry_using_deck_and_random_plays_in_the_default_sandbox(built):
+    # basic: the level a machine without bubblewrap defaults to (mono's view is the same at strict)
+    proc, result = run_json("holdem", f"mono {built['decker']}", built["call_bot"], "--hands", "5", "--seed", "1",
+                            "--sandbox", "basic", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert result["completed"] and result["faults"] == [], result["faults"]
+    assert result["sandbox"]["level"] != "none", result["sandbox"]
