@@ -11,7 +11,14 @@ and random bad ones. The contract they hold a game to:
 * every JSON message and reply validates against the schema the game
   publishes (``message_models``);
 * the golden playthrough exists and is reproduced line for line;
-* there is a rules page, and every parameter has a default and a description.
+* there is a rules page, and every parameter has a default and a description;
+* every numeric parameter has bounds, and a match plays at each
+  (``_soundness``, as are the next three);
+* no seat is told anything that depends on another seat's private chance
+  before the game reveals it;
+* the dialogue accepts a reply exactly when the engine's legal set has it,
+  and charges every refused reply to the seat that sent it;
+* a seat that faults never scores more than it would have by playing on.
 """
 
 from __future__ import annotations
@@ -122,12 +129,17 @@ def playthrough(plugin: GamePlugin) -> list[str]:
 
 def check_game(plugin: GamePlugin) -> list[Check]:
     """Every check, in order; each one runs even if an earlier one failed."""
+    from . import _soundness  # it builds on this module's helpers
+
     checks = [_check_contract, _check_rules, _check_golden, _check_determinism,
-              _check_legal_play, _check_bad_replies, _check_fault_never_pays, _check_schemas]
-    results = []
+              _check_legal_play, _check_bad_replies, _check_fault_never_pays, _check_schemas,
+              _soundness.check_parameters, _soundness.check_information,
+              _soundness.check_legality_and_attribution]
+    results: list[Check] = []
     for check in checks:
         try:
-            results.append(check(plugin))
+            got = check(plugin)
+            results.extend(got if isinstance(got, list) else [got])
         except Exception as exc:  # a broken game must be reported, not crash the checker
             name = check.__name__.removeprefix("_check_").replace("_", " ")
             results.append(Check(name, False, f"raised {type(exc).__name__}: {exc}",
