@@ -123,6 +123,12 @@ class PenniesPlugin(GamePlugin):
                       match_index: int = 0) -> PenniesMatch:
         return PenniesMatch(params, names, match_index)  # no chance in this game
 
+    def legal_replies(self, run: PenniesMatch, seat: int, payload: bytes) -> list[str]:
+        # every reply the rules allow here: check-game holds the dialogue to it
+        if json.loads(payload)["type"] == "match_start":
+            return ['{"type": "ready"}']
+        return [json.dumps({"type": "coin", "side": side}) for side in SIDES]
+
     def random_reply(self, run: PenniesMatch, seat: int, payload: bytes, rng: random.Random) -> str:
         kind = json.loads(payload)["type"]
         if kind == "match_start":
