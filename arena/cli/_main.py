@@ -22,7 +22,7 @@ import trio
 import typer
 
 from ._game import field_range
-from .._games import PluginLoadError, available_games, load_game
+from .._games import DISTRIBUTION, PluginLoadError, available_games, load_game
 
 from ..play._match import MatchSettings, SeriesResult, run_series, summarize_series
 from .._checks import UsageError, check_range, parse_param
@@ -49,7 +49,7 @@ def _print_version(value: bool) -> None:
         from importlib.metadata import PackageNotFoundError, version
 
         try:
-            number = version("arena")
+            number = version(DISTRIBUTION)
         except PackageNotFoundError:  # run from a checkout that was never installed
             number = "unknown (not installed)"
         typer.echo(f"arena {number} (Python {sys.version.split()[0]})")
