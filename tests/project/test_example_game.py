@@ -69,3 +69,28 @@ def test_the_example_game_runs_a_tournament_and_a_quarantine(tmp_path):
     quarantine = run_arena("quarantine", "pennies", COPY, "--matches", "2", "--sandbox", "none")
     assert quarantine.returncode == 0, quarantine.stdout + quarantine.stderr
     assert "quarantine PASSED" in quarantine.stdout
+
+
+QUITTER = """
+import json, sys
+for n, line in enumerate(sys.stdin):
+    kind = json.loads(line)["type"]
+    if kind == "match_start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif kind == "choose":
+        if json.loads(line)["round"] == 3:
+            sys.exit(3)  # crashes when asked for round 3
+        print(json.dumps({"type": "coin", "side": "heads"}), flush=True)
+"""
+
+
+def test_a_single_match_scores_a_fault_by_the_games_rule(tmp_path):
+    quitter = tmp_path / "quitter.py"
+    quitter.write_text(QUITTER)
+    proc = run_arena("pennies", f"{PY} {quitter}", COPY, "--rounds", "10", "--seed", "5", "--json",
+                     "--sandbox", "none")
+    result = json.loads(proc.stdout)
+    assert [f["seat"] for f in result["faults"]] == [0], proc.stdout
+    points = [s["bankroll"] for s in result["seats"]]
+    # pennies' rule: the faulting seat loses one more point per round not played (7 of 10)
+    assert [s["score"] for s in result["seats"]] == [points[0] - 7, points[1]]
