@@ -28,7 +28,6 @@ import math
 import random
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +39,8 @@ from .._plan import load_plugin
 from .._scoring import forfeit_scores, tournament_scores
 from .._seeds import chance_stream
 from .._text import inert
+from . import _soundness
+from ._check import Check, largest_table as _seats
 
 #: random matches played by each of the legal and the illegal checks
 MATCHES = 20
@@ -47,32 +48,10 @@ MATCHES = 20
 BAD_REPLY_CHANCE = 0.05
 
 
-@dataclass(slots=True)
-class Check:
-    name: str
-    ok: bool
-    summary: str
-    details: list[str] = field(default_factory=list)
-
-    def line(self) -> str:
-        return f"{'ok  ' if self.ok else 'FAIL'}  {self.name}: {self.summary}"
-
-
 # -- driving a dialogue in-process ------------------------------------------------
 
 
 Answer = Callable[[Any, int, bytes], str]
-
-
-def _seats(plugin: GamePlugin, params: Any) -> int:
-    """The largest table the game accepts with ``params``."""
-    for n in range(plugin.spec.max_seats, plugin.spec.min_seats - 1, -1):
-        try:
-            plugin.check_seats(params, n)
-        except ValueError:
-            continue
-        return n
-    raise ValueError(f"{plugin.spec.id} accepts no number of seats with {params!r}")
 
 
 def _open(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> Any:
@@ -129,8 +108,6 @@ def playthrough(plugin: GamePlugin) -> list[str]:
 
 def check_game(plugin: GamePlugin) -> list[Check]:
     """Every check, in order; each one runs even if an earlier one failed."""
-    from . import _soundness  # it builds on this module's helpers
-
     checks = [_check_contract, _check_rules, _check_golden, _check_determinism,
               _check_legal_play, _check_bad_replies, _check_fault_never_pays, _check_schemas,
               _soundness.check_parameters, _soundness.check_information,

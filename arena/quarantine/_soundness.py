@@ -23,7 +23,7 @@ from protocols.jsonlines import Reply
 
 from .._checks import UsageError, game_params
 from .._seeds import chance_stream
-from ._conformance import Check, _seats
+from ._check import Check, largest_table as _seats
 
 #: matches each check replays (seeds 2000...)
 MATCHES = 3
