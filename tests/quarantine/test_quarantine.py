@@ -216,6 +216,10 @@ def test_a_missing_manifest_is_a_usage_error(tmp_path):
 def test_manifest_paths_are_relative_to_the_manifest(tmp_path):
     assert resolve_command("node ./bot.js --seed 1", tmp_path) == f"node {tmp_path}/bot.js --seed 1"
     assert resolve_command("/usr/bin/env python3", tmp_path) == "/usr/bin/env python3"
+    # a script named bare, as an interpreter's argument, is the folder's too
+    (tmp_path / "count_bot.js").write_text("")
+    assert resolve_command("node count_bot.js --seed 1", tmp_path) == f"node {tmp_path}/count_bot.js --seed 1"
+    assert resolve_command("node other.js", tmp_path) == "node other.js"  # no such file there: left alone
     game_dir = tmp_path / "elsewhere"
     game_dir.mkdir(parents=True)
     bot = game_dir / "bot.py"
