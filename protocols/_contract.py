@@ -265,6 +265,11 @@ class GamePlugin:
         """One score per seat from a series of matches (default: the sum)."""
         return [float(sum(col)) for col in zip(*per_match)]
 
+    #: what the result table calls a seat's payoff (its unit: "chips",
+    #: "points") and the units a match is counted in ("hands", "rounds", "games")
+    payoff_label: ClassVar[str] = "bankroll"
+    hand_label: ClassVar[str] = "hands"
+
     # (the fault rule, ``forfeit``, lives on the dialogue run: see DialogueRun)
 
     # --- tournaments ------------------------------------------------------

@@ -168,9 +168,11 @@ def _print_table(result: SeriesResult) -> None:
     fault_by_seat = {f.seat: f for f in result.faults}
     status = "completed" if result.completed else "PLAYED ON WITHOUT A FAULTING SEAT" if result.played_on else "CANCELLED"
     matches = f"{len(result.matches)} matches · " if result.planned > 1 else ""
-    table = Table(title=f"{result.game} · seed {result.seed} · {matches}{result.hands} hands · {status}")
-    for column in ("seat", "bot", "bankroll", "hands", "score", "fault"):
-        table.add_column(column, justify="right" if column in ("seat", "bankroll", "hands", "score") else "left")
+    plugin = load_game(result.game)
+    payoff, hands = plugin.payoff_label, plugin.hand_label  # the game's own words for them
+    table = Table(title=f"{result.game} · seed {result.seed} · {matches}{result.hands} {hands} · {status}")
+    for column in ("seat", "bot", payoff, hands, "score", "fault"):
+        table.add_column(column, justify="right" if column in ("seat", payoff, hands, "score") else "left")
     for seat in result.seats:
         fault = fault_by_seat.get(seat.seat)
         table.add_row(

@@ -94,3 +94,11 @@ def test_a_single_match_scores_a_fault_by_the_games_rule(tmp_path):
     points = [s["bankroll"] for s in result["seats"]]
     # pennies' rule: the faulting seat loses one more point per round not played (7 of 10)
     assert [s["score"] for s in result["seats"]] == [points[0] - 7, points[1]]
+
+
+def test_the_result_table_uses_the_games_own_words():
+    proc = run_arena("pennies", RANDOM, COPY, "--rounds", "4", "--seed", "5", "--sandbox", "none")
+    assert proc.returncode == 0, proc.stderr
+    header = next(line for line in proc.stdout.splitlines() if "seat" in line and "bot" in line)
+    assert "points" in header and "rounds" in header and "bankroll" not in header, proc.stdout
+    assert "4 rounds" in proc.stdout

@@ -118,6 +118,8 @@ class PenniesPlugin(GamePlugin):
     max_reply_bytes = 256
     message_models = (*FRAMING_MODELS, Choose, Coin, RoundResult)
     playthrough_matches = (({"rounds": 6}, 7),)
+    payoff_label = "points"  # the result table's words: "points" and "rounds", not "bankroll" and "hands"
+    hand_label = "rounds"
 
     def open_dialogue(self, params: PenniesParams, rng: random.Random, names: list[str],
                       match_index: int = 0) -> PenniesMatch:
