@@ -9,6 +9,9 @@ from importlib import metadata
 from protocols import GamePlugin
 
 GROUP = "arena.games"
+#: the distribution that installs the arena (the name "arena" on PyPI is
+#: another project): what `pip install` and `importlib.metadata` call it
+DISTRIBUTION = "arena-cardgames"
 
 
 class PluginLoadError(Exception):

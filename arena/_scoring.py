@@ -10,11 +10,18 @@ A game's dealer may define:
   theirs. The rule of each game is on its rules page.
 
 A game that defines no ``forfeit`` gets the arena's rule: the faulting seat
-scores no better than the lowest score of the match.
+scores no better than the lowest score of the match. The arena refuses a
+game's rule that would pay the faulting seat more than its score so far
+(no legal continuation is worse for it than keeping what it has and losing
+nothing more, so such a rule lets a fault beat playing on): the arena's
+rule applies instead. ``arena check-game`` finds such a rule before it
+runs ("fault never pays"). This module is the one place a fault is scored:
+single matches, series and tournaments all ask ``forfeit_scores``.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 
@@ -27,9 +34,22 @@ def forfeit_scores(dealer: Any, seats: list[int]) -> list[float]:
     """The scores when every seat of ``seats`` faulted (usually one)."""
     scores = tournament_scores(dealer)
     rule = getattr(dealer, "forfeit", None)
+    so_far = list(scores)
     for seat in seats:
-        if rule is not None:
-            scores[seat] = float(rule(seat)[seat])
-        else:
-            scores[seat] = min(scores[seat], min(scores))
+        claimed = float(rule(seat)[seat]) if rule is not None else math.nan
+        if math.isfinite(claimed) and claimed <= so_far[seat]:
+            scores[seat] = claimed
+        else:  # no rule, or one that would make the fault pay: the arena's
+            scores[seat] = min(so_far[seat], min(so_far))
     return scores
+
+
+def match_scores(dealer: Any, faulted: list[int]) -> list[float]:
+    """Each seat's score for a single match: the game's own ``scores()``, with
+    the fault rule applied to the seats of ``faulted``. A game that ranks
+    tournaments on another scale than its match score (kuhn3: chips, not
+    chips per root hand) has its fault rule on that scale, so its match
+    scores are left as they are (the fault's scores are ``forfeit_scores``)."""
+    if not faulted or getattr(dealer, "tournament_scores", None) is not None:
+        return [float(x) for x in dealer.scores()]
+    return forfeit_scores(dealer, faulted)

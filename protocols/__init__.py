@@ -5,7 +5,10 @@ here, next to its wire dialogue: it sees the rules (``games``) and the wire.
 Nothing here does I/O or imports trio; the arena drives these dialogues.
 """
 
-from ._contract import CompiledDialogue, Dialogue, DialogueRun, Exchange, GamePlugin, MatchOutcome
+from ._contract import (
+    CompiledDialogue, Dialogue, DialogueRun, Exchange, GamePlugin, MatchOutcome, private_chance,
+)
 from ._errors import ProtocolError
 
-__all__ = ["CompiledDialogue", "Dialogue", "DialogueRun", "Exchange", "GamePlugin", "MatchOutcome", "ProtocolError"]
+__all__ = ["CompiledDialogue", "Dialogue", "DialogueRun", "Exchange", "GamePlugin", "MatchOutcome", "ProtocolError",
+           "private_chance"]

@@ -153,6 +153,11 @@ class DialogueRun(Protocol):
       score so far minus the most the rest of the match could cost it;
       ``arena check-game`` checks it); the others keep theirs. Default: the
       faulting seat scores no better than the lowest score of the match.
+    * ``revealed(seat) -> bool``: whether the private chance ``seat`` has had
+      so far (``private_chance``) is now shown to the other seats (True from
+      the message that shows it on). ``arena check-game`` compares what each
+      seat is told while another seat's private chance is unrevealed; without
+      this method, it must never be revealed at all.
     * ``seat_gone(seat) -> bool``: ``seat`` faulted (timed out, crashed, or
       sent a reply the dialogue reported in ``Exchange.fault``); True if the
       game plays on without it for the rest of the match (the dialogue never
@@ -175,6 +180,28 @@ class DialogueRun(Protocol):
     def scores(self) -> list[float]:
         """Each seat's score by the game's own rule (so far, if cut short)."""
         ...
+
+
+#: the attribute of a chance stream that ``arena check-game`` sets to re-draw
+#: some seats' private chance (seat -> a salt); games never touch it
+REDRAW_ATTRIBUTE = "_arena_redraw_private"
+
+
+def private_chance(rng: random.Random, seat: int) -> random.Random:
+    """A new stream for chance that only ``seat`` may see (its hidden cards or
+    dice), derived from the match's ``rng``. Draw every outcome private to a
+    seat from one of these and everything public from ``rng`` itself: that is
+    how a game says which chance is whose, and how ``arena check-game`` tells
+    a leak (it re-draws one seat's private streams and checks that nothing
+    the other seats are told changes until the game reveals it).
+
+    Each call advances ``rng`` by the same amount whatever is re-drawn, so
+    public chance stays the same when a seat's private chance is re-drawn."""
+    bits = rng.getrandbits(128)
+    salt = getattr(rng, REDRAW_ATTRIBUTE, {}).get(seat)
+    if salt is not None:
+        bits ^= (salt + 1) << 128  # a different stream, same public draws
+    return type(rng)(bits)
 
 
 class GamePlugin:
@@ -238,6 +265,11 @@ class GamePlugin:
         """One score per seat from a series of matches (default: the sum)."""
         return [float(sum(col)) for col in zip(*per_match)]
 
+    #: what the result table calls a seat's payoff (its unit: "chips",
+    #: "points") and the units a match is counted in ("hands", "rounds", "games")
+    payoff_label: ClassVar[str] = "bankroll"
+    hand_label: ClassVar[str] = "hands"
+
     # (the fault rule, ``forfeit``, lives on the dialogue run: see DialogueRun)
 
     # --- tournaments ------------------------------------------------------
@@ -279,6 +311,16 @@ class GamePlugin:
         (``run`` is the match's dialogue run, for state the message lacks).
         Used for playthroughs and conformance checks."""
         raise NotImplementedError(f"{type(self).__name__} has no random_reply")
+
+    def legal_replies(self, run: Any, seat: int, payload: bytes) -> Sequence[str] | None:
+        """Every legal reply to ``payload`` sent to ``seat``, from the game's
+        engine (its legal actions), as reply lines; None when the set is not
+        given (then ``arena check-game`` cannot check legality). JSON games
+        compare replies as their models parse them, so ``{"type": "ready"}``
+        stands for every spelling of it. ``arena check-game`` sends replies
+        made from the reply schema and checks the dialogue accepts exactly
+        these, and blames the asked seat for any other."""
+        return None
 
     # --- the command line -------------------------------------------------
     #: extra command groups mounted under ``arena``: name -> ``"module:attribute"``

@@ -234,6 +234,14 @@ class RpsDraftPlugin(BuiltinGame):
                       match_index: int = 0) -> RpsDraftDealer:
         return RpsDraftDealer(params, seeded_chance(rng), names, match_index)
 
+    def legal_replies(self, run: RpsDraftDealer, seat: int, payload: bytes) -> list[str]:
+        # the cards offered and the hand are the engine's, as the message lists them
+        msg = json.loads(payload)
+        if msg["type"] == "match_start":
+            return ['{"type": "ready"}']
+        kind, cards = ("pick", msg["cards"]) if msg["type"] == "draft_pick" else ("play", msg["hand"])
+        return [json.dumps({"type": kind, "index": i}) for i in range(len(cards))]
+
     def random_reply(self, run: RpsDraftDealer, seat: int, payload: bytes, rng: random.Random) -> str:
         msg = json.loads(payload)
         if msg["type"] == "match_start":

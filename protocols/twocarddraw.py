@@ -379,6 +379,24 @@ class TwoCardDrawPlugin(BuiltinGame):
             return []
         return [sum(col) / len(per_match) for col in zip(*per_match)]
 
+    def legal_replies(self, run: Any, seat: int, payload: bytes) -> list[str]:
+        msg = json.loads(payload)
+        if msg["type"] == "match_start":
+            return ['{"type": "ready"}']
+        if msg["type"] == "draw":
+            return [json.dumps({"type": "draw", "count": n}) for n in range(3)]
+        # the engine's rule, not the options listed: a fold with nothing to
+        # call is taken as a check
+        bets = run.hand.bets
+        legal = []
+        for action in ("check", "bet", "fold", "call", "raise"):
+            try:
+                games.twocarddraw.normalize_action(action, bets)
+            except IllegalAction:
+                continue
+            legal.append(json.dumps({"type": "action", "action": action}))
+        return legal
+
     def random_reply(self, run: Any, seat: int, payload: bytes, rng: random.Random) -> str:
         msg = json.loads(payload)
         if msg["type"] == "match_start":

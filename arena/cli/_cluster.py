@@ -152,7 +152,7 @@ def worker_cmd(
     try:
         import distributed  # noqa: F401
     except ImportError:
-        raise _fail("arena worker needs Dask: pip install 'arena[cluster]'") from None
+        raise _fail("arena worker needs Dask: pip install 'arena-cardgames[cluster]'") from None
     env = dict(os.environ)
     # Only the matches are pinned (each arena worker process to one of these
     # CPUs, its bots with it); Dask's own threads float, so that its

@@ -22,7 +22,7 @@ import trio
 import typer
 
 from ._game import field_range
-from .._games import PluginLoadError, available_games, load_game
+from .._games import DISTRIBUTION, PluginLoadError, available_games, load_game
 
 from ..play._match import MatchSettings, SeriesResult, run_series, summarize_series
 from .._checks import UsageError, check_range, parse_param
@@ -49,7 +49,7 @@ def _print_version(value: bool) -> None:
         from importlib.metadata import PackageNotFoundError, version
 
         try:
-            number = version("arena")
+            number = version(DISTRIBUTION)
         except PackageNotFoundError:  # run from a checkout that was never installed
             number = "unknown (not installed)"
         typer.echo(f"arena {number} (Python {sys.version.split()[0]})")
@@ -168,9 +168,11 @@ def _print_table(result: SeriesResult) -> None:
     fault_by_seat = {f.seat: f for f in result.faults}
     status = "completed" if result.completed else "PLAYED ON WITHOUT A FAULTING SEAT" if result.played_on else "CANCELLED"
     matches = f"{len(result.matches)} matches · " if result.planned > 1 else ""
-    table = Table(title=f"{result.game} · seed {result.seed} · {matches}{result.hands} hands · {status}")
-    for column in ("seat", "bot", "bankroll", "hands", "score", "fault"):
-        table.add_column(column, justify="right" if column in ("seat", "bankroll", "hands", "score") else "left")
+    plugin = load_game(result.game)
+    payoff, hands = plugin.payoff_label, plugin.hand_label  # the game's own words for them
+    table = Table(title=f"{result.game} · seed {result.seed} · {matches}{result.hands} {hands} · {status}")
+    for column in ("seat", "bot", payoff, hands, "score", "fault"):
+        table.add_column(column, justify="right" if column in ("seat", payoff, hands, "score") else "left")
     for seat in result.seats:
         fault = fault_by_seat.get(seat.seat)
         table.add_row(

@@ -186,7 +186,8 @@ def export_cmd(
             "seed": shown_seed(m), "entrants": [n for n, _ in lineup], "commands": [c for _, c in lineup],
             "status": m["status"], "completed": m["completed"], "hands": m["hands"], "scores": m["scores"],
             "payoffs": m["payoffs"], "faults": m["faults"],
-            "replay": (replay_command(saved["game"], saved["params"], defaults, lineup, m["seed"], saved["settings"])
+            "replay": (replay_command(saved["game"], saved["params"], defaults, lineup, m["seed"], saved["settings"],
+                                     saved.get("lifetime", "match"))
                        if shown_seed(m) is not None else None),
         }) + "\n")
 

@@ -16,7 +16,7 @@ import os
 from functools import cache
 from importlib import metadata
 
-from .._games import GROUP
+from .._games import DISTRIBUTION, GROUP
 
 #: Overrides the version this process reports (not its code hash): lets the
 #: tests start a worker that says it is another release.
@@ -56,7 +56,7 @@ def code_hash() -> str:
 
 def build() -> str:
     """This process's build, as workers and the coordinator compare it: ``VERSION+CODEHASH``."""
-    version = os.environ.get(VERSION_ENV) or metadata.version("arena")
+    version = os.environ.get(VERSION_ENV) or metadata.version(DISTRIBUTION)
     return f"{version}+{code_hash()}"
 
 

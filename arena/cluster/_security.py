@@ -104,7 +104,7 @@ def init_certs(folder: Path) -> list[Path]:
         from cryptography.hazmat.primitives.asymmetric import ec
         from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
     except ImportError:
-        raise UsageError("init-certs needs the cryptography package: pip install 'arena[cluster]'") from None
+        raise UsageError("init-certs needs the cryptography package: pip install 'arena-cardgames[cluster]'") from None
 
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     existing = [p.name for p in (folder / "ca.pem", folder / "ca-key.pem") if p.exists()]

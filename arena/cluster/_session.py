@@ -63,7 +63,7 @@ def _import_distributed():
     try:
         import distributed
     except ImportError:
-        raise UsageError("--cluster needs Dask: pip install 'arena[cluster]' (dask and distributed)") from None
+        raise UsageError("--cluster needs Dask: pip install 'arena-cardgames[cluster]' (dask and distributed)") from None
     return distributed
 
 

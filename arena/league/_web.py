@@ -301,7 +301,8 @@ async def match_page(request: Request) -> Response:
                   "finished": m["finished"], "game": t["game"], "params": t["params"]},
         "seats": seats,
         "faults": [_fault_words(f, names, private[f["seat"]]) for f in m["faults"]],
-        "replay": (replay_command(t["game"], t["params"], defaults, local, m["seed"], t["settings"])
+        "replay": (replay_command(t["game"], t["params"], defaults, local, m["seed"], t["settings"],
+                                     t.get("lifetime", "match"))
                    if shown_seed(m) is not None else None),
         # A window of the transcript around the step; ?step=N moves it.
         "transcript": lines[first:step_i + WINDOW + 1], "transcript_lines": len(lines),

@@ -26,7 +26,7 @@ from ._exchange import Limits, Table, time_used
 from .._faults import BotFault, Fault, FaultKind
 from ._host import BotHost, open_bots, open_host
 from .._seeds import chance_stream, pseudonyms, seed_text
-from .._scoring import forfeit_scores, tournament_scores
+from .._scoring import forfeit_scores, match_scores, tournament_scores
 
 #: Yield to trio every this many exchanges: the raw pipe path never blocks
 #: when replies are ready, and timers, Ctrl-C and other tasks need a turn.
@@ -375,7 +375,7 @@ def _result(
     plugin, specs, params, seed, dealer, bots, outcome, found: list[PendingFault], exchanges, duration, settings
 ) -> MatchResult:
     hands, payoffs = dealer.standings()
-    scores = dealer.scores()
+    scores = match_scores(dealer, sorted({seat for seat, *_ in found}))
     faults: list[Fault] = []
     for fseat, exc, expected, hand in found:
         bot = bots[fseat] if fseat < len(bots) else None

@@ -11,7 +11,14 @@ and random bad ones. The contract they hold a game to:
 * every JSON message and reply validates against the schema the game
   publishes (``message_models``);
 * the golden playthrough exists and is reproduced line for line;
-* there is a rules page, and every parameter has a default and a description.
+* there is a rules page, and every parameter has a default and a description;
+* every numeric parameter has bounds, and a match plays at each
+  (``_soundness``, as are the next three);
+* no seat is told anything that depends on another seat's private chance
+  before the game reveals it;
+* the dialogue accepts a reply exactly when the engine's legal set has it,
+  and charges every refused reply to the seat that sent it;
+* a seat that faults never scores more than it would have by playing on.
 """
 
 from __future__ import annotations
@@ -21,7 +28,6 @@ import math
 import random
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +39,8 @@ from .._plan import load_plugin
 from .._scoring import forfeit_scores, tournament_scores
 from .._seeds import chance_stream
 from .._text import inert
+from . import _soundness
+from ._check import Check, largest_table as _seats
 
 #: random matches played by each of the legal and the illegal checks
 MATCHES = 20
@@ -40,32 +48,10 @@ MATCHES = 20
 BAD_REPLY_CHANCE = 0.05
 
 
-@dataclass(slots=True)
-class Check:
-    name: str
-    ok: bool
-    summary: str
-    details: list[str] = field(default_factory=list)
-
-    def line(self) -> str:
-        return f"{'ok  ' if self.ok else 'FAIL'}  {self.name}: {self.summary}"
-
-
 # -- driving a dialogue in-process ------------------------------------------------
 
 
 Answer = Callable[[Any, int, bytes], str]
-
-
-def _seats(plugin: GamePlugin, params: Any) -> int:
-    """The largest table the game accepts with ``params``."""
-    for n in range(plugin.spec.max_seats, plugin.spec.min_seats - 1, -1):
-        try:
-            plugin.check_seats(params, n)
-        except ValueError:
-            continue
-        return n
-    raise ValueError(f"{plugin.spec.id} accepts no number of seats with {params!r}")
 
 
 def _open(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> Any:
@@ -123,11 +109,14 @@ def playthrough(plugin: GamePlugin) -> list[str]:
 def check_game(plugin: GamePlugin) -> list[Check]:
     """Every check, in order; each one runs even if an earlier one failed."""
     checks = [_check_contract, _check_rules, _check_golden, _check_determinism,
-              _check_legal_play, _check_bad_replies, _check_fault_never_pays, _check_schemas]
-    results = []
+              _check_legal_play, _check_bad_replies, _check_fault_never_pays, _check_schemas,
+              _soundness.check_parameters, _soundness.check_information,
+              _soundness.check_legality_and_attribution]
+    results: list[Check] = []
     for check in checks:
         try:
-            results.append(check(plugin))
+            got = check(plugin)
+            results.extend(got if isinstance(got, list) else [got])
         except Exception as exc:  # a broken game must be reported, not crash the checker
             name = check.__name__.removeprefix("_check_").replace("_", " ")
             results.append(Check(name, False, f"raised {type(exc).__name__}: {exc}",

@@ -9,9 +9,10 @@ may give another with ``arena quarantine --opponents FILE``::
         {"name": "random", "command": "./random_bot.py --seed 1", "random": true},
         {"name": "rule_bot", "command": "./build/rule_bot"}]}
 
-Words of a command that contain a ``/`` and are not absolute are paths
-relative to the manifest's folder, so a game package can ship its bots
-beside the manifest and be installed anywhere.
+Words of a command that contain a ``/`` and are not absolute, or that name
+a file in the manifest's folder (``node count_bot.js``), are paths relative
+to that folder, so a game package can ship its bots beside the manifest and
+be installed anywhere.
 """
 
 from __future__ import annotations
@@ -114,4 +115,14 @@ def _opponent(path: Path, i: int, entry: Any) -> Opponent:
 def resolve_command(command: str, base: Path) -> str:
     """A manifest command with its relative paths made absolute under ``base``."""
     words = shlex.split(command)
-    return shlex.join(str(base / w) if "/" in w and not w.startswith("/") else w for w in words)
+    return shlex.join(str(base / w) if _relative_path(w, base) else w for w in words)
+
+
+def _relative_path(word: str, base: Path) -> bool:
+    """Whether a word of a manifest command is a path under the manifest's
+    folder: it has a ``/`` and is not absolute, or it names a file there (the
+    script of ``node count_bot.js``, which the folder's bots use and the
+    process's working directory does not hold)."""
+    if word.startswith(("/", "-")):
+        return False
+    return "/" in word or (base / word).is_file()

@@ -156,13 +156,20 @@ class _Played:
         return ["last lines of its stderr:"] + ["  " + _clip(ln) for ln in tail]
 
 
-def _fault_lines(fault: Fault) -> list[str]:
+def _fault_lines(fault: Fault, candidate: int | None = None) -> list[str]:
+    """The fault in words; when it is not the bot under test's (seat
+    ``candidate``), the faulting bot's stderr tail too: a sample bot that
+    crashes says why there (the candidate's own stderr is added apart)."""
     where = f" in hand {fault.hand}" if fault.hand is not None else ""
     lines = [f"fault: {fault.kind}{where}: {inert(fault.detail)}"]
     if fault.received is not None:
         lines.append(f"received: {_clip(fault.received)!r}")
     if fault.expected:
         lines.append(f"expected: {inert(fault.expected)}")
+    if candidate is not None and fault.seat != candidate:
+        tail = fault.stderr_tail.splitlines()[-STDERR_LINES:]
+        lines += ([f"last lines of {fault.bot}'s stderr:"] + ["  " + _clip(ln) for ln in tail] if tail
+                  else [f"{fault.bot}'s stderr: (empty)"])
     return lines
 
 
@@ -327,7 +334,7 @@ class _Run:
         return status != FAIL
 
     def failed_match(self, number: int, p: _Played, fault: Fault, took: float) -> bool:
-        details = [p.where()] + _fault_lines(fault) + p.transcript()
+        details = [p.where()] + _fault_lines(fault, p.seat) + p.transcript()
         if fault.seat == p.seat:
             summary = f"{fault.kind} in {p.label}, seat {p.seat}: {fault.detail}"
             details += p.stderr_lines()
@@ -463,10 +470,10 @@ def _judge_first_match(p: _Played) -> list[tuple[int, str, str, list[str]]]:
     if fault is not None and fault.seat == p.seat and fault.kind is FaultKind.FAILED_TO_START:
         return [(1, FAIL, fault.detail, [p.where()] + _fault_lines(fault))]
     if fault is not None and fault.kind is FaultKind.FAILED_TO_START:
-        return [(1, FAIL, "not checked: " + _opponent_fault(p, fault), [p.where()] + _fault_lines(fault))]
+        return [(1, FAIL, "not checked: " + _opponent_fault(p, fault), [p.where()] + _fault_lines(fault, p.seat))]
     steps: list[tuple[int, str, str, list[str]]] = [(1, PASS, "", [])]
     if fault is not None and p.accepted_replies() == 0:
-        details = [p.where()] + _fault_lines(fault) + p.transcript()
+        details = [p.where()] + _fault_lines(fault, p.seat) + p.transcript()
         if fault.seat == p.seat:
             summary = f"{fault.kind} before its first accepted reply: {fault.detail}"
             details += p.stderr_lines()

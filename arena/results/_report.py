@@ -47,9 +47,16 @@ def standings_format(settings: dict[str, Any]) -> dict[str, Any]:
             "max_faults": settings.get("max_faults"), "broken_start": settings.get("broken_start")}
 
 
+#: what a replay cannot give back when the tournament kept a process per entrant
+LIFETIME_NOTE = ("# not reproduced: the tournament kept one process per bot (--lifetime tournament); this plays "
+                 "the match with fresh processes, so a bot that keeps state across matches may play it differently")
+
+
 def replay_command(game: str, params: dict[str, Any], defaults: dict[str, Any], entrants: list[tuple[str, str]],
-                   seed: str, settings: dict[str, Any]) -> str:
-    """The `arena play` command line that plays one stored match again."""
+                   seed: str, settings: dict[str, Any], lifetime: str = "match") -> str:
+    """The `arena play` command line that plays one stored match again; with
+    a shell comment saying what it cannot reproduce when the bots kept their
+    processes across the tournament's matches."""
     words = ["arena", "play", game, *(f"{name}={command}" for name, command in entrants), "--seed", str(seed)]
     for key, value in params.items():
         if value != defaults.get(key):
@@ -58,4 +65,5 @@ def replay_command(game: str, params: dict[str, Any], defaults: dict[str, Any], 
                                  ("--budget", "budget", None)):
         if settings.get(key, default) != default:
             words += [option, f"{settings[key]:g}"]
-    return shlex.join(words)
+    command = shlex.join(words)
+    return f"{command}  {LIFETIME_NOTE}" if lifetime == "tournament" else command

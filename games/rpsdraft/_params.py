@@ -18,8 +18,9 @@ class RpsDraftParams(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     draft_rounds: int = Field(default=5, ge=1, le=7, description="rounds of the draft (two cards offered to each seat per round)")
-    hand_size: int = Field(default=3, ge=1, description="cards each seat draws before the first turn")
-    turns: int = Field(default=10, ge=1, description="turns of the main phase, one base card each")
+    hand_size: int = Field(default=3, ge=1, le=2 * 7, description="cards each seat draws before the first turn")
+    # at most min(2 d, 30 - 4 d) for d draft rounds: 10, at d = 5
+    turns: int = Field(default=10, ge=1, le=10, description="turns of the main phase, one base card each")
 
     @model_validator(mode="after")
     def _check(self) -> "RpsDraftParams":

@@ -138,7 +138,7 @@ def test_version_and_short_help():
     from importlib.metadata import version
 
     proc = run_arena("--version")
-    assert proc.returncode == 0 and proc.stdout.startswith(f"arena {version('arena')} (Python ")
+    assert proc.returncode == 0 and proc.stdout.startswith(f"arena {version('arena-cardgames')} (Python ")
     for args in (["-h"], ["tournament", "-h"], ["quarantine", "-h"]):
         proc = run_arena(*args)
         assert proc.returncode == 0 and "Usage:" in proc.stdout, (args, proc.stderr)

@@ -23,8 +23,8 @@ def _build_in(folder) -> str:
 
 def test_a_changed_line_in_a_game_is_another_build(tmp_path):
     ours = build()
-    assert ours == f"{metadata.version('arena')}+{code_hash()}"
-    assert describe(ours) == f"arena {metadata.version('arena')} (code {code_hash()})"
+    assert ours == f"{metadata.version('arena-cardgames')}+{code_hash()}"
+    assert describe(ours) == f"arena {metadata.version('arena-cardgames')} (code {code_hash()})"
     for package in ("arena", "games", "protocols"):
         shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     assert _build_in(tmp_path) == ours  # where the code lies does not matter

@@ -39,7 +39,7 @@ def test_every_installed_game_passes_check_game(game_id):
 def test_check_game_command_reports_every_check():
     proc = run_arena("check-game", "pennies")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.count("\nok  ") + proc.stdout.startswith("ok  ") == 8
+    assert proc.stdout.count("\nok  ") + proc.stdout.startswith("ok  ") == 12
     assert proc.stdout.rstrip().endswith("check-game pennies: PASSED")
 
 
@@ -69,3 +69,36 @@ def test_the_example_game_runs_a_tournament_and_a_quarantine(tmp_path):
     quarantine = run_arena("quarantine", "pennies", COPY, "--matches", "2", "--sandbox", "none")
     assert quarantine.returncode == 0, quarantine.stdout + quarantine.stderr
     assert "quarantine PASSED" in quarantine.stdout
+
+
+QUITTER = """
+import json, sys
+for n, line in enumerate(sys.stdin):
+    kind = json.loads(line)["type"]
+    if kind == "match_start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif kind == "choose":
+        if json.loads(line)["round"] == 3:
+            sys.exit(3)  # crashes when asked for round 3
+        print(json.dumps({"type": "coin", "side": "heads"}), flush=True)
+"""
+
+
+def test_a_single_match_scores_a_fault_by_the_games_rule(tmp_path):
+    quitter = tmp_path / "quitter.py"
+    quitter.write_text(QUITTER)
+    proc = run_arena("pennies", f"{PY} {quitter}", COPY, "--rounds", "10", "--seed", "5", "--json",
+                     "--sandbox", "none")
+    result = json.loads(proc.stdout)
+    assert [f["seat"] for f in result["faults"]] == [0], proc.stdout
+    points = [s["bankroll"] for s in result["seats"]]
+    # pennies' rule: the faulting seat loses one more point per round not played (7 of 10)
+    assert [s["score"] for s in result["seats"]] == [points[0] - 7, points[1]]
+
+
+def test_the_result_table_uses_the_games_own_words():
+    proc = run_arena("pennies", RANDOM, COPY, "--rounds", "4", "--seed", "5", "--sandbox", "none")
+    assert proc.returncode == 0, proc.stderr
+    header = next(line for line in proc.stdout.splitlines() if "seat" in line and "bot" in line)
+    assert "points" in header and "rounds" in header and "bankroll" not in header, proc.stdout
+    assert "4 rounds" in proc.stdout

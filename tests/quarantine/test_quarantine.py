@@ -19,7 +19,7 @@ from arena.quarantine._run import make_plan
 from arena.quarantine._report import STEPS
 from arena.quarantine._run import _lineup as lineup
 
-from ..conftest import PY, TEST_BOTS, processes_with, python_bot, run_arena
+from ..conftest import PY, ROOT, TEST_BOTS, processes_with, python_bot, run_arena
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -216,6 +216,10 @@ def test_a_missing_manifest_is_a_usage_error(tmp_path):
 def test_manifest_paths_are_relative_to_the_manifest(tmp_path):
     assert resolve_command("node ./bot.js --seed 1", tmp_path) == f"node {tmp_path}/bot.js --seed 1"
     assert resolve_command("/usr/bin/env python3", tmp_path) == "/usr/bin/env python3"
+    # a script named bare, as an interpreter's argument, is the folder's too
+    (tmp_path / "count_bot.js").write_text("")
+    assert resolve_command("node count_bot.js --seed 1", tmp_path) == f"node {tmp_path}/count_bot.js --seed 1"
+    assert resolve_command("node other.js", tmp_path) == "node other.js"  # no such file there: left alone
     game_dir = tmp_path / "elsewhere"
     game_dir.mkdir(parents=True)
     bot = game_dir / "bot.py"
@@ -314,3 +318,19 @@ def test_junit_report_has_one_testcase_per_step_and_the_failure_on_the_right_one
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert props["game"] == "kuhn3" and props["seed"] == "3" and props["bot"] == bot
 
+
+
+def test_a_sample_bot_that_crashes_shows_its_stderr_and_resolves_its_script(tmp_path):
+    # a manifest whose bot is an interpreter's bare argument (node count_bot.js)
+    # and crashes with a reason on stderr: the report names the bot and shows it
+    (tmp_path / "crasher.py").write_text(
+        "import sys\nsys.stdin.readline()\nprint('crasher: no idea what a match_start is', file=sys.stderr)\n"
+        "sys.exit(4)\n")
+    manifest = tmp_path / "opponents.json"
+    manifest.write_text(json.dumps({"params": {"rounds": 3},
+                                    "opponents": [{"name": "crasher", "command": f"{PY} crasher.py"}]}))
+    copy = ROOT / "examples" / "pennies" / "arena_pennies" / "bots" / "copy_bot.py"
+    code, out, steps, err = quarantine("pennies", f"{PY} {copy}", "--opponents", str(manifest),
+                                       "--sandbox", "none")
+    assert code == 1 and "a sample bot failed, not the bot under test" in out, out + err
+    assert "last lines of crasher's stderr:" in out and "no idea what a match_start is" in out, out

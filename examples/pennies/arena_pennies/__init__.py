@@ -118,10 +118,18 @@ class PenniesPlugin(GamePlugin):
     max_reply_bytes = 256
     message_models = (*FRAMING_MODELS, Choose, Coin, RoundResult)
     playthrough_matches = (({"rounds": 6}, 7),)
+    payoff_label = "points"  # the result table's words: "points" and "rounds", not "bankroll" and "hands"
+    hand_label = "rounds"
 
     def open_dialogue(self, params: PenniesParams, rng: random.Random, names: list[str],
                       match_index: int = 0) -> PenniesMatch:
         return PenniesMatch(params, names, match_index)  # no chance in this game
+
+    def legal_replies(self, run: PenniesMatch, seat: int, payload: bytes) -> list[str]:
+        # every reply the rules allow here: check-game holds the dialogue to it
+        if json.loads(payload)["type"] == "match_start":
+            return ['{"type": "ready"}']
+        return [json.dumps({"type": "coin", "side": side}) for side in SIDES]
 
     def random_reply(self, run: PenniesMatch, seat: int, payload: bytes, rng: random.Random) -> str:
         kind = json.loads(payload)["type"]
