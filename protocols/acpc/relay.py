@@ -39,10 +39,22 @@ def _say(text: str) -> None:
     sys.stdout.flush()
 
 
-def _gone(text: str) -> None:
+def _gone(text: str, code: int = 3) -> None:
+    """Says why on the seat's stderr and ends the relay: with 3 the arena
+    charges a crash (the agent exited), with 0 a disconnect (it hung up)."""
     sys.stderr.write(f"ACPC agent: {text}\n")
     sys.stderr.flush()
-    sys.exit(3)
+    sys.exit(code)
+
+
+def _silent(text: str) -> None:
+    """An agent that never connects is, to the arena, a bot that never
+    answers: the reason goes to the seat's stderr and nothing to stdout, so
+    the arena's own deadline charges a timeout as for any silent bot."""
+    sys.stderr.write(f"ACPC agent: {text}\n")
+    sys.stderr.flush()
+    sys.stdin.read()
+    sys.exit(0)
 
 
 def main(argv: list[str]) -> None:
@@ -114,7 +126,7 @@ def connect(argv: list[str], timeout: float, definition: str):
                       f"and VERSION:2.0.0 (started as {' '.join(command)!r})")
             if time.monotonic() > deadline:
                 agent.kill()
-                _gone(f"did not connect to {host}:{port} within {timeout:g} s of starting; expected a TCP "
+                _silent(f"did not connect to {host}:{port} within {timeout:g} s of starting; expected a TCP "
                       f"connection and VERSION:2.0.0 (started as {' '.join(command)!r})")
     listener.close()
     conn.settimeout(None)
@@ -133,13 +145,13 @@ def _send(conn: socket.socket, lines: list[str]) -> None:
         try:
             conn.sendall("".join(line + "\r\n" for line in lines).encode())
         except OSError:
-            _gone(f"closed the connection before it was sent {lines[-1]!r}")
+            _gone(f"closed the connection before it was sent {lines[-1]!r}", 0)
 
 
 def _response(agent_in, state: str) -> str:
     response = agent_in.readline()
     if not response.endswith(b"\n"):
-        _gone(f"closed the connection; expected a response to {state!r}")
+        _gone(f"closed the connection; expected a response to {state!r}", 0)
     return response.decode(errors="replace").rstrip("\r\n")
 
 

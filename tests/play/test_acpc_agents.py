@@ -62,8 +62,8 @@ def test_kuhn3_mixing_acpc_agents_and_a_native_bot(acpc):
     assert result["completed"] and result["faults"] == [], result["faults"]
 
 
-def _fault(mode: str, **env) -> dict:
-    proc, result = arena(f"acpc:python3 {BAD} {mode}", NATIVE, "--hands", "3", "--seed", "1", env=env)
+def _fault(mode: str, *options: str, **env) -> dict:
+    proc, result = arena(f"acpc:python3 {BAD} {mode}", NATIVE, "--hands", "3", "--seed", "1", *options, env=env)
     faults = result["faults"]
     assert [f["seat"] for f in faults] == [0], faults
     return faults[0]
@@ -72,11 +72,13 @@ def _fault(mode: str, **env) -> dict:
 def test_an_agent_that_never_connects(acpc):
     fault = _fault("never")
     text = json.dumps(fault)
+    assert fault["kind"] == "crashed", fault  # the agent exited, as a bot that exits before its first reply
     assert "without connecting to 127.0.0.1:" in text and "expected a TCP connection" in text, fault
 
 
 def test_an_agent_that_does_not_connect_in_time(acpc):
-    fault = _fault("silent", ARENA_ACPC_CONNECT_TIMEOUT="0.5")
+    fault = _fault("silent", "--startup-timeout", "2", ARENA_ACPC_CONNECT_TIMEOUT="0.5")
+    assert fault["kind"] == "timeout", fault  # as a bot that never answers
     assert "did not connect to 127.0.0.1:" in json.dumps(fault) and "within 0.5 s" in json.dumps(fault), fault
 
 
@@ -93,6 +95,7 @@ def test_an_agent_that_answers_another_state(acpc):
 
 def test_an_agent_that_closes_the_connection(acpc):
     fault = _fault("close")
+    assert fault["kind"] == "disconnected", fault  # as a bot that hangs up
     assert "closed the connection" in json.dumps(fault), fault
 
 
