@@ -90,11 +90,7 @@ def main(argv: list[str]) -> None:
             except AcpcFault as fault:
                 _say(f"ACPC agent {fault}")
                 return
-    conn.close()
-    try:
-        agent.wait(timeout=1)
-    except subprocess.TimeoutExpired:
-        agent.kill()
+    _hang_up(conn, agent)
 
 
 def connect(argv: list[str], timeout: float, definition: str):
@@ -200,6 +196,11 @@ def kuhn3(argv: list[str], timeout: float) -> None:
             _block(2)
             _say("Thank you dealer, have a nice day!")
             break
+    _hang_up(conn, agent)
+
+
+def _hang_up(conn: socket.socket, agent: subprocess.Popen) -> None:
+    """The match is over: the agent sees its connection close and gets a moment to exit."""
     conn.close()
     try:
         agent.wait(timeout=1)
