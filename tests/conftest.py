@@ -81,19 +81,21 @@ def run_arena(*args: str, timeout: float = 60, process: bool = False) -> subproc
             env=clean_env(),
             cwd=ROOT,
         )
-    return _run_in_process(list(args))
+    return run_in_process(list(args))
 
 
-def _run_in_process(args: list[str]) -> subprocess.CompletedProcess:
+def run_in_process(args: list[str], *, cwd: Path = ROOT, env: dict[str, str] | None = None
+                   ) -> subprocess.CompletedProcess:
+    """``arena ARGS`` through the command's entry point, in this process (see ``run_arena``)."""
     from arena.cli import main
 
     saved = dict(os.environ), os.getcwd(), sys.argv, sys.stdin, tempfile.tempdir
     out, err = io.StringIO(), io.StringIO()
     code: int | str | None = 0
-    env = clean_env()
+    env = clean_env() if env is None else env
     os.environ.clear()
     os.environ.update(env)
-    os.chdir(ROOT)
+    os.chdir(cwd)
     tempfile.tempdir = None  # read TMPDIR again, as a new process would
     sys.argv = ["arena", *args]
     sys.stdin = io.StringIO()  # as if from /dev/null: nothing here types at the arena

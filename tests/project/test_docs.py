@@ -6,6 +6,9 @@ executable NAME. Each line a block shows after a ``$ command`` must appear
 in what the command printed, in order; ``...`` stands for lines left out, or
 for any text inside a line. The sandbox level a line names is whatever this
 machine's default is. Blocks of syntax or sample output are ``text``.
+A plain ``arena ...`` line (no pipe, redirection or variable) runs through
+the command's entry point inside the test process, as ``run_arena`` does; any
+other line runs in ``sh``.
 
 The README's first block is the two commands of a fresh machine: ``make
 demo`` is run here, and ``make test`` is what CI runs (``.ci/run``).
@@ -14,11 +17,12 @@ demo`` is run here, and ``make test`` is what CI runs (``.ci/run``).
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 
 import pytest
 
-from ..conftest import PY, ROOT, clean_env
+from ..conftest import PY, ROOT, clean_env, run_in_process
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -28,6 +32,8 @@ _FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.S | re.M)
 _LEVEL = re.compile(r"sandbox (none|basic|strict)\b")
 #: what a command block must be tagged; other tags are code, data, syntax or output
 _SHELLS = {"", "sh", "bash", "shell", "zsh"}
+#: what makes a line the shell's rather than the arena's alone
+_SHELL_SYNTAX = re.compile(r"[|&;<>$`*?]|^\w+=")
 
 
 def blocks(page: str) -> list[tuple[str, str]]:
@@ -90,8 +96,12 @@ def test_the_examples_of_a_page_print_what_it_shows(page, tmp_path):
     env.pop("ARENA_SANDBOX", None)  # the page shows the default level
     env["PATH"] = f"{PY.rsplit('/', 1)[0]}:{env.get('PATH', '/usr/bin:/bin')}"
     for command, expected in examples(page):
-        proc = subprocess.run(["sh", "-c", command], cwd=tmp_path, env=env, capture_output=True,
-                              text=True, timeout=300)
+        words = shlex.split(command)
+        if words[0] == "arena" and not _SHELL_SYNTAX.search(command):
+            proc = run_in_process(words[1:], cwd=tmp_path, env=env)
+        else:
+            proc = subprocess.run(["sh", "-c", command], cwd=tmp_path, env=env, capture_output=True,
+                                  text=True, timeout=300)
         assert proc.returncode == 0, f"$ {command}\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
         printed = [_normal(line) for line in (proc.stderr + proc.stdout).splitlines()]
         at = 0
