@@ -470,6 +470,19 @@ class CompiledLoop:
         return Handback(messages, bool(mid), written, accepted, before + lead)
 
 
+def per_seat(sends: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
+    """A notification's messages joined into one write per seat, the seats in
+    the order of their first message: each seat reads the same bytes in the
+    same order, woken once (hold'em tells every seat an action and then the
+    street it opened: one wake-up of every bot instead of two)."""
+    if len(sends) <= 1:
+        return sends
+    joined: dict[int, bytes] = {}
+    for seat, payload in sends:
+        joined[seat] = joined[seat] + payload if seat in joined else payload
+    return sends if len(joined) == len(sends) else list(joined.items())
+
+
 # -- one interface for the driver -------------------------------------------------
 
 @dataclass(slots=True)
@@ -516,7 +529,7 @@ class Table:
                 self.native_messages += len(sends)
                 return got
         now = trio.current_time()
-        lost = deliver(bots, sends, now, backlog, limits)
+        lost = deliver(bots, sends if reply else per_seat(sends), now, backlog, limits)
         if lost is not None:
             await bots[lost].raise_gone(during="writing to it")
         if not reply:
