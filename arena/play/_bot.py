@@ -41,6 +41,9 @@ STDERR_TAIL = 2048
 EXIT_STATUS_WAIT = 0.5
 #: Input the arena keeps for a bot that is not reading (beyond its pipe).
 OUTBOX_CAP = 1024 * 1024
+#: Notifications held back for a bot's next message, at most: with the
+#: message they stay one pipe write the native exchange takes (PIPE_BUF).
+HOLD_CAP = 3072
 #: How long a reply is waited for in a plain poll() before trio is entered,
 #: unless the host says otherwise (``BotHost.sync_wait``). Most replies come
 #: within microseconds, and a poll() costs about a third of trio's cancel
@@ -92,6 +95,9 @@ class BotProcess:
         self._eof = False
         #: input not yet taken by the bot, and since when it has been waiting
         self.outbox = bytearray()
+        #: notifications not written yet: they go out in one write with the
+        #: next message to this bot (``queue``), or at the match's end
+        self.held = b""
         self.stalled_since: float | None = None
         #: its host's setting: how long a reply is waited for before trio is entered
         self.sync_wait = sync_wait
@@ -153,8 +159,25 @@ class BotProcess:
         except (BrokenPipeError, ConnectionResetError):
             return -1
 
+    def hold(self, data: bytes) -> bool:
+        """Keep a notification to write with the next message (the bot reads
+        the same bytes, woken once); False, keeping nothing, when what is held
+        would pass ``HOLD_CAP`` (then ``queue`` it now, with what was held)."""
+        if len(self.held) + len(data) > HOLD_CAP:
+            return False
+        self.held += data
+        return True
+
+    def take_held(self) -> bytes:
+        held, self.held = self.held, b""
+        return held
+
     def queue(self, data: bytes, now: float) -> int:
-        """Deliver ``data`` or keep the rest in the outbox: 1 delivered, 0 waiting, -1 gone."""
+        """Deliver ``data`` (after what is held) or keep the rest in the
+        outbox: 1 delivered, 0 waiting, -1 gone."""
+        if self.held:
+            data = self.held + data
+            self.held = b""
         if self.outbox:
             if self._trace is not None:
                 self._trace(self.seat, "->", data.decode())

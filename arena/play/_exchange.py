@@ -321,9 +321,12 @@ async def exchange_natively(fast: Any, bots: list[BotProcess], sends: list[tuple
     asked: list[BotProcess] = []
     for seat, payload in sends:
         bot = bots[seat]
-        if len(payload) > NATIVE_MESSAGE or bot in asked or not bot.idle() or not clock(bot).replied:
+        if (len(bot.held) + len(payload) > NATIVE_MESSAGE or bot in asked or not bot.idle()
+                or not clock(bot).replied):
             return None
         asked.append(bot)
+    if any(b.held for b in asked):  # the notifications held for a seat go out in its message's write
+        sends = [(seat, bots[seat].take_held() + payload) for seat, payload in sends]
     # (list comprehensions, not generators: this runs once per exchange)
     before = trio.current_time()
     written, lines, took, lead, unread, eof = fast.exchange(
@@ -508,7 +511,13 @@ class Table:
     def compiled_turn(self) -> Handback | None:
         """At an exchange boundary: let the compiled dialogue play if it may;
         where it stopped, or None when it did not take over."""
-        if self.compiled is None or not self.compiled.ready(self.backlog):
+        if self.compiled is None:
+            return None
+        if any(b.held for b in self.bots):
+            # Written now (a seat whose pipe is gone is found at its next message).
+            deliver(self.bots, [(i, b.take_held()) for i, b in enumerate(self.bots) if b.held], trio.current_time(),
+                    self.backlog, self.limits)
+        if not self.compiled.ready(self.backlog):
             return None
         handback = self.compiled.play()
         self.native_messages += handback.messages
@@ -529,7 +538,11 @@ class Table:
                 self.native_messages += len(sends)
                 return got
         now = trio.current_time()
-        lost = deliver(bots, sends if reply else per_seat(sends), now, backlog, limits)
+        if not reply:
+            sends = [(seat, payload) for seat, payload in per_seat(sends) if not bots[seat].hold(payload)]
+            if not sends:
+                return []
+        lost = deliver(bots, sends, now, backlog, limits)
         if lost is not None:
             await bots[lost].raise_gone(during="writing to it")
         if not reply:
@@ -538,6 +551,16 @@ class Table:
             clock(bots[seat]).awaiting += 1
         return reply_nowait(bots, sends, now, backlog) or await gather(bots, sends, now, backlog, limits)
 
+    async def flush_held(self) -> None:
+        """Write every notification still held (at the dialogue's end); a
+        seat whose pipe is gone raises its fault, as when it was told."""
+        bots = self.bots
+        held = [(i, b.take_held()) for i, b in enumerate(bots) if b.held]
+        if held:
+            lost = deliver(bots, held, trio.current_time(), self.backlog, self.limits)
+            if lost is not None:
+                await bots[lost].raise_gone(during="writing to it")
+
     async def finish(self) -> None:
         await finish(self.bots, self.backlog, self.limits)
 
@@ -545,5 +568,6 @@ class Table:
         """A seat the match plays on without: nothing more is written to it, and it is stopped now."""
         bot = self.bots[seat]
         self.backlog.discard(seat)
+        bot.held = b""
         bot.close_stdin()
         bot.ask_stop()
