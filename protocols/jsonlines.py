@@ -26,6 +26,7 @@ Inside a dialogue generator::
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Collection, Generator, Sequence
 from pathlib import Path
@@ -123,8 +124,15 @@ def fast_reply(line: str, model: type[Reply]) -> dict[str, Any] | None:
         return None
     for shape in shapes:
         if _has_shape(data, shape):
+            if len(data) < len(model.model_fields):  # a field left out: its default, as pydantic gives
+                data = {**_defaults(model), **data}
             return data
     return None
+
+
+@functools.cache
+def _defaults(model: type[Reply]) -> dict[str, Any]:
+    return {name: f.default for name, f in model.model_fields.items() if not f.is_required()}
 
 
 def _has_shape(data: dict[str, Any], shape: dict[str, type | str]) -> bool:

@@ -84,6 +84,8 @@ class BotProcess:
         self._rfd = channel.stdout_r
         self._poll = select.poll()
         self._poll.register(self._rfd, select.POLLIN)
+        self._stdin_poll = select.poll()  # POLLERR: the bot's end of its stdin is closed
+        self._stdin_poll.register(self._wfd, 0)
         self._sock = channel.ours
         self._stderr_fd = channel.stderr_r
         self._lines = LineBuffer(max_line)
@@ -161,9 +163,13 @@ class BotProcess:
 
     def hold(self, data: bytes) -> bool:
         """Keep a notification to write with the next message (the bot reads
-        the same bytes, woken once); False, keeping nothing, when what is held
-        would pass ``HOLD_CAP`` (then ``queue`` it now, with what was held)."""
-        if len(self.held) + len(data) > HOLD_CAP:
+        the same bytes, woken once). False, keeping nothing, when it must be
+        written now (``queue``, with what was held): what is held would pass
+        ``HOLD_CAP``, input is already waiting in the outbox (its deadline
+        runs), or the bot's end of the pipe is closed, so that the write
+        fails now, in the hand it would have failed in unheld."""
+        if (len(self.held) + len(data) > HOLD_CAP or self.outbox or self._wfd is None
+                or self._stdin_poll.poll(0)):
             return False
         self.held += data
         return True
@@ -431,9 +437,11 @@ class BotProcess:
 
     def close_stdin(self) -> None:
         if self._wfd is not None:
+            self._stdin_poll.unregister(self._wfd)
             os.close(self._wfd)
             self._wfd = None
             self.outbox.clear()
+            self.held = b""
 
     def ask_stop(self) -> None:
         """Tell the supervisor to end the bot and everything it started."""
