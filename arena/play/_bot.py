@@ -150,10 +150,8 @@ class BotProcess:
 
     # -- writing ----------------------------------------------------------------
 
-    def send_nowait(self, data: bytes) -> int:
+    def _write_nowait(self, data: bytes) -> int:
         """Write what fits now; the bytes written, or -1 when the pipe is broken."""
-        if self._trace is not None:
-            self._trace(self.seat, "->", data.decode())
         try:
             return os.write(self._wfd, data)  # type: ignore[arg-type]
         except BlockingIOError:
@@ -163,35 +161,39 @@ class BotProcess:
 
     def hold(self, data: bytes) -> bool:
         """Keep a notification to write with the next message (the bot reads
-        the same bytes, woken once). False, keeping nothing, when it must be
-        written now (``queue``, with what was held): what is held would pass
-        ``HOLD_CAP``, input is already waiting in the outbox (its deadline
-        runs), or the bot's end of the pipe is closed, so that the write
-        fails now, in the hand it would have failed in unheld."""
+        the same bytes, woken once); the trace has it now, in the dialogue's
+        order. False, keeping nothing, when it must be written now (``queue``,
+        after what was held): what is held would pass ``HOLD_CAP``, input is
+        already waiting in the outbox (its deadline runs), or the bot's end of
+        the pipe is closed, so that the write fails now, in the hand it would
+        have failed in unheld."""
         if (len(self.held) + len(data) > HOLD_CAP or self.outbox or self._wfd is None
                 or self._stdin_poll.poll(0)):
             return False
+        if self._trace is not None:
+            self._trace(self.seat, "->", data.decode())
         self.held += data
         return True
 
     def take_held(self) -> bytes:
+        """What is held, now written by the caller (it was traced when held)."""
         held, self.held = self.held, b""
         return held
 
     def queue(self, data: bytes, now: float) -> int:
-        """Deliver ``data`` (after what is held) or keep the rest in the
-        outbox: 1 delivered, 0 waiting, -1 gone."""
+        """Deliver ``data`` (after what is held; ``b""``: only that) or keep
+        the rest in the outbox: 1 delivered, 0 waiting, -1 gone."""
+        if data and self._trace is not None:
+            self._trace(self.seat, "->", data.decode())
         if self.held:
             data = self.held + data
             self.held = b""
         if self.outbox:
-            if self._trace is not None:
-                self._trace(self.seat, "->", data.decode())
             self.outbox += data
             if len(self.outbox) > OUTBOX_CAP:
                 raise self._not_reading(now, f"over {OUTBOX_CAP >> 10} KiB of its input waiting")
             return 0
-        written = self.send_nowait(data)
+        written = self._write_nowait(data)
         if written == len(data):
             return 1
         if written < 0:

@@ -325,15 +325,15 @@ async def exchange_natively(fast: Any, bots: list[BotProcess], sends: list[tuple
                 or not clock(bot).replied):
             return None
         asked.append(bot)
-    if any(b.held for b in asked):  # the notifications held for a seat go out in its message's write
-        sends = [(seat, bots[seat].take_held() + payload) for seat, payload in sends]
     # (list comprehensions, not generators: this runs once per exchange)
+    payloads = tuple([b.held + p if b.held else p for b, (_, p) in zip(asked, sends)])  # held: in the same write
     before = trio.current_time()
     written, lines, took, lead, unread, eof = fast.exchange(
-        tuple([b.write_fd for b in asked]), tuple([b.read_fd for b in asked]), tuple([p for _, p in sends]),
+        tuple([b.write_fd for b in asked]), tuple([b.read_fd for b in asked]), payloads,
         tuple([limits.limit(b) for b in asked]), asked[0].sync_wait, asked[0].max_line,
     )
     for i in range(written):
+        asked[i].take_held()
         asked[i].wrote(sends[i][1])
     for i, bot in enumerate(asked):
         if unread[i] is not None or eof[i]:
@@ -515,7 +515,7 @@ class Table:
             return None
         if any(b.held for b in self.bots):
             # Written now (a seat whose pipe is gone is found at its next message).
-            deliver(self.bots, [(i, b.take_held()) for i, b in enumerate(self.bots) if b.held], trio.current_time(),
+            deliver(self.bots, [(i, b"") for i, b in enumerate(self.bots) if b.held], trio.current_time(),
                     self.backlog, self.limits)
         if not self.compiled.ready(self.backlog):
             return None
@@ -555,7 +555,7 @@ class Table:
         """Write every notification still held (at the dialogue's end); a
         seat whose pipe is gone raises its fault, as when it was told."""
         bots = self.bots
-        held = [(i, b.take_held()) for i, b in enumerate(bots) if b.held]
+        held = [(i, b"") for i, b in enumerate(bots) if b.held]
         if held:
             lost = deliver(bots, held, trio.current_time(), self.backlog, self.limits)
             if lost is not None:

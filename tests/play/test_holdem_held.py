@@ -12,6 +12,7 @@ Real processes over real pipes: C sample bots, one Python test bot.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -48,42 +49,54 @@ class Recording(HoldemDealer):
             replies = yield exchange
 
 
-def play(commands: list[str], params: Any, seed: int, native: bool):
-    """The result, the dialogue's lines per seat, and per seat each write the arena made to it."""
-    writes: dict[int, list[str]] = {s: [] for s in range(len(commands))}
+def play(commands: list[str], params: Any, seed: int, native: bool, log_dir: Path | None = None):
+    """The result, the dialogue's lines per seat, and per seat the lines the trace shows written to it."""
+    written: dict[int, list[str]] = {s: [] for s in range(len(commands))}
 
     def trace(seat: int, direction: str, text: str) -> None:
         if direction == "->":
-            writes[seat].append(text)
+            written[seat] += [line + "\n" for line in text.splitlines()]
 
     dealer = Recording(params, chance_stream(seed), [f"b{i}" for i in range(len(commands))])
     with open_host("none") as host:
         result = trio.run(lambda: run_match(HOLDEM, [BotSpec.parse(c) for c in commands], params, seed,
-                                            MatchSettings(native=native, trace=trace, host=host),
+                                            MatchSettings(native=native, trace=trace, host=host, log_dir=log_dir),
                                             dialogue=dealer))
-    return result, dealer.said, writes
+    return result, dealer.said, written
+
+
+READS = f"{PY} {TEST_BOTS / 'holdem_reads.py'}"
 
 
 @pytest.fixture(scope="module")
-def six_seats():
+def six_seats(tmp_path_factory):
+    """Six seats, the last a bot that counts how its input came; both ways."""
     params = HOLDEM.Params(hands=6)
-    return {native: play(SIX, params, 5, native) for native in (True, False)}
+    runs = {}
+    for native in (True, False):
+        logs = tmp_path_factory.mktemp("native" if native else "pure")
+        result, said, written = play(SIX[:5] + [READS], params, 5, native, logs)
+        count = (logs / "seat5.stderr.log").read_text().split()
+        runs[native] = result, said, written, (int(count[1]), int(count[3]))
+    return runs
 
 
 @pytest.mark.parametrize("native", [True, False], ids=["native", "pure"])
-def test_every_seat_reads_exactly_its_lines_in_fewer_writes(six_seats, native):
-    result, said, writes = six_seats[native]
+def test_every_seat_reads_exactly_its_lines_woken_once_a_decision(six_seats, native):
+    result, said, written, (reads, lines) = six_seats[native]
     assert result.completed and result.hands == 6, result.faults
-    for seat, lines in said.items():
-        read = [line + "\n" for text in writes[seat] for line in text.splitlines()]
-        assert read == lines, f"seat {seat} read other lines than its dialogue wrote"
-        assert lines[-1].startswith('{"type":"match_end"')
-        # Held notifications went out with later messages: fewer writes than lines.
-        assert len(writes[seat]) < len(lines) / 2, (seat, len(writes[seat]), len(lines))
+    for seat, lines_said in said.items():
+        assert written[seat] == lines_said, f"seat {seat}: the trace shows other lines than its dialogue wrote"
+        assert lines_said[-1].startswith('{"type":"match_end"')
+    # The counting bot read every line, woken about once per request it was
+    # sent (held notifications came with them), not once per line.
+    assert lines == len(said[5])
+    asked = sum(1 for line in said[5] if line.startswith(('{"type":"act"', '{"type":"match_start"')))
+    assert reads <= asked + 1 < lines / 2, (reads, asked, lines)
 
 
 def test_both_ways_the_same_match(six_seats):
-    (native, said_n, _), (pure, said_p, _) = six_seats[True], six_seats[False]
+    (native, said_n, *_), (pure, said_p, *_) = six_seats[True], six_seats[False]
     assert said_n == said_p
     assert [s.bankroll for s in native.seats] == [s.bankroll for s in pure.seats]
     assert native.native_messages > 0 and pure.native_messages == 0
@@ -107,8 +120,7 @@ def test_a_seat_that_closed_its_input_is_charged_and_the_others_play_on(hand):
         assert result.forfeit_scores[1] < result.seats[1].bankroll  # the hand it left counts as lost
         assert result.hands == 4  # the other two played every hand
         for seat in (0, 2):
-            read = [line + "\n" for text in writes[seat] for line in text.splitlines()]
-            assert read == said[seat]
+            assert writes[seat] == said[seat]
         outcomes.append(([s.bankroll for s in result.seats], result.forfeit_scores,
                          [(f.detail, f.hand) for f in result.faults]))
     assert outcomes[0] == outcomes[1]
