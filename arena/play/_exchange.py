@@ -24,6 +24,13 @@ The rules that keep one bot from getting another faulted:
 
 The common case (the bot's pipe took the message, one seat asked) is the
 direct path: a non-blocking read, else one wait on that pipe.
+
+A notification (an exchange that asks nothing) is held for each seat and
+written with the next message to that seat, or at the dialogue's end
+(``BotProcess.hold``): each bot reads the same bytes, woken once per
+request rather than once per line. A seat whose input is closed, or whose
+outbox is waiting, is written at once, so its fault comes where it would
+have come unheld.
 """
 
 from __future__ import annotations
