@@ -575,6 +575,5 @@ class Table:
         """A seat the match plays on without: nothing more is written to it, and it is stopped now."""
         bot = self.bots[seat]
         self.backlog.discard(seat)
-        bot.held = b""
         bot.close_stdin()
         bot.ask_stop()

@@ -312,7 +312,7 @@ async def _drive(
                 exchange = gen.send(replies)  # type: ignore[arg-type]
             except StopIteration as stop:
                 sends = []
-                while True:  # the notifications still held, each seat's fault as if found when it was told
+                while True:  # the notifications still held; a seat whose input closed since: as if found when told
                     try:
                         await table.flush_held()
                         break

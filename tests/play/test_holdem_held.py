@@ -7,7 +7,8 @@ line. What each bot reads must not change: per seat, exactly the lines the
 dialogue wrote to it, in its order, native or not; and a seat whose input is
 closed is still found and charged, and the others play on.
 
-Real processes over real pipes: C sample bots, one Python test bot.
+Real processes over real pipes: C sample bots and two small Python test bots
+(tests/bots/holdem_reads.py, tests/bots/misbehave_holdem.py).
 """
 
 from __future__ import annotations
