@@ -130,13 +130,12 @@ bench: install bots
 	$(PY) -m benchmarks.sandbox_spawn
 	$(PY) -m benchmarks.duplicate_ci
 	$(PY) -m benchmarks.holdem_engine
-	$(PY) -m benchmarks.holdem_arena
 	$(PY) -m benchmarks.server_load
 	$(PY) -m benchmarks.cluster
 	$(PY) -m benchmarks.match_rates
 	$(PY) -m benchmarks.exchange_ratios --before benchmarks/baselines/exchange_ratios-2026-11-24.json
 	$(PY) -m benchmarks.twocarddraw_value
-	$(PY) -m benchmarks.acpc_speed
+	$(PY) -m benchmarks.holdem_speed
 
 clean:
 	rm -rf $(VENV) $(BUILD) *.egg-info .pytest_cache .hypothesis

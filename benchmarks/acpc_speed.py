@@ -1,4 +1,5 @@
-"""`make bench`: the ACPC dealer and the arena on the same two ACPC agents.
+"""The ACPC dealer and the arena on the same two ACPC agents (`make bench` runs
+these through benchmarks.holdem_speed, beside the other hold'em ratios).
 
 Both play heads-up no-limit hold'em (stacks 20000, blinds 50/100, the ACPC
 package's holdem.nolimit.2p.reverse_blinds.game) between two copies of the

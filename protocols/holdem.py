@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
@@ -41,7 +41,18 @@ from games.holdem import (
 from ._builtin import BuiltinGame
 from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
-from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, start_match
+from .jsonlines import (
+    FRAMING_MODELS,
+    Message,
+    Reply,
+    abandoned,
+    decode,
+    encode,
+    encode_fields,
+    end_match,
+    fast_reply,
+    start_match,
+)
 
 GAME = "holdem"
 VERSION = 1
@@ -152,6 +163,14 @@ class ActionReply(Reply):
     type: Literal["action"]
     action: ActionName
     to: int | None = Field(default=None, strict=True, description="with raise only: your bet after raising")
+
+    # Every valid reply but a raise written with "to": null: taken without pydantic.
+    fast_shapes: ClassVar[tuple[dict[str, type | str], ...]] = (
+        {"type": "action", "action": "call"},
+        {"type": "action", "action": "fold"},
+        {"type": "action", "action": "raise", "to": int},
+        {"type": "action", "action": "allin"},
+    )
 
     @model_validator(mode="after")
     def _to_with_raise(self) -> "ActionReply":
@@ -288,11 +307,15 @@ class HoldemDealer:
         hand = self.hand = HoldemHand(stacks, button, *blinds, deck)
         seats = sorted(hand.order)
         n = self.hands
-        yield Exchange([(s, encode(HandStart(
-            hand=n, tournament=tournament, seat=s, cards=card_names(hand.hole[s]),  # type: ignore[arg-type]
-            button=button, small_blind_seat=hand.small_blind_seat, big_blind_seat=hand.big_blind_seat,
-            small_blind=hand.small_blind, big_blind=hand.big_blind, ante=hand.ante,
-            stacks=hand.posted[0], bets=hand.posted[1], in_hand=seats))) for s in seats], reply=False)
+        # The messages are written from their fields in their models' order,
+        # without building the models (held to the models' own bytes by
+        # tests/protocols/test_jsonlines_fast.py): a hand is some 25 messages.
+        yield Exchange([(s, encode_fields({
+            "type": "hand_start", "hand": n, "tournament": tournament, "seat": s,
+            "cards": card_names(hand.hole[s]),  # type: ignore[arg-type]
+            "button": button, "small_blind_seat": hand.small_blind_seat, "big_blind_seat": hand.big_blind_seat,
+            "small_blind": hand.small_blind, "big_blind": hand.big_blind, "ante": hand.ante,
+            "stacks": hand.posted[0], "bets": hand.posted[1], "in_hand": seats})) for s in seats], reply=False)
         shown = 0
         if hand.board:  # nobody could act: the streets were dealt at once, each still announced
             yield Exchange([(x, m) for x, m in self._streets(hand, n, 0) if x not in self.out], reply=False)
@@ -324,8 +347,9 @@ class HoldemDealer:
         seats = sorted(hand.order)
         s, action, amount = last
         bet, stack = after
-        notice = encode(ActionNotice(hand=n, seat=s, action=action, amount=amount, bet=bet, stack=stack,
-                                     pot=hand.pot, all_in=stack == 0 and action != "fold"))
+        notice = encode_fields({"type": "action", "hand": n, "seat": s, "action": action, "amount": amount,
+                                "bet": bet, "stack": stack, "pot": hand.pot,
+                                "all_in": stack == 0 and action != "fold"})
         return [(x, notice) for x in seats] + self._streets(hand, n, shown)
 
     def _streets(self, hand: HoldemHand, n: int, shown: int) -> list[tuple[int, bytes]]:
@@ -334,27 +358,32 @@ class HoldemDealer:
         sends: list[tuple[int, bytes]] = []
         for size in (3, 4, 5):
             if shown < size <= len(hand.board):
-                street = encode(Street(hand=n, street=STREETS[size - 2], board=card_names(hand.board[:size]),
-                                       pot=hand.pot))
+                street = encode_fields({"type": "street", "hand": n, "street": STREETS[size - 2],
+                                        "board": card_names(hand.board[:size]), "pot": hand.pot})
                 sends += [(x, street) for x in seats]
         return sends
 
     def _ask(self, hand: HoldemHand, seat: int, n: int):
         legal = hand.legal()
         last = hand.last_action
-        msg = Act(
-            hand=n, street=STREETS[hand.street], seat=seat, cards=card_names(hand.hole[seat]),  # type: ignore[arg-type]
-            board=card_names(hand.board), stacks=list(hand.stack), bets=list(hand.bet), pot=hand.pot,
-            to_call=hand.max_bet - hand.bet[seat], button=hand.button, small_blind_seat=hand.small_blind_seat,
-            big_blind_seat=hand.big_blind_seat, small_blind=hand.small_blind, big_blind=hand.big_blind,
-            in_hand=hand.in_hand(),
-            last_action=None if last is None else LastAction(seat=last[0], action=last[1], amount=last[2]),
-            legal=list(legal.actions), min_raise_to=legal.min_to, max_raise_to=legal.max_to)
+        msg = encode_fields({
+            "type": "act", "hand": n, "street": STREETS[hand.street], "seat": seat,
+            "cards": card_names(hand.hole[seat]),  # type: ignore[arg-type]
+            "board": card_names(hand.board), "stacks": hand.stack, "bets": hand.bet, "pot": hand.pot,
+            "to_call": hand.max_bet - hand.bet[seat], "button": hand.button,
+            "small_blind_seat": hand.small_blind_seat, "big_blind_seat": hand.big_blind_seat,
+            "small_blind": hand.small_blind, "big_blind": hand.big_blind, "in_hand": hand.in_hand(),
+            "last_action": None if last is None else {"seat": last[0], "action": last[1], "amount": last[2]},
+            "legal": legal.actions, "min_raise_to": legal.min_to, "max_raise_to": legal.max_to})
         expect = _expect(legal)
-        (line,) = yield Exchange([(seat, encode(msg))], expect=expect)
+        (line,) = yield Exchange([(seat, msg)], expect=expect)
         if line is None:  # it faulted and is folded out (seat_gone)
             return
         try:
+            fields = fast_reply(line, ActionReply)
+            if fields is not None:  # the canonical forms; anything else is judged by pydantic
+                hand.act(fields["action"], fields.get("to"))
+                return
             reply = decode(seat, line, ActionReply, expect())
             hand.act(reply.action, reply.to)
             return
@@ -367,16 +396,17 @@ class HoldemDealer:
         yield Exchange([], reply=False, fault=error)
 
     def _hand_end(self, hand: HoldemHand, seats: list[int], n: int) -> list[tuple[int, bytes]]:
-        shown = [Shown(seat=s, cards=card_names(hand.hole[s]), hand=describe(v))  # type: ignore[arg-type]
+        shown = [{"seat": s, "cards": card_names(hand.hole[s]), "hand": describe(v)}  # type: ignore[arg-type]
                  for s, v in sorted(hand.values.items())]
-        end = encode(HandEnd(hand=n, board=card_names(hand.board), shown=shown,
-                             pots=[_pot(p) for p in hand.pots], stacks=list(hand.stack), profits=hand.profits()))
+        end = encode_fields({"type": "hand_end", "hand": n, "board": card_names(hand.board), "shown": shown,
+                             "pots": [_pot(p) for p in hand.pots], "stacks": hand.stack, "profits": hand.profits()})
         return [(s, end) for s in seats]
 
 
-def _pot(pot: Pot) -> PotResult:
-    return PotResult(amount=pot.amount, seats=sorted(pot.seats), winners=sorted(pot.winners),
-                     hand=None if pot.value is None else describe(pot.value))
+def _pot(pot: Pot) -> dict[str, Any]:
+    """A ``PotResult``'s fields."""
+    return {"amount": pot.amount, "seats": sorted(pot.seats), "winners": sorted(pot.winners),
+            "hand": None if pot.value is None else describe(pot.value)}
 
 
 class HoldemPlugin(BuiltinGame):

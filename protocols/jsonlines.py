@@ -26,6 +26,7 @@ Inside a dialogue generator::
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Collection, Generator, Sequence
 from pathlib import Path
@@ -57,6 +58,10 @@ class Reply(BaseModel):
     #: reply of exactly this shape is one the model accepts as it is; empty
     #: means every reply is validated by pydantic.
     fast_shape: ClassVar[dict[str, type | str]] = {}
+    #: More such shapes, for a model whose common replies take several (any
+    #: one matching is enough; hold'em's ``fold``, ``call``, ``raise`` with
+    #: ``to``); ``fast_shape``, when set, is tried first.
+    fast_shapes: ClassVar[tuple[dict[str, type | str], ...]] = ()
 
 
 class MatchStart(Message):
@@ -104,21 +109,40 @@ def reply_fields(seat: int, line: str, model: type[Reply], expected: str) -> dic
 
 
 def fast_reply(line: str, model: type[Reply]) -> dict[str, Any] | None:
-    """The reply's fields if its JSON has exactly ``model.fast_shape``, else None."""
-    shape = model.fast_shape
-    if not shape:
+    """The reply's fields if its JSON has exactly ``model.fast_shape`` (or
+    one of ``model.fast_shapes``), else None."""
+    shapes = model.fast_shapes
+    if model.fast_shape:
+        shapes = (model.fast_shape, *shapes)
+    if not shapes:
         return None
     try:
         data = orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
-    if type(data) is not dict or data.keys() != shape.keys():
+    if type(data) is not dict:
         return None
+    for shape in shapes:
+        if _has_shape(data, shape):
+            if len(data) < len(model.model_fields):  # a field left out: its default, as pydantic gives
+                data = {**_defaults(model), **data}
+            return data
+    return None
+
+
+@functools.cache
+def _defaults(model: type[Reply]) -> dict[str, Any]:
+    return {name: f.default for name, f in model.model_fields.items() if not f.is_required()}
+
+
+def _has_shape(data: dict[str, Any], shape: dict[str, type | str]) -> bool:
+    if data.keys() != shape.keys():
+        return False
     for key, want in shape.items():  # a loop: all() over a generator costs twice as much here
         value = data[key]
         if (value != want) if type(want) is str else (type(value) is not want):
-            return None
-    return data
+            return False
+    return True
 
 
 def decode(seat: int, line: str, model: type[R], expected: str) -> R:

@@ -41,6 +41,9 @@ STDERR_TAIL = 2048
 EXIT_STATUS_WAIT = 0.5
 #: Input the arena keeps for a bot that is not reading (beyond its pipe).
 OUTBOX_CAP = 1024 * 1024
+#: Notifications held back for a bot's next message, at most: with the
+#: message they stay one pipe write the native exchange takes (PIPE_BUF).
+HOLD_CAP = 3072
 #: How long a reply is waited for in a plain poll() before trio is entered,
 #: unless the host says otherwise (``BotHost.sync_wait``). Most replies come
 #: within microseconds, and a poll() costs about a third of trio's cancel
@@ -81,6 +84,8 @@ class BotProcess:
         self._rfd = channel.stdout_r
         self._poll = select.poll()
         self._poll.register(self._rfd, select.POLLIN)
+        self._stdin_poll = select.poll()  # POLLERR: the bot's end of its stdin is closed
+        self._stdin_poll.register(self._wfd, 0)
         self._sock = channel.ours
         self._stderr_fd = channel.stderr_r
         self._lines = LineBuffer(max_line)
@@ -92,6 +97,9 @@ class BotProcess:
         self._eof = False
         #: input not yet taken by the bot, and since when it has been waiting
         self.outbox = bytearray()
+        #: notifications not written yet: they go out in one write with the
+        #: next message to this bot (``queue``), or at the match's end
+        self.held = b""
         self.stalled_since: float | None = None
         #: its host's setting: how long a reply is waited for before trio is entered
         self.sync_wait = sync_wait
@@ -142,10 +150,8 @@ class BotProcess:
 
     # -- writing ----------------------------------------------------------------
 
-    def send_nowait(self, data: bytes) -> int:
+    def _write_nowait(self, data: bytes) -> int:
         """Write what fits now; the bytes written, or -1 when the pipe is broken."""
-        if self._trace is not None:
-            self._trace(self.seat, "->", data.decode())
         try:
             return os.write(self._wfd, data)  # type: ignore[arg-type]
         except BlockingIOError:
@@ -153,16 +159,41 @@ class BotProcess:
         except (BrokenPipeError, ConnectionResetError):
             return -1
 
+    def hold(self, data: bytes) -> bool:
+        """Keep a notification to write with the next message (the bot reads
+        the same bytes, woken once); the trace has it now, in the dialogue's
+        order. False, keeping nothing, when it must be written now (``queue``,
+        after what was held): what is held would pass ``HOLD_CAP``, input is
+        already waiting in the outbox (its deadline runs), or the bot's end of
+        the pipe is closed, so that the write fails now, in the hand it would
+        have failed in unheld."""
+        if (len(self.held) + len(data) > HOLD_CAP or self.outbox or self._wfd is None
+                or self._stdin_poll.poll(0)):
+            return False
+        if self._trace is not None:
+            self._trace(self.seat, "->", data.decode())
+        self.held += data
+        return True
+
+    def take_held(self) -> bytes:
+        """What is held, now written by the caller (it was traced when held)."""
+        held, self.held = self.held, b""
+        return held
+
     def queue(self, data: bytes, now: float) -> int:
-        """Deliver ``data`` or keep the rest in the outbox: 1 delivered, 0 waiting, -1 gone."""
+        """Deliver ``data`` (after what is held; ``b""``: only that) or keep
+        the rest in the outbox: 1 delivered, 0 waiting, -1 gone."""
+        if data and self._trace is not None:
+            self._trace(self.seat, "->", data.decode())
+        if self.held:
+            data = self.held + data
+            self.held = b""
         if self.outbox:
-            if self._trace is not None:
-                self._trace(self.seat, "->", data.decode())
             self.outbox += data
             if len(self.outbox) > OUTBOX_CAP:
                 raise self._not_reading(now, f"over {OUTBOX_CAP >> 10} KiB of its input waiting")
             return 0
-        written = self.send_nowait(data)
+        written = self._write_nowait(data)
         if written == len(data):
             return 1
         if written < 0:
@@ -408,9 +439,11 @@ class BotProcess:
 
     def close_stdin(self) -> None:
         if self._wfd is not None:
+            self._stdin_poll.unregister(self._wfd)
             os.close(self._wfd)
             self._wfd = None
             self.outbox.clear()
+            self.held = b""
 
     def ask_stop(self) -> None:
         """Tell the supervisor to end the bot and everything it started."""

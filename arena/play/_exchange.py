@@ -24,6 +24,13 @@ The rules that keep one bot from getting another faulted:
 
 The common case (the bot's pipe took the message, one seat asked) is the
 direct path: a non-blocking read, else one wait on that pipe.
+
+A notification (an exchange that asks nothing) is held for each seat and
+written with the next message to that seat, or at the dialogue's end
+(``BotProcess.hold``): each bot reads the same bytes, woken once per
+request rather than once per line. A seat whose input is closed, or whose
+outbox is waiting, is written at once, so its fault comes where it would
+have come unheld.
 """
 
 from __future__ import annotations
@@ -321,16 +328,19 @@ async def exchange_natively(fast: Any, bots: list[BotProcess], sends: list[tuple
     asked: list[BotProcess] = []
     for seat, payload in sends:
         bot = bots[seat]
-        if len(payload) > NATIVE_MESSAGE or bot in asked or not bot.idle() or not clock(bot).replied:
+        if (len(bot.held) + len(payload) > NATIVE_MESSAGE or bot in asked or not bot.idle()
+                or not clock(bot).replied):
             return None
         asked.append(bot)
     # (list comprehensions, not generators: this runs once per exchange)
+    payloads = tuple([b.held + p if b.held else p for b, (_, p) in zip(asked, sends)])  # held: in the same write
     before = trio.current_time()
     written, lines, took, lead, unread, eof = fast.exchange(
-        tuple([b.write_fd for b in asked]), tuple([b.read_fd for b in asked]), tuple([p for _, p in sends]),
+        tuple([b.write_fd for b in asked]), tuple([b.read_fd for b in asked]), payloads,
         tuple([limits.limit(b) for b in asked]), asked[0].sync_wait, asked[0].max_line,
     )
     for i in range(written):
+        asked[i].take_held()
         asked[i].wrote(sends[i][1])
     for i, bot in enumerate(asked):
         if unread[i] is not None or eof[i]:
@@ -470,6 +480,19 @@ class CompiledLoop:
         return Handback(messages, bool(mid), written, accepted, before + lead)
 
 
+def per_seat(sends: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
+    """A notification's messages joined into one write per seat, the seats in
+    the order of their first message: each seat reads the same bytes in the
+    same order, woken once (hold'em tells every seat an action and then the
+    street it opened: one wake-up of every bot instead of two)."""
+    if len(sends) <= 1:
+        return sends
+    joined: dict[int, bytes] = {}
+    for seat, payload in sends:
+        joined[seat] = joined[seat] + payload if seat in joined else payload
+    return sends if len(joined) == len(sends) else list(joined.items())
+
+
 # -- one interface for the driver -------------------------------------------------
 
 @dataclass(slots=True)
@@ -495,7 +518,13 @@ class Table:
     def compiled_turn(self) -> Handback | None:
         """At an exchange boundary: let the compiled dialogue play if it may;
         where it stopped, or None when it did not take over."""
-        if self.compiled is None or not self.compiled.ready(self.backlog):
+        if self.compiled is None:
+            return None
+        if any(b.held for b in self.bots):
+            # Written now (a seat whose pipe is gone is found at its next message).
+            deliver(self.bots, [(i, b"") for i, b in enumerate(self.bots) if b.held], trio.current_time(),
+                    self.backlog, self.limits)
+        if not self.compiled.ready(self.backlog):
             return None
         handback = self.compiled.play()
         self.native_messages += handback.messages
@@ -516,6 +545,10 @@ class Table:
                 self.native_messages += len(sends)
                 return got
         now = trio.current_time()
+        if not reply:
+            sends = [(seat, payload) for seat, payload in per_seat(sends) if not bots[seat].hold(payload)]
+            if not sends:
+                return []
         lost = deliver(bots, sends, now, backlog, limits)
         if lost is not None:
             await bots[lost].raise_gone(during="writing to it")
@@ -524,6 +557,16 @@ class Table:
         for seat, _ in sends:
             clock(bots[seat]).awaiting += 1
         return reply_nowait(bots, sends, now, backlog) or await gather(bots, sends, now, backlog, limits)
+
+    async def flush_held(self) -> None:
+        """Write every notification still held (at the dialogue's end); a
+        seat whose pipe is gone raises its fault, as when it was told."""
+        bots = self.bots
+        held = [(i, b"") for i, b in enumerate(bots) if b.held]
+        if held:
+            lost = deliver(bots, held, trio.current_time(), self.backlog, self.limits)
+            if lost is not None:
+                await bots[lost].raise_gone(during="writing to it")
 
     async def finish(self) -> None:
         await finish(self.bots, self.backlog, self.limits)

@@ -312,6 +312,15 @@ async def _drive(
                 exchange = gen.send(replies)  # type: ignore[arg-type]
             except StopIteration as stop:
                 sends = []
+                while True:  # the notifications still held; a seat whose input closed since: as if found when told
+                    try:
+                        await table.flush_held()
+                        break
+                    except BotFault as exc:
+                        if gone is None or exc.seat is None or not gone(exc.seat):
+                            raise
+                        faults.append((exc.seat, exc, None, _hand(dealer)))
+                        table.leave(exc.seat)
                 await table.finish()
                 return stop.value, faults, exchanges, table.native_messages
             if exchange.fault is not None:  # a reply the dialogue refused; it plays on without that seat

@@ -79,17 +79,23 @@ def main(argv: list[str]) -> None:
     conn, agent_in, agent = connect(argv, timeout, gamedef(start["params"], len(start["players"])))
     _say('{"type": "ready"}')
     tr = HoldemTranslator(seat)
+    # The states the agent need not answer go out with the next one it must
+    # (or at the end): one send and one wake-up of the agent per decision.
+    pending: list[str] = []
     for raw in sys.stdin:
         msg = json.loads(raw)
         if msg.get("type") == "match_end":
             break
-        _send(conn, tr.feed(msg))
+        pending += tr.feed(msg)
         if msg.get("type") == "act":
+            _send(conn, pending)
+            pending = []
             try:
                 _say(json.dumps(tr.reply(_response(agent_in, tr.sent))))
             except AcpcFault as fault:
                 _say(f"ACPC agent {fault}")
                 return
+    _send(conn, pending)
     _hang_up(conn, agent)
 
 

@@ -2,10 +2,13 @@
 """Test bot for holdem: says ready, then misbehaves at every ``act`` (argv[1]).
 
 ``illegal_raise``: a raise to 1, below every minimum raise; ``garbage``: not
-JSON; ``crash``: exits with code 3. Further arguments (a tag) only mark the
-process.
+JSON; ``crash``: exits with code 3; ``leave@N``: calls until hand N, then at
+its first ``act`` there closes its stdin, folds (checks when it may not fold)
+and exits 0, so the arena finds its input closed at the next write to it.
+Further arguments (a tag) only mark the process.
 """
 import json
+import os
 import sys
 
 MODE = sys.argv[1]
@@ -17,7 +20,8 @@ def send(obj) -> None:
 
 
 for line in sys.stdin:
-    kind = json.loads(line).get("type")
+    msg = json.loads(line)
+    kind = msg.get("type")
     if kind == "match_start":
         send({"type": "ready"})
     elif kind == "act":
@@ -27,3 +31,10 @@ for line in sys.stdin:
             send("what is a blind")
         elif MODE == "crash":
             sys.exit(3)
+        elif MODE.startswith("leave@"):
+            if msg["hand"] < int(MODE[len("leave@"):]):
+                send({"type": "action", "action": "call"})
+                continue
+            os.close(0)  # before the reply: whatever the arena writes after reading it finds the pipe closed
+            send({"type": "action", "action": "fold" if "fold" in msg["legal"] else "call"})
+            sys.exit(0)

@@ -1,0 +1,147 @@
+"""`make bench`: hold'em at the ACPC dealer's speed (issue 30), every ratio of one run.
+
+Everything pinned to one core (dealer, arena and bots alike), RUNS
+interleaved runs, medians. Side by side:
+
+  acpc     the ACPC dealer (C, TCP) with two example_players: heads-up
+           no-limit, stacks 20000, blinds 50/100 (the ACPC package's
+           holdem.nolimit.2p.reverse_blinds.game; built from ../shared/acpc
+           by benchmarks.acpc_speed, never copied in);
+  json     the arena on the same game (cash, --stack 20000, 50/100; heads-up
+           the button posts the small blind, as in the reverse-blinds game)
+           with its C sample bots, rule_bot against call_bot, JSON lines;
+  relay    the arena on the same game with the same two example_players as
+           `acpc:` bots (the relay, docs/acpc.md);
+  holdem6  the arena, six C sample bots (three rule, three call), cash;
+  kuhn3    the arena, three C rule bots (the compiled dialogue), and the
+           minimal blocking Python kuhn3 dealer on the same bots;
+  vn       the arena's vonneumann (C bots naive and likeme) and its minimal
+           JSON-lines dealer (benchmarks.minimal_dealers).
+
+Hands per second are timed as each side reports them: the ACPC dealer from
+its start to its end (players' start-up included, which favours the arena),
+the arena by its --json `duration` (from the first message to the last
+reply). A "message" is every line the arena writes to a bot, requests and
+notices (the --json `exchanges`).
+
+The hands are not the same hands: the ACPC example_player raises at random,
+rule_bot and call_bot play their own way, so a ratio of hands/s also
+carries how many actions a hand has; the actions per hand are printed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+from benchmarks.acpc_speed import build as build_acpc
+from benchmarks.acpc_speed import dealer_run
+from benchmarks.exchange_ratios import VN_BOTS, arena_vonneumann, minimal_run
+from benchmarks.kuhn3_throughput import C_BOT, CORE, HANDS, ROOT, RUNS, arena_run, pinned
+
+HOLDEM = ROOT / "sample_bots" / "holdem" / "build"
+JSON_HANDS = int(os.environ.get("BENCH_HOLDEM_HANDS", "4000"))
+RELAY_HANDS = int(os.environ.get("BENCH_ACPC_ARENA_HANDS", "1000"))
+SIX_HANDS = int(os.environ.get("BENCH_HOLDEM6_HANDS", "1000"))
+GAME = ["--stack", "20000", "--small-blind", "50", "--big-blind", "100"]
+
+TARGETS = [  # (label, key, target, True when the target is a ceiling)
+    ("arena hold'em JSON, C bots / ACPC dealer, hands/s", "json_over_acpc", 1.0, False),
+    ("arena hold'em ACPC agents / ACPC dealer, hands/s", "relay_over_acpc", 1.0, False),
+    ("6-seat hold'em / kuhn3, cost per message", "six_over_kuhn3", 1.2, True),
+    ("vonneumann arena / minimal dealer, games/s", "vn_over_minimal", 1.0, False),
+    ("kuhn3 arena / minimal dealer, hands/s", "kuhn3_over_minimal", 1.0, False),
+]
+
+
+def _arena(bots: list[str], hands: int, seed: int) -> dict:
+    env = dict(os.environ)
+    env.pop("PYTHONUNBUFFERED", None)
+    out = subprocess.run(
+        pinned([sys.executable, "-m", "arena", "holdem", *bots, *GAME, "--hands", str(hands), "--seed", str(seed),
+                "--sandbox", "none", "--json"]),
+        capture_output=True, text=True, env=env, cwd=ROOT)
+    if out.returncode != 0:
+        sys.exit(f"the arena run failed (exit {out.returncode}):\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout)
+
+
+def measure() -> dict:
+    acpc = build_acpc()
+    agent = f"acpc:{acpc['example_player']} {{gamedef}}"
+    json_bots = [str(HOLDEM / "rule_bot"), str(HOLDEM / "call_bot")]
+    six = [json_bots[i % 2] for i in range(6)]
+    keys = ("acpc", "json", "json_x", "relay", "relay_x", "six", "six_x", "kuhn3", "kuhn3_x", "kuhn3_min",
+            "vn", "vn_min")
+    runs: dict[str, list[float]] = {k: [] for k in keys}
+    for i in range(RUNS):
+        seed = i + 1
+        s: dict[str, float] = {"acpc": dealer_run(acpc, seed)}
+        r = _arena(json_bots, JSON_HANDS, seed)
+        s["json"], s["json_x"] = r["hands"] / r["duration"], r["exchanges"] / r["hands"]
+        r = _arena([agent, agent], RELAY_HANDS, seed)
+        s["relay"], s["relay_x"] = r["hands"] / r["duration"], r["exchanges"] / r["hands"]
+        r = _arena(six, SIX_HANDS, seed)
+        s["six"], s["six_x"] = r["hands"] / r["duration"], r["exchanges"] / r["hands"]
+        s["kuhn3"], s["kuhn3_x"] = arena_run(seed=seed)
+        s["kuhn3_min"], _ = minimal_run("kuhn3", [str(C_BOT)] * 3, HANDS, seed)
+        s["vn"], _, games = arena_vonneumann(seed)
+        s["vn_min"], _ = minimal_run("vonneumann", VN_BOTS, games, seed)
+        for key, value in s.items():
+            runs[key].append(value)
+        print(f"  run {i + 1}: ACPC dealer {s['acpc']:>7,.0f} | arena JSON {s['json']:>6,.0f} relay {s['relay']:>5,.0f}"
+              f" 6-seat {s['six']:>5,.0f} hands/s | kuhn3 {s['kuhn3']:>7,.0f} minimal {s['kuhn3_min']:>7,.0f}"
+              f" hands/s | vonneumann {s['vn']:>6,.0f} minimal {s['vn_min']:>6,.0f} games/s", flush=True)
+    m = {k: statistics.median(v) for k, v in runs.items()}
+    six_us = 1e6 / (m["six"] * m["six_x"])
+    kuhn3_us = 1e6 / (m["kuhn3"] * m["kuhn3_x"])
+    return {
+        "settings": {"runs": RUNS, "core": CORE, "json_hands": JSON_HANDS, "relay_hands": RELAY_HANDS,
+                     "six_hands": SIX_HANDS, "kuhn3_hands": HANDS},
+        "medians": m,
+        "six_us_per_message": six_us,
+        "kuhn3_us_per_message": kuhn3_us,
+        "json_over_acpc": m["json"] / m["acpc"],
+        "relay_over_acpc": m["relay"] / m["acpc"],
+        "six_over_kuhn3": six_us / kuhn3_us,
+        "vn_over_minimal": m["vn"] / m["vn_min"],
+        "kuhn3_over_minimal": m["kuhn3"] / m["kuhn3_min"],
+    }
+
+
+def report(f: dict) -> None:
+    m = f["medians"]
+    print(f"ACPC dealer, 2 example_players       : {m['acpc']:>8,.0f} hands/s")
+    print(f"arena, JSON, rule_bot vs call_bot (C) : {m['json']:>8,.0f} hands/s ({m['json_x']:.1f} messages/hand)")
+    print(f"arena, the 2 example_players (relay)  : {m['relay']:>8,.0f} hands/s ({m['relay_x']:.1f} messages/hand)")
+    print(f"arena, 6-seat hold'em, 6 C bots       : {m['six']:>8,.0f} hands/s = {f['six_us_per_message']:6.2f} us "
+          f"per message ({m['six_x']:.1f} messages/hand)")
+    print(f"arena, kuhn3, 3 C rule bots           : {m['kuhn3']:>8,.0f} hands/s = {f['kuhn3_us_per_message']:6.2f} us "
+          f"per message; minimal dealer {m['kuhn3_min']:,.0f} hands/s")
+    print(f"vonneumann, arena / minimal dealer    : {m['vn']:>8,.0f} / {m['vn_min']:,.0f} games/s")
+    width = max(len(t[0]) for t in TARGETS)
+    for label, key, target, ceiling in TARGETS:
+        value = f[key]
+        met = value <= target if ceiling else value >= target
+        print(f"ratio  {label:<{width}} : {value:5.2f}x (target {'<=' if ceiling else '>='} {target}x: "
+              f"{'met' if met else 'NOT met'})")
+
+
+def main() -> None:
+    for exe in (C_BOT, HOLDEM / "rule_bot", HOLDEM / "call_bot"):
+        if not exe.exists():
+            sys.exit(f"{exe} is missing: run `make bots` first")
+    print(f"hold'em at the ACPC dealer's speed, pinned to core {CORE}; {RUNS} interleaved runs "
+          f"(arena JSON {JSON_HANDS}, relay {RELAY_HANDS}, 6-seat {SIX_HANDS}, kuhn3 {HANDS} hands per run)")
+    figures = measure()
+    report(figures)
+    if len(sys.argv) > 2 and sys.argv[1] == "--save":
+        with open(sys.argv[2], "w") as out:
+            json.dump(figures, out, indent=1)
+
+
+if __name__ == "__main__":
+    main()
