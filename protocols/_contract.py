@@ -322,6 +322,16 @@ class GamePlugin:
         these, and blames the asked seat for any other."""
         return None
 
+    # --- a person in a seat -----------------------------------------------
+    def seat_view(self, params: BaseModel, seat: int) -> Any:
+        """How ``seat``'s messages read to a person playing it (``human`` in
+        place of a bot): a ``protocols.seatview.SeatView``. The default is
+        the plain one, which shows each line and takes a typed reply line;
+        a game overrides it to speak in words and name the legal choices."""
+        from .seatview import SeatView
+
+        return SeatView(seat, params.model_dump(mode="json"))
+
     # --- the command line -------------------------------------------------
     #: extra command groups mounted under ``arena``: name -> ``"module:attribute"``
     #: of a ``typer.Typer`` (a name, not an import: this layer has no CLI).

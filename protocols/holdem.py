@@ -41,6 +41,7 @@ from games.holdem import (
 from ._builtin import BuiltinGame
 from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
+from .seatview import Choice, SeatView, Turn, card_text
 from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, start_match
 
 GAME = "holdem"
@@ -379,6 +380,74 @@ def _pot(pot: Pot) -> PotResult:
                      hand=None if pot.value is None else describe(pot.value))
 
 
+class HoldemSeatView(SeatView):
+    """One seat's hold'em for a person: its cards, the board, each action, the pots."""
+
+    def __init__(self, seat: int, params: dict) -> None:
+        super().__init__(seat, params)
+        self.names: list[str] = []
+        self.act: dict | None = None
+
+    def _who(self, seat: int) -> str:
+        name = self.names[seat] if seat < len(self.names) else f"seat {seat}"
+        return "you" if seat == self.seat else f"{name} (seat {seat})"
+
+    def feed(self, line: str) -> Turn | None:
+        m = json.loads(line)
+        kind = m.get("type")
+        if kind == "match_start":
+            self.names = list(m["players"])
+            rest = ", ".join(self._who(s) for s in range(len(self.names)) if s != self.seat)
+            return Turn([f"Hold'em: you are seat {self.seat}, against {rest}."], auto='{"type": "ready"}')
+        if kind == "hand_start":
+            return Turn([
+                "",
+                f"Hand {m['hand'] + 1}: your cards {_cards(m['cards'])}; button {self._who(m['button'])}, "
+                f"blinds {m['small_blind']}/{m['big_blind']} ({self._who(m['small_blind_seat'])} and "
+                f"{self._who(m['big_blind_seat'])}); your stack {m['stacks'][self.seat]}",
+            ])
+        if kind == "action":
+            verbs = {"fold": ("folds", "fold"), "call": ("calls", "call") if m["amount"] else ("checks", "check"),
+                     "raise": ("raises to", "raise to"), "allin": ("goes all in to", "go all in to")}
+            verb = verbs[m["action"]][m["seat"] == self.seat]
+            what = f" {m['bet']}" if m["action"] in ("raise", "allin") else (f" {m['amount']}" if m["amount"] else "")
+            return Turn([f"  {self._who(m['seat'])} {verb}{what}; pot {m['pot']}"])
+        if kind == "street":
+            return Turn([f"{m['street'].capitalize()}: {_cards(m['board'])}  (pot {m['pot']})"])
+        if kind == "act":
+            self.act = m
+            words = {"fold": "fold", "call": "call" if m["to_call"] else "check", "allin": "allin"}
+            choices = [Choice("raise", m["min_raise_to"], m["max_raise_to"]) if a == "raise" else Choice(words[a])
+                       for a in m["legal"]]
+            board = _cards(m["board"]) or "none yet"
+            shown = [f"Your turn ({m['street']}): cards {_cards(m['cards'])}, board {board}, pot {m['pot']}, "
+                     f"to call {m['to_call']}, your stack {m['stacks'][self.seat]}"]
+            return Turn(shown, choices, question="Your action")
+        if kind == "hand_end":
+            lines = [f"  {self._who(s['seat'])} show {_cards(s['cards'])} ({s['hand']})" for s in m["shown"]]
+            for pot in m["pots"]:
+                won = " and ".join(self._who(w) for w in pot["winners"])
+                lines.append(f"  pot {pot['amount']} to {won}" + (f" with {pot['hand']}" if pot["hand"] else ""))
+            mine = m["profits"][self.seat]
+            lines.append(f"  this hand you {'won' if mine >= 0 else 'lost'} {abs(mine)}; your stack {m['stacks'][self.seat]}")
+            return Turn(lines)
+        if kind == "tournament_end":
+            return Turn([f"Tournament {m['tournament'] + 1} over: you placed {m['places'][self.seat]:g}"])
+        if kind == "match_end":
+            return Turn(["", f"Match over: you finished {m['scores'][self.seat]:+g}."])
+        return super().feed(line)
+
+    def reply(self, choice: Choice, amount: int | None) -> str:
+        word = {"check": "call"}.get(choice.word, choice.word)
+        if word == "raise":
+            return json.dumps({"type": "action", "action": "raise", "to": amount})
+        return json.dumps({"type": "action", "action": word})
+
+
+def _cards(cards: list[str]) -> str:
+    return " ".join(card_text(c) for c in cards)
+
+
 class HoldemPlugin(BuiltinGame):
     spec = GameSpec(
         id="holdem",
@@ -418,6 +487,9 @@ class HoldemPlugin(BuiltinGame):
             return json.dumps({"type": "action", "action": action,
                                "to": rng.randint(msg["min_raise_to"], msg["max_raise_to"])})
         return json.dumps({"type": "action", "action": action})
+
+    def seat_view(self, params: HoldemParams, seat: int) -> HoldemSeatView:
+        return HoldemSeatView(seat, params.model_dump(mode="json"))
 
 
 PLUGIN = HoldemPlugin()

@@ -37,6 +37,7 @@ from games.kuhn3 import SEATS, Action, HandResult, Kuhn3Params, Kuhn3Round, Phas
 from ._builtin import BuiltinGame
 from ._contract import CompiledDialogue, Exchange, MatchOutcome
 from ._errors import ProtocolError
+from .seatview import Choice, SeatView, Turn
 
 CLOSING = "Thank you dealer, have a nice day!"
 
@@ -456,6 +457,75 @@ def seeded_chance(rng: random.Random) -> SeededChance:
     return SeededChance(rng)
 
 
+class Kuhn3SeatView(SeatView):
+    """One seat's kuhn3 for a person. The protocol's acknowledgements and the
+    ``Money:`` totals are answered on the person's behalf (kept here the way
+    a bot keeps them, from what this seat was told)."""
+
+    _SIZES = {"init_round": 5, "init_hand": 3, "play": 4, "end_hand": 6, "end_round": 3}
+
+    def __init__(self, seat: int, params: dict) -> None:
+        super().__init__(seat, params)
+        self.max_bet = int(params.get("max_bet", 2))
+        self.block: list[str] = []
+        self.money = [0, 0, 0]
+        self.mine = 0  # what this seat has in front, from the last play message
+
+    @staticmethod
+    def _who(local: int) -> str:
+        return ("you", "the next seat", "the seat after")[local]
+
+    def feed(self, line: str) -> Turn | None:
+        self.block.append(line.rstrip())
+        head = self.block[0]
+        size = 3 if head.startswith("EndAction") else self._SIZES.get(head, 1)
+        if len(self.block) < size:
+            return None
+        block, self.block = self.block, []
+        body = [b.partition(":")[2].strip() for b in block]
+        if head == "init_round":
+            self.money = [int(x) for x in body[1].split(",")]
+            return Turn([f"Kuhn poker, 3 seats: cards J < Q < K < A, antes {body[2]}, a bet takes you to "
+                         f"{self.max_bet} in front."], auto="READY")
+        if head == "init_hand":
+            return Turn(["", f"Hand {int(body[1]) + 1}: your card is {body[2]}"], auto="READY")
+        if head == "play":
+            acts = [b.split() for b in body[1:]]
+            fronts = [int(a[1]) for a in acts]
+            self.mine, top = fronts[0], max(fronts)
+            seen = ", ".join(f"{self._who(i)} {a[1]}" + (" (folded)" if a[0] == "FOLD" else "")
+                             for i, a in enumerate(acts))
+            facing = top > self.mine
+            choices = [Choice("fold"), Choice("call")] if facing else [Choice("check"), Choice("bet")]
+            return Turn([f"  in front: {seen}"], choices, question="Your action")
+        if head == "end_hand":
+            fronts = [int(b.split()[1]) for b in body[1:4]]
+            shown = body[4].split(",")
+            lines = [f"  showdown: " + ", ".join(f"{self._who(i)} {c}" for i, c in enumerate(shown) if c != "-")
+                     if any(c != "-" for c in shown) else "  no showdown"]
+            for i, f in enumerate(fronts):
+                self.money[i] -= f
+            for pot in body[5].split():
+                value, winner = (int(x) for x in pot.split(","))
+                self.money[winner] += value
+                lines.append(f"  pot {value} to {self._who(winner)}")
+            lines.append(f"  your total: {self.money[0]:+d}")
+            return Turn(lines, auto="OK")
+        if head.startswith("EndAction"):
+            return Turn([], auto="Money: " + ",".join(str(m) for m in self.money))
+        if head == "end_round":
+            return Turn(["", f"Round over after {body[2]} hands: you finished {int(body[1].split(',')[0]):+d}."],
+                        auto=CLOSING)
+        return Turn([head], raw=True, question="Reply")
+
+    def reply(self, choice: Choice, amount: int | None) -> str:
+        if choice.word == "fold":
+            return f"FOLD {self.mine}"
+        if choice.word == "check":
+            return f"BET {self.mine}"
+        return f"BET {self.max_bet}"
+
+
 class Kuhn3Plugin(BuiltinGame):
     spec = GameSpec(
         id="kuhn3",
@@ -477,6 +547,9 @@ class Kuhn3Plugin(BuiltinGame):
     def open_dialogue(self, params: Kuhn3Params, rng: random.Random, names: list[str] | None = None,
                       match_index: int = 0) -> Kuhn3Dealer:
         return Kuhn3Dealer(params, seeded_chance(rng))
+
+    def seat_view(self, params: Kuhn3Params, seat: int) -> Kuhn3SeatView:
+        return Kuhn3SeatView(seat, params.model_dump(mode="json"))
 
     def random_reply(self, run: Kuhn3Dealer, seat: int, payload: bytes, rng: random.Random) -> str:
         head = payload.split(b"\n", 1)[0]

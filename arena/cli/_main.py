@@ -340,7 +340,8 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     names = [s.name for s in specs]
     typer.echo(f"Started {game_id} seed {seed}: {' vs '.join(map(inert, names))}", err=True)
     typer.echo(f"Sandbox: {host.describe()}", err=True)
-    progress = _Progress(enabled=not trace, label=f"{game_id} seed {seed}")
+    # A person's terminal shows only their seat's view: no live line over it.
+    progress = _Progress(enabled=not trace and not any(s.person for s in specs), label=f"{game_id} seed {seed}")
     tracer = _tracer(time.perf_counter(), names) if trace else None
     histories = None
     if hand_history is not None or acpc_log is not None:
