@@ -332,6 +332,17 @@ class GamePlugin:
 
         return SeatView(seat, params.model_dump(mode="json"))
 
+    def hands_of(self, lines: Sequence[tuple[int, str, str]]) -> list[dict[str, Any]] | None:
+        """A stored match read as a person reads it, for the league's match
+        page: ``lines`` are the transcript's ``(seat, "->" or "<-", text)``.
+        Each hand a dict: ``number``; ``seats``, per seat ``{"seat",
+        "cards", "profit"}`` (``profit``: what the hand won or lost it);
+        ``streets``, each ``{"name", "board", "actions"}`` with actions
+        ``{"seat", "words"}``; ``pots``, each ``{"amount", "winners",
+        "words"}``. None: the game draws no hands (the page shows the
+        per-step transcript and, from ``profit``-less results, no chart)."""
+        return None
+
     # --- the command line -------------------------------------------------
     #: extra command groups mounted under ``arena``: name -> ``"module:attribute"``
     #: of a ``typer.Typer`` (a name, not an import: this layer has no CLI).

@@ -444,6 +444,51 @@ class HoldemSeatView(SeatView):
         return json.dumps({"type": "action", "action": word})
 
 
+def hands_from_transcript(lines) -> list[dict[str, Any]]:
+    """A hold'em transcript as hands (``GamePlugin.hands_of``). Every seat
+    gets each notice; only the copy sent to the hand's lowest seat is read."""
+    hands: list[dict[str, Any]] = []
+    hand: dict[str, Any] | None = None
+    reader = -1
+    for seat, direction, text in lines:
+        if direction != "->" or not text.startswith("{"):
+            continue
+        try:
+            m = json.loads(text)
+        except ValueError:
+            continue
+        kind = m.get("type")
+        if kind == "hand_start":
+            if hand is None or hand["number"] != m["hand"]:
+                reader = min(m["in_hand"])
+                hand = {"number": m["hand"], "button": m["button"], "seats": {},
+                        "streets": [{"name": "preflop", "board": [], "actions": [
+                            {"seat": m["small_blind_seat"], "words": f"small blind {m['small_blind']}"},
+                            {"seat": m["big_blind_seat"], "words": f"big blind {m['big_blind']}"}]}],
+                        "pots": []}
+                hands.append(hand)
+            hand["seats"][seat] = {"seat": seat, "cards": m["cards"], "profit": 0}
+        elif hand is None or seat != reader:
+            continue
+        elif kind == "action":
+            words = {"fold": "folds", "call": f"calls {m['amount']}" if m["amount"] else "checks",
+                     "raise": f"raises to {m['bet']}", "allin": f"all in for {m['bet']}"}[m["action"]]
+            hand["streets"][-1]["actions"].append({"seat": m["seat"], "words": words})
+        elif kind == "street":
+            hand["streets"].append({"name": m["street"], "board": m["board"][-1:] if m["street"] != "flop"
+                                    else m["board"], "actions": [], "pot": m["pot"]})
+        elif kind == "hand_end":
+            for s, profit in enumerate(m["profits"]):
+                if s in hand["seats"]:
+                    hand["seats"][s]["profit"] = profit
+            hand["board"] = m["board"]
+            hand["shown"] = {x["seat"]: x["hand"] for x in m["shown"]}
+            hand["pots"] = [{"amount": p["amount"], "winners": p["winners"], "words": p["hand"]} for p in m["pots"]]
+    for h in hands:
+        h["seats"] = [h["seats"][s] for s in sorted(h["seats"])]
+    return hands
+
+
 def _cards(cards: list[str]) -> str:
     return " ".join(card_text(c) for c in cards)
 
@@ -487,6 +532,9 @@ class HoldemPlugin(BuiltinGame):
             return json.dumps({"type": "action", "action": action,
                                "to": rng.randint(msg["min_raise_to"], msg["max_raise_to"])})
         return json.dumps({"type": "action", "action": action})
+
+    def hands_of(self, lines) -> list[dict[str, Any]]:
+        return hands_from_transcript(lines)
 
     def seat_view(self, params: HoldemParams, seat: int) -> HoldemSeatView:
         return HoldemSeatView(seat, params.model_dump(mode="json"))

@@ -526,6 +526,55 @@ class Kuhn3SeatView(SeatView):
         return f"BET {self.max_bet}"
 
 
+def hands_from_transcript(lines) -> list[dict[str, Any]]:
+    """A kuhn3 transcript as hands (``GamePlugin.hands_of``): cards from
+    each seat's ``init_hand``, actions from the replies to ``play``, the pot
+    from one ``end_hand`` (its winner in that receiver's local numbering),
+    each seat's result from the totals the dealer checks (seat 0's
+    ``Money:`` reply, whose local view is the canonical one)."""
+    hands: list[dict[str, Any]] = []
+    asked = [""] * SEATS  # the last message header sent to each seat
+    money = [0] * SEATS
+    front = [""] * SEATS  # the seat's own line of the last play message: "<VERB> <in front>"
+    hand: dict[str, Any] | None = None
+    for seat, direction, text in lines:
+        if direction == "->":
+            if text in ("init_round", "init_hand", "play", "end_hand", "end_round") or text.startswith("EndAction"):
+                asked[seat] = text.split(":")[0]
+                front[seat] = ""
+            if asked[seat] == "play" and text.startswith("Action: ") and not front[seat]:
+                front[seat] = text[8:].strip()
+            if asked[seat] == "init_hand" and text.startswith("Hand: "):
+                if hand is None or hand["number"] != int(text[6:]):
+                    hand = {"number": int(text[6:]), "seats": [{"seat": s, "cards": [], "profit": 0}
+                                                              for s in range(SEATS)],
+                            "streets": [{"name": "betting", "board": [], "actions": []}], "pots": []}
+                    hands.append(hand)
+            elif hand is not None and asked[seat] == "init_hand" and text.startswith("Cards: "):
+                hand["seats"][seat]["cards"] = [text[7:].strip()]
+            elif hand is not None and asked[seat] == "end_hand" and text.startswith("Pots: ") and not hand["pots"]:
+                for pot in text[6:].split():
+                    value, winner = (int(x) for x in pot.split(","))
+                    hand["pots"].append({"amount": value, "winners": [(winner + seat) % SEATS], "words": None})
+        elif hand is not None and asked[seat] == "play":
+            # A BET of what the seat has in front already (its own line of the play message) is a check.
+            verb, _, amount = text.strip().partition(" ")
+            mine = front[seat].partition(" ")[2]
+            acted = hand["streets"][0]["actions"]
+            raised = any(a["words"].startswith("bets") for a in acted)
+            bet = f"calls {amount}" if raised else f"bets to {amount}"
+            words = {"FOLD": "folds", "BET": "checks" if amount == mine else bet}.get(verb, text)
+            hand["streets"][0]["actions"].append({"seat": seat, "words": words})
+        elif hand is not None and seat == 0 and asked[seat] == "EndAction":
+            found = _MONEY.fullmatch(text.strip())
+            if found:
+                now = [int(x) for x in found.groups()]
+                for s in range(SEATS):
+                    hand["seats"][s]["profit"] = now[s] - money[s]
+                money = now
+    return hands
+
+
 class Kuhn3Plugin(BuiltinGame):
     spec = GameSpec(
         id="kuhn3",
@@ -547,6 +596,9 @@ class Kuhn3Plugin(BuiltinGame):
     def open_dialogue(self, params: Kuhn3Params, rng: random.Random, names: list[str] | None = None,
                       match_index: int = 0) -> Kuhn3Dealer:
         return Kuhn3Dealer(params, seeded_chance(rng))
+
+    def hands_of(self, lines) -> list[dict[str, Any]]:
+        return hands_from_transcript(lines)
 
     def seat_view(self, params: Kuhn3Params, seat: int) -> Kuhn3SeatView:
         return Kuhn3SeatView(seat, params.model_dump(mode="json"))

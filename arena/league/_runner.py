@@ -128,6 +128,7 @@ class LeagueRunner:
         self._resume_pending = False  # room came back: tournaments stopped for lack of it play on
         self._now_games: set[str] = set()
         self.tournament_lock = trio.Lock()  # one tournament at a time: they share the workers
+        self.nursery: trio.Nursery | None = None  # while ``run`` runs
 
     def bot_folder(self, vid: int) -> Path:
         return self.files / "bots" / f"v{vid}"
@@ -159,6 +160,7 @@ class LeagueRunner:
             self.log(f"Cluster: {self.settings.cluster}, {await self._cluster.wait_for_slots()} slot(s) for matches")
         try:
             async with trio.open_nursery() as nursery:
+                self.nursery = nursery  # friendlies are played here too (arena.league._friendly)
                 self._watch_disk_once()
                 nursery.start_soon(self._disk_watcher)
                 nursery.start_soon(self._pipeline)

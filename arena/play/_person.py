@@ -32,8 +32,11 @@ class _Terminal:
 
     def say(self, text: str) -> None:
         data = text.encode()
-        while data:
-            data = data[os.write(self.fd, data):]
+        try:
+            while data:
+                data = data[os.write(self.fd, data):]
+        except OSError:
+            pass  # the terminal hung up: the next read says so
 
     def ask(self, prompt: str, stdin_fd: int) -> str | bytes:
         """A line typed by the person, or what the arena sent meanwhile
@@ -45,7 +48,10 @@ class _Terminal:
             if stdin_fd in ready:
                 self.say("\n")
                 return os.read(stdin_fd, 65536)
-            chunk = os.read(self.fd, 4096)
+            try:
+                chunk = os.read(self.fd, 4096)
+            except OSError:  # hung up (EIO): the person is gone
+                chunk = b""
             if not chunk:
                 return b""
             self.pending += chunk

@@ -86,9 +86,20 @@ def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_pat
 
         page.goto(bot_url)
         page.screenshot(path=str(SHOTS / "league-bot.png"), full_page=True)
+        # Its rating over its matches, drawn on the server (an SVG, no script), at a desk's width and a phone's.
+        assert page.locator(".rating-chart svg.chart polygon.band").count() == 1
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 900})
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), width
+            page.screenshot(path=str(SHOTS / f"league-bot-{width}.png"), full_page=True)
+        page.set_viewport_size({"width": 1100, "height": 800})
         page.locator("#matches a").first.click()
         page.wait_for_url("**/matches/*")
         assert "Seed" in page.inner_text("main") and "arena play kuhn3" in page.inner_text("#replay")
+        # kuhn3's hands drawn; the protocol transcript is one click away.
+        assert page.locator("section.hand").count() == 10 and page.locator("#winnings svg.chart").count() == 1
+        assert not page.locator("#next").is_visible()
+        page.click("#raw summary")
         page.click("#next")
         page.wait_for_url("**step=1*")
         assert page.inner_text("#now").startswith("2/")
@@ -127,5 +138,66 @@ def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_pat
         message = page.inner_text(".version .error")
         assert "quarantine step" in message and "exited" in message
         page.screenshot(path=str(SHOTS / "league-rejected.png"), full_page=True)
+    finally:
+        assert server.stop() == 0, server.stderr()
+
+
+def test_play_a_holdem_friendly_in_the_browser_then_see_it_drawn(browser, tmp_path):
+    SHOTS = ROOT / "docs" / "img" if UPDATE else tmp_path
+    db = tmp_path / "play.db"
+    host, bob = new_user(db, "host"), add_user(db, "bob")
+    server = League(db, "--game", "holdem", "-p", "holdem.hands=4", "--quarantine-matches", "3", "--every", "1h")
+    try:
+        data = (ROOT / "sample_bots/holdem/build/call_bot").read_bytes()
+        caller = server.submit(host, "call_bot", data, game="holdem", name="caller").json()["bot"]
+        assert server.settled(caller)["state"] == "active"
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(server.url + "/login")
+        page.fill("#token", bob)
+        page.click("form.card button")
+        page.wait_for_url(server.url + "/")
+
+        page.click("header >> text=Play")
+        page.check("#play-holdem input[name=opponents]")
+        page.fill("#hands-holdem", "3")
+        page.click("#play-holdem button")
+        page.wait_for_url("**/play/*")
+        decisions = 0
+        while True:
+            page.wait_for_selector("#decision, #over", timeout=30_000)  # the page reloads itself meanwhile
+            if page.locator("#over").count():
+                break
+            screen = page.inner_text("#screen")
+            assert "your cards" in screen and "Your turn" in screen
+            if decisions == 0:
+                for width in (1280, 390):
+                    page.set_viewport_size({"width": width, "height": 900})
+                    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), width
+                    page.screenshot(path=str(SHOTS / f"league-play-{width}.png"), full_page=True)
+                page.set_viewport_size({"width": 1280, "height": 900})
+                # A raise, with its amount: the smallest one offered.
+                page.click("#decision button[value=raise]")
+            else:
+                word = "check" if page.locator("#decision button[value=check]").count() else "call"
+                page.click(f"#decision button[value={word}]")
+            page.wait_for_load_state()
+            decisions += 1
+        assert decisions >= 3
+        assert "Match over" in page.inner_text("#screen")
+        page.click("#over a")
+        page.wait_for_url("**/matches/*")
+        hands = page.locator("section.hand")
+        assert hands.count() == 3
+        assert "bob" in hands.first.inner_text() and "caller v1" in hands.first.inner_text()
+        assert "raises to" in page.inner_text(".hands")
+        assert page.locator(".card").count() >= 12  # two hole cards a seat a hand, and the boards
+        assert page.locator("#winnings svg.chart polyline").count() == 2
+        assert not page.locator("#next").is_visible()
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 900})
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), width
+            page.screenshot(path=str(SHOTS / f"league-match-{width}.png"), full_page=True)
+        # Never rated: the leaderboard has only what league tournaments rated (none here).
+        assert server.http.get("/api/games/holdem").json()["rows"] == []
     finally:
         assert server.stop() == 0, server.stderr()
