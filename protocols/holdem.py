@@ -402,9 +402,9 @@ class HoldemSeatView(SeatView):
         if kind == "hand_start":
             return Turn([
                 "",
-                f"Hand {m['hand'] + 1}: your cards {_cards(m['cards'])}; button {self._who(m['button'])}, "
-                f"blinds {m['small_blind']}/{m['big_blind']} ({self._who(m['small_blind_seat'])} and "
-                f"{self._who(m['big_blind_seat'])}); your stack {m['stacks'][self.seat]}",
+                f"Hand {m['hand'] + 1}: your cards {_cards(m['cards'])}, your stack {m['stacks'][self.seat]}; "
+                f"button: {self._who(m['button'])}; small blind {m['small_blind']}: {self._who(m['small_blind_seat'])}; "
+                f"big blind {m['big_blind']}: {self._who(m['big_blind_seat'])}",
             ])
         if kind == "action":
             verbs = {"fold": ("folds", "fold"), "call": ("calls", "call") if m["amount"] else ("checks", "check"),

@@ -12,15 +12,8 @@ COLOURS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#0
            "#999999", "#882255")
 
 
-def _scale(lo: float, hi: float, size: float, pad: float) -> tuple[float, float]:
-    if hi == lo:
-        hi, lo = hi + 1, lo - 1
-    k = (size - 2 * pad) / (hi - lo)
-    return k, lo
-
-
 def lines_chart(series: Sequence[tuple[str, Sequence[float]]], *, title: str, x_label: str,
-                width: int = 640, height: int = 240, band: Sequence[tuple[float, float]] | None = None,
+                width: int = 480, height: int = 220, band: Sequence[tuple[float, float]] | None = None,
                 xs: Sequence[float] | None = None) -> Markup:
     """One line per ``(label, values)`` over the points 1..n (or ``xs``);
     ``band``: a (low, high) per point, drawn as a shaded interval behind the
@@ -30,9 +23,9 @@ def lines_chart(series: Sequence[tuple[str, Sequence[float]]], *, title: str, x_
         return Markup("")
     xs = list(xs) if xs is not None else list(range(1, n + 1))
     values = [x for _, v in series for x in v] + [0.0] + [b for pair in band or () for b in pair]
-    left, right, top, bottom = 48, 12, 12, 28
-    ky, ylo = _scale(min(values), max(values), height, 0)
-    ky = (height - top - bottom) / ((max(values) - ylo) or 1)
+    left, right, top, bottom = 52, 12, 12, 30
+    ylo, yhi = min(values), max(values)
+    ky = (height - top - bottom) / ((yhi - ylo) or 1)
     x0, x1 = min(xs), max(xs)
     kx = (width - left - right) / ((x1 - x0) or 1)
 
@@ -48,14 +41,13 @@ def lines_chart(series: Sequence[tuple[str, Sequence[float]]], *, title: str, x_
         upper = " ".join(f"{px(x):.1f},{py(hi):.1f}" for x, (_, hi) in zip(xs, band))
         lower = " ".join(f"{px(x):.1f},{py(lo):.1f}" for x, (lo, _) in reversed(list(zip(xs, band))))
         parts.append(f'<polygon class="band" points="{upper} {lower}" fill="{COLOURS[0]}" fill-opacity="0.15"/>')
-    top_v, low_v = max(values), ylo
-    for y in sorted({top_v, low_v, 0.0}):
+    for y in sorted({yhi, ylo, 0.0}):
         parts.append(f'<line x1="{left}" x2="{width - right}" y1="{py(y):.1f}" y2="{py(y):.1f}" '
                      f'stroke="#bbb" stroke-width="{1 if y == 0 else 0.5}"/>'
-                     f'<text x="{left - 4}" y="{py(y) + 4:.1f}" text-anchor="end" font-size="11">{y:g}</text>')
-    parts.append(f'<text x="{left}" y="{height - 8}" font-size="11">{x0:g}</text>'
-                 f'<text x="{width - right}" y="{height - 8}" font-size="11" text-anchor="end">{x1:g}</text>'
-                 f'<text x="{(left + width - right) / 2:.0f}" y="{height - 8}" font-size="11" '
+                     f'<text x="{left - 4}" y="{py(y) + 4:.1f}" text-anchor="end" font-size="13">{y:.4g}</text>')
+    parts.append(f'<text x="{left}" y="{height - 8}" font-size="13">{x0:g}</text>'
+                 f'<text x="{width - right}" y="{height - 8}" font-size="13" text-anchor="end">{x1:g}</text>'
+                 f'<text x="{(left + width - right) / 2:.0f}" y="{height - 8}" font-size="13" '
                  f'text-anchor="middle">{escape(x_label)}</text>')
     for i, (label, v) in enumerate(series):
         colour = COLOURS[i % len(COLOURS)]
@@ -86,7 +78,7 @@ def sparkline(values: Sequence[float], *, width: int = 80, height: int = 18) -> 
 def cumulative(hands: Sequence[dict], seats: int) -> list[list[float]]:
     """Each seat's running total over ``hands`` (``GamePlugin.hands_of``)."""
     totals = [0.0] * seats
-    out: list[list[float]] = [[] for _ in range(seats)]
+    out: list[list[float]] = [[0.0] for _ in range(seats)]  # from 0, before the first hand
     for h in hands:
         for s in h["seats"]:
             if s["seat"] < seats:

@@ -909,7 +909,7 @@ def _card_html(card: str) -> Markup:
     """A card as a small face: ``Ah`` -> A♥ in red (kuhn3's ``K`` stays a rank)."""
     text = card_text(card)
     red = " red" if text[-1:] in "♥♦" else ""
-    return Markup(f'<span class="card{red}">{escape(text)}</span>')
+    return Markup(f'<span class="pc{red}">{escape(text)}</span>')
 
 
 def _num(x: Any, digits: int = 2) -> str:
