@@ -18,6 +18,10 @@ import json
 from dataclasses import dataclass, field
 
 
+#: what the prompt's brackets hold when the person types the reply line itself (the plain view)
+RAW_CHOICE = "a reply line of the protocol"
+
+
 @dataclass(frozen=True, slots=True)
 class Choice:
     """One legal choice, as the person types it; ``low``/``high``: it takes an amount in that range."""
@@ -50,7 +54,7 @@ class Turn:
     def prompt(self) -> str:
         """The prompt line: the question, then the choices in brackets."""
         if self.raw:
-            return f"{self.question} [a reply line of the protocol] "
+            return f"{self.question} [{RAW_CHOICE}] "
         return f"{self.question} [{'/'.join(c.label for c in self.choices)}] "
 
 

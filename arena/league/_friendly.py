@@ -11,7 +11,7 @@ decision, and the choice posted is typed into the terminal.
 A friendly is stored as a tournament of kind ``friendly`` with one match
 (replayable, with its transcript and drawn hands) and is never rated: its
 person's seat is no league version. A match nobody answers for ``idle``
-seconds is abandoned: the server hangs up the terminal, the seat's program
+seconds (``arena serve --play-idle``) is abandoned: the server hangs up the terminal, the seat's program
 ends, the match ends with that seat's fault and its bots are stopped.
 """
 
@@ -27,7 +27,7 @@ from typing import Any
 
 import trio
 
-from protocols.seatview import Choice
+from protocols.seatview import RAW_CHOICE, Choice
 
 from .._faults import FaultKind
 from .._plan import load_plugin
@@ -36,8 +36,6 @@ from .._spec import BotSpec, for_person
 from ..play._match import MatchSettings, run_match
 from ..play._transcript import Transcript
 
-#: seconds a friendly waits for the person's next choice before it is abandoned
-PLAY_IDLE = 600.0
 #: how long a posted choice waits for the next prompt before the page is shown anyway
 ANSWER_WAIT = 20.0
 #: the screen kept per friendly, and the lines of its end the page shows
@@ -52,6 +50,8 @@ def parse_prompt(screen: str) -> tuple[str, list[Choice]] | None:
     found = _PROMPT.search(screen)
     if found is None:
         return None
+    if found.group(2) == RAW_CHOICE:
+        return found.group(1), []  # the plain view: the person types the reply line
     choices = []
     for label in found.group(2).split("/"):
         word, _, span = label.partition(" ")
@@ -99,7 +99,7 @@ class Friendly:
 class Friendlies:
     """The friendlies of one server, played on its runner's host and stored in its store."""
 
-    def __init__(self, runner: Any, idle: float = PLAY_IDLE) -> None:
+    def __init__(self, runner: Any, idle: float = 600.0) -> None:
         self.runner, self.idle = runner, idle
         self.games: dict[int, Friendly] = {}
         self._next = 1

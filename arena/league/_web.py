@@ -46,7 +46,7 @@ from markupsafe import Markup, escape
 from protocols.seatview import card_text
 
 from .._games import load_game
-from ..results._report import replay_command
+from ..results._report import format_words, replay_command, standings_of
 from ..results._store import shown_seed
 from ._charts import cumulative, lines_chart, sparkline
 from ._db import League
@@ -108,7 +108,7 @@ class Site:
                  secure_cookies: bool = False) -> None:
         self.league, self.runner, self.store = league, runner, runner.store
         self.ratings = Ratings(league)
-        self.friendlies = Friendlies(runner)
+        self.friendlies = Friendlies(runner, idle=runner.settings.play_idle)
         self.blobs = BlobStore(runner.files / "blobs")
         self.submits = RateLimit(submit_limit, 3600)
         self.logins = RateLimit(login_limit, 300)
@@ -414,10 +414,22 @@ async def tournament_page(request: Request) -> Response:
     names = [v["label"] if v else e["name"] for v, e in zip(versions, t["entrants"])]
     matches = site.store.matches(tid, pending=True)
     done = [m for m in matches if m["status"] != "pending"]
+    # Its standings under its own rules (so far, while it plays), with each entrant's league name.
+    standings = []
+    if done:
+        found = standings_of(site.store, tid)
+        label = {e["name"]: n for e, n in zip(t["entrants"], names)}
+        standings = [{**row, "bot": label.get(row["bot"], row["bot"])} for row in found["standings"]]
+    settings = t["settings"]
+    rules = {"rounds": t["rounds"], "lifetime": t.get("lifetime", "match"), "timeout (s)": settings.get("timeout"),
+             "seats per match": settings.get("seats")}
     data = {"tournament": {"id": tid, "game": t["game"], "kind": kinds[tid][0], "status": t["status"],
                            "seed": shown_seed(t), "params": t["params"], "entrants": names,
                            "matches": len(matches), "done": len(done),
-                           "playing": tid in site.runner.live},
+                           "playing": tid in site.runner.live,
+                           "rules": {k: v for k, v in rules.items() if v is not None},
+                           "format": format_words(settings)},
+            "standings": standings,
             "matches": [_match_summary(m, names) for m in done[-200:]][::-1]}
     return _render(site, request, "tournament.html", data, auth)
 
@@ -686,6 +698,22 @@ async def start_tournament(request: Request) -> Response:
 # -- the app ------------------------------------------------------------------------------
 
 
+async def my_bots(request: Request) -> Response:
+    """Every bot and version of the logged-in user, where each stands in the
+    pipeline; a rejected one with the step it failed, in words."""
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    user = _need_user(auth)
+    rows = []
+    for v in reversed(site.league.versions("b.owner=?", (user["id"],))):
+        failed = next((st for st in v["steps"] if st["status"] == "FAIL"), None)
+        rows.append({"bot": v["bot"], "name": v["name"], "game": v["game"], "version": v["id"], "number": v["number"],
+                     "label": v["label"], "state": v["state"], "paused": v["paused"], "message": v["message"],
+                     "failed_step": failed["name"] if failed else None,
+                     "failed_words": failed["summary"] if failed else None, "updated": v["updated"]})
+    return _render(site, request, "mine.html", {"versions": rows}, auth)
+
+
 # -- friendlies: a person's seat in the browser (arena.league._friendly) ----------------------
 
 
@@ -746,8 +774,16 @@ async def play_match(request: Request) -> Response:
         form = await _form(request, auth)
         word = str(form.get("choice", ""))
         amount = str(form.get("amount", "")).strip()
+        line = str(form.get("line", "")).strip()
         if f.question is None:
             problem = "no decision is due now"
+        elif not f.question[1]:  # the plain view: a reply line as typed
+            if not line or len(line) > 4096:
+                problem = "type the reply line (one line, at most 4096 characters)"
+            else:
+                await site.friendlies.answer(f, line)
+                if not _api(request):
+                    return RedirectResponse(f"/play/{f.id}", status_code=303)
         else:
             choice = next((c for c in f.question[1] if c.word == word), None)
             if choice is None:
@@ -886,6 +922,8 @@ def make_app(site: Site) -> Any:
         Route("/api/bots", api_submit, methods=["POST"]),
         Route("/submit", submit_page, methods=["GET", "POST"]),
         Route("/login", login, methods=["GET", "POST"]),
+        Route("/mine", my_bots, methods=["GET"]),
+        Route("/api/mine", my_bots, methods=["GET"]),
         Route("/play", play_page, methods=["GET", "POST"]),
         Route("/api/play", play_page, methods=["GET", "POST"]),
         Route("/play/{friendly:id}", play_match, methods=["GET", "POST"]),

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import ROOT
+from ..conftest import ROOT, processes_with
 from .league_server import League, add_user, new_user
 
 pytestmark = pytest.mark.slow
@@ -91,7 +91,8 @@ def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_pat
         for width in (1280, 390):
             page.set_viewport_size({"width": width, "height": 900})
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), width
-            page.screenshot(path=str(SHOTS / f"league-bot-{width}.png"), full_page=True)
+            if UPDATE:  # (pictures cost CPU: taken for docs/img only)
+                page.screenshot(path=str(SHOTS / f"league-bot-{width}.png"), full_page=True)
         page.set_viewport_size({"width": 1100, "height": 800})
         page.locator("#matches a").first.click()
         page.wait_for_url("**/matches/*")
@@ -138,6 +139,15 @@ def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_pat
         message = page.inner_text(".version .error")
         assert "quarantine step" in message and "exited" in message
         page.screenshot(path=str(SHOTS / "league-rejected.png"), full_page=True)
+        # Alice's own page lists it with the step it failed; the server's log names the step too.
+        page.click("#mine-link")
+        row = page.locator("#mine tr", has_text="crasher").inner_text()
+        assert "rejected" in row and "failed its quarantine step" in row, row
+        assert "Rejected: crasher v1 (kuhn3, alice) at its quarantine step: quarantine" in server.stderr()
+        # The tournament page: its parameters and standings, not only its matches.
+        page.goto(server.url + "/tournaments/1")
+        assert "hands" in page.inner_text("#rules")
+        assert page.locator("#standings tr").count() == 1 + 3
     finally:
         assert server.stop() == 0, server.stderr()
 
@@ -146,7 +156,8 @@ def test_play_a_holdem_friendly_in_the_browser_then_see_it_drawn(browser, tmp_pa
     SHOTS = ROOT / "docs" / "img" if UPDATE else tmp_path
     db = tmp_path / "play.db"
     host, bob = new_user(db, "host"), add_user(db, "bob")
-    server = League(db, "--game", "holdem", "-p", "holdem.hands=4", "--quarantine-matches", "3", "--every", "1h")
+    server = League(db, "--game", "holdem", "-p", "holdem.hands=4", "--quarantine-matches", "3", "--every", "1h",
+                    "--play-idle", "5")
     try:
         data = (ROOT / "sample_bots/holdem/build/call_bot").read_bytes()
         caller = server.submit(host, "call_bot", data, game="holdem", name="caller").json()["bot"]
@@ -173,7 +184,8 @@ def test_play_a_holdem_friendly_in_the_browser_then_see_it_drawn(browser, tmp_pa
                 for width in (1280, 390):
                     page.set_viewport_size({"width": width, "height": 900})
                     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), width
-                    page.screenshot(path=str(SHOTS / f"league-play-{width}.png"), full_page=True)
+                    if UPDATE:
+                        page.screenshot(path=str(SHOTS / f"league-play-{width}.png"), full_page=True)
                 page.set_viewport_size({"width": 1280, "height": 900})
                 # A raise, with its amount: the smallest one offered.
                 page.click("#decision button[value=raise]")
@@ -196,8 +208,32 @@ def test_play_a_holdem_friendly_in_the_browser_then_see_it_drawn(browser, tmp_pa
         for width in (1280, 390):
             page.set_viewport_size({"width": width, "height": 900})
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), width
-            page.screenshot(path=str(SHOTS / f"league-match-{width}.png"), full_page=True)
+            if UPDATE:
+                page.screenshot(path=str(SHOTS / f"league-match-{width}.png"), full_page=True)
         # Never rated: the leaderboard has only what league tournaments rated (none here).
         assert server.http.get("/api/games/holdem").json()["rows"] == []
+
+        # A friendly nobody answers is abandoned after --play-idle: the person's seat faults, the bots are stopped.
+        as_bob = {"Authorization": f"Bearer {bob}"}
+        version = server.version(caller)["id"]
+        started = server.http.post("/api/play", headers=as_bob, data={"game": "holdem", "opponents": str(version),
+                                                                      "hands": "3"})
+        assert started.status_code == 201, started.text
+        path = f"/api/play/{started.json()['id']}"
+        left = server.wait("the unanswered friendly to end",
+                           lambda: (f := server.http.get(path, headers=as_bob).json()["friendly"])["over"] and f,
+                           timeout=60)
+        assert "the match is abandoned" in left["screen"]
+        stored = server.http.get(f"/api/matches/{left['match']}").json()
+        assert [(f["seat"], f["kind"]) for f in stored["faults"]] == [(0, "disconnected")], stored["faults"]
+        assert not [p for p in processes_with(str(tmp_path)) if p[0] != server.proc.pid]
+
+        # My bots: every version of mine with its state.
+        page.goto(server.url + "/login")
+        page.fill("#token", host)
+        page.click("form.card button")
+        page.wait_for_url(server.url + "/")
+        page.click("#mine-link")
+        assert "caller" in page.inner_text("#mine") and "active" in page.inner_text("#mine")
     finally:
         assert server.stop() == 0, server.stderr()
