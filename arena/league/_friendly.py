@@ -41,6 +41,8 @@ ANSWER_WAIT = 20.0
 #: the screen kept per friendly, and the lines of its end the page shows
 SCREEN_CAP = 64 * 1024
 SCREEN_LINES = 60
+#: friendlies kept in memory for their /play pages (finished ones beyond it are dropped)
+KEPT = 200
 
 _PROMPT = re.compile(r"([^\n]*) \[([^\]\n]*)\] $")
 
@@ -129,8 +131,22 @@ class Friendlies:
                      slave=slave)
         self._next += 1
         self.games[f.id] = f
-        nursery.start_soon(self._play, f, plugin, specs, params, versions)
+        nursery.start_soon(self._guarded, f, plugin, specs, params, versions)
+        # Kept for their pages until the server restarts; the oldest finished ones go first.
+        over = [k for k, g in self.games.items() if g.over]
+        for k in over[:max(0, len(self.games) - KEPT)]:
+            del self.games[k]
         return f
+
+    async def _guarded(self, f: Friendly, *args: Any) -> None:
+        """Play it; an error of the arena's ends this friendly (said on its page), never the server."""
+        try:
+            await self._play(f, *args)
+        except Exception as exc:
+            f.problem = f"the arena failed to play this match ({exc!r}); it was not stored"
+            f.over, f.question = True, None
+            f.changed.set()
+            self.runner.log(f"arena: internal error in friendly {f.id}: {exc!r}")
 
     async def answer(self, f: Friendly, typed: str) -> None:
         """Type the person's choice into the seat's terminal; wait for what it brings (a prompt, the end)."""

@@ -23,6 +23,7 @@ import functools
 import gzip
 from dataclasses import asdict
 import hmac
+import math
 import re
 import secrets
 import shutil
@@ -304,8 +305,7 @@ async def match_page(request: Request) -> Response:
     # Names as `arena play` takes them (no spaces), each bot a file the reader has.
     safe = [re.sub(r"[^A-Za-z0-9_.-]", "_", n) for n in names]
     local = [(n, "./" + n) for n in safe]
-    plugin = load_game(t["game"])
-    hands = plugin.hands_of([(ln["seat"], ln["dir"], ln["text"]) for ln in lines if ln["seat"] is not None])
+    hands = await trio.to_thread.run_sync(_hands, t["game"], m.get("transcript"))
     seats = []
     for s, (name, v) in enumerate(zip(names, seated)):
         seats.append({"seat": s, "name": name, "bot": v["bot"] if v else None, "version": v["id"] if v else None,
@@ -364,6 +364,13 @@ def _transcript(path: str | None) -> list[dict[str, Any]]:
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _hands(game: str, path: str | None) -> list[dict[str, Any]] | None:
+    """A stored match's hands as the game reads them (``GamePlugin.hands_of``), cached like its transcript."""
+    lines = _transcript(path)
+    return load_game(game).hands_of([(ln["seat"], ln["dir"], ln["text"]) for ln in lines if ln["seat"] is not None])
+
+
 async def match_stderr(request: Request) -> Response:
     site: Site = request.app.state.site
     auth = _auth(site, request)
@@ -419,7 +426,9 @@ async def tournament_page(request: Request) -> Response:
     if done:
         found = standings_of(site.store, tid)
         label = {e["name"]: n for e, n in zip(t["entrants"], names)}
-        standings = [{**row, "bot": label.get(row["bot"], row["bot"])} for row in found["standings"]]
+        # (an interval of one match is infinite: null in the JSON twin, blank on the page)
+        standings = [{**{k: None if isinstance(x, float) and not math.isfinite(x) else x for k, x in row.items()},
+                      "bot": label.get(row["bot"], row["bot"])} for row in found["standings"]]
     settings = t["settings"]
     rules = {"rounds": t["rounds"], "lifetime": t.get("lifetime", "match"), "timeout (s)": settings.get("timeout"),
              "seats per match": settings.get("seats")}
