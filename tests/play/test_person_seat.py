@@ -117,6 +117,16 @@ def test_choices_are_picked_by_word_and_amount_or_refused_with_the_reason():
             pick(typed, choices)
 
 
+def test_human_with_trace_is_refused_before_anything_starts():
+    from typer.testing import CliRunner
+
+    from arena.cli._main import app
+
+    result = CliRunner().invoke(app, ["kuhn3", "human", KUHN3_BOT, KUHN3_BOT, "--trace"])
+    assert result.exit_code == 2
+    assert "--trace shows every seat's messages" in result.output
+
+
 def test_human_is_refused_wherever_a_person_cannot_play():
     for command in ("human", "human:ann"):
         with pytest.raises(BadBotCommand, match="plays only in a single match"):
