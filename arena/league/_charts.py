@@ -68,10 +68,9 @@ def sparkline(values: Sequence[float], *, width: int = 80, height: int = 18) -> 
     k = (height - 2) / ((hi - lo) or 1)
     step = width / (len(values) - 1)
     points = " ".join(f"{i * step:.1f},{height - 1 - (v - lo) * k:.1f}" for i, v in enumerate(values))
-    trend = "#009e73" if values[-1] >= values[0] else "#d55e00"
     return Markup(f'<svg class="spark" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
                   f'xmlns="http://www.w3.org/2000/svg" role="img" aria-label="rating from {values[0]:.1f} '
-                  f'to {values[-1]:.1f}"><polyline fill="none" stroke="{trend}" stroke-width="1.5" '
+                  f'to {values[-1]:.1f}"><polyline fill="none" stroke="#1f5fbf" stroke-width="1.5" '
                   f'points="{points}"/></svg>')
 
 

@@ -82,6 +82,7 @@ def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_pat
             "#leaderboard tr", has_text="equilibrium").count() == 1)
         row = page.locator("#leaderboard tr", has_text="equilibrium").inner_text()
         assert "alice" in row and "±" in row
+        assert page.locator("#leaderboard svg.spark").count() == 3  # each bot's rating over its matches
         page.screenshot(path=str(SHOTS / "league-leaderboard.png"), full_page=True)
 
         page.goto(bot_url)
