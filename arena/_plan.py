@@ -9,6 +9,8 @@ before anything is started or written.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +20,7 @@ from pydantic import BaseModel
 
 from protocols import GamePlugin
 
-from ._spec import BadBotCommand, BotSpec
+from ._spec import BadBotCommand, BotSpec, for_person
 from ._checks import UsageError, check_range, game_params
 from ._games import PluginLoadError, load_game
 from ._seeds import derive_seed, new_seed, seed_text
@@ -85,16 +87,30 @@ def entrant(text: str) -> tuple[str | None, str]:
     return (match.group(1), match.group(2)) if match else (None, text)
 
 
-def bot_specs(texts: list[str]) -> list[BotSpec]:
+def bot_specs(texts: list[str], *, person_ok: bool = False) -> list[BotSpec]:
     """``NAME=COMMAND`` or a bare command for each bot, checked."""
     specs = []
     for text in texts:
         name, command = entrant(text)
         try:
-            specs.append(BotSpec.parse(command, name=name))
+            specs.append(BotSpec.parse(command, name=name, person_ok=person_ok))
         except BadBotCommand as exc:
             raise UsageError(str(exc)) from None
     return specs
+
+
+def seat_people(plugin: GamePlugin, params: list[BaseModel], specs: list[BotSpec]) -> list[BotSpec]:
+    """Give each person's seat (``human``) its program, on this process's terminal."""
+    if not any(s.person for s in specs):
+        return specs
+    if len(params) > 1 or sum(s.person for s in specs) > 1:
+        raise UsageError("a person plays one seat of one match: one human, and no --matches series")
+    tty = next((os.ttyname(fd) for fd in (0, 1, 2) if os.isatty(fd)), None)
+    if tty is None:
+        raise UsageError("human needs a terminal to play on, and this command has none (stdin, stdout and "
+                         "stderr are all redirected)")
+    text = json.dumps(params[0].model_dump(mode="json"))
+    return [for_person(s, plugin.spec.id, seat, text, tty) if s.person else s for seat, s in enumerate(specs)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +143,7 @@ def plan_play(
     if log_dir is not None and log_dir.exists() and not log_dir.is_dir():
         raise UsageError(f"--log-dir {log_dir} is a file, not a folder")
     check_lifetime(plugin, lifetime, len(params))
-    specs = bot_specs(bots)
+    specs = seat_people(plugin, params, bot_specs(bots, person_ok=True))
     for p in params:
         check_acpc(plugin, p, specs)
     # One match plays the run's seed itself; a series derives one per match.

@@ -29,14 +29,29 @@ class BotSpec:
     name: str
     #: an ACPC agent (``acpc:CMD``): the relay serves it on the loopback of its namespace
     loopback: bool = False
+    #: a person's seat (``human`` or ``human:NAME``): the arena's own program
+    #: (arena/play/_person.py) plays it on the person's terminal, with no deadline
+    person: bool = False
 
     @classmethod
-    def parse(cls, command: str, name: str | None = None) -> "BotSpec":
+    def parse(cls, command: str, name: str | None = None, *, person_ok: bool = False) -> "BotSpec":
         """Split and check a command line; raise BadBotCommand with a sentence.
+
+        ``human`` (or ``human:NAME``) is a person's seat, allowed only where
+        ``person_ok`` (a single match or series on a terminal); its argv is
+        filled in by ``for_person`` once the game and seat are known.
 
         ``acpc:CMD`` is an ACPC agent: the bot run is the relay
         (protocols/acpc/relay.py, with the system's Python) followed by CMD,
         so the sandbox's view binds CMD's files as the bot's own."""
+        if command == "human" or command.startswith("human:"):
+            if not person_ok:
+                raise BadBotCommand(
+                    f"{command!r} is a person's seat, which plays only in a single match "
+                    "(arena GAME, arena play), not in tournaments, quarantine or the league "
+                    "(for a program named human, write ./human)")
+            label = command[len("human:"):] or "human"
+            return cls(command=command, argv=(), name=name or label, person=True)
         if command.startswith("acpc:"):
             inner = cls.parse(command[len("acpc:"):])
             # How long the agent has to connect (seconds): ARENA_ACPC_CONNECT_TIMEOUT, else 10.
@@ -68,6 +83,12 @@ class BotSpec:
                 f"(for a file in this folder write ./{exe})"
             )
         return cls(command=command, argv=tuple(argv), name=name or command)
+
+
+def for_person(spec: BotSpec, game: str, seat: int, params_json: str, tty: str) -> BotSpec:
+    """A person's seat made runnable: the program that plays it on ``tty``."""
+    argv = (sys.executable, "-m", "arena.play._person", game, str(seat), params_json, tty)
+    return BotSpec(command=spec.command, argv=argv, name=spec.name, person=True)
 
 
 def bot_environment() -> dict[str, str]:

@@ -322,6 +322,27 @@ class GamePlugin:
         these, and blames the asked seat for any other."""
         return None
 
+    # --- a person in a seat -----------------------------------------------
+    def seat_view(self, params: BaseModel, seat: int) -> Any:
+        """How ``seat``'s messages read to a person playing it (``human`` in
+        place of a bot): a ``protocols.seatview.SeatView``. The default is
+        the plain one, which shows each line and takes a typed reply line;
+        a game overrides it to speak in words and name the legal choices."""
+        from .seatview import SeatView
+
+        return SeatView(seat, params.model_dump(mode="json"))
+
+    def hands_of(self, lines: Sequence[tuple[int, str, str]]) -> list[dict[str, Any]] | None:
+        """A stored match read as a person reads it, for the league's match
+        page: ``lines`` are the transcript's ``(seat, "->" or "<-", text)``.
+        Each hand a dict: ``number``; ``seats``, per seat ``{"seat",
+        "cards", "profit"}`` (``profit``: what the hand won or lost it);
+        ``streets``, each ``{"name", "board", "actions"}`` with actions
+        ``{"seat", "words"}``; ``pots``, each ``{"amount", "winners",
+        "words"}``. None: the game draws no hands (the page shows the
+        per-step transcript and, from ``profit``-less results, no chart)."""
+        return None
+
     # --- the command line -------------------------------------------------
     #: extra command groups mounted under ``arena``: name -> ``"module:attribute"``
     #: of a ``typer.Typer`` (a name, not an import: this layer has no CLI).

@@ -41,6 +41,7 @@ from games.holdem import (
 from ._builtin import BuiltinGame
 from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
+from .seatview import Choice, SeatView, Turn, card_text
 from .jsonlines import (
     FRAMING_MODELS,
     Message,
@@ -409,6 +410,119 @@ def _pot(pot: Pot) -> dict[str, Any]:
             "hand": None if pot.value is None else describe(pot.value)}
 
 
+class HoldemSeatView(SeatView):
+    """One seat's hold'em for a person: its cards, the board, each action, the pots."""
+
+    def __init__(self, seat: int, params: dict) -> None:
+        super().__init__(seat, params)
+        self.names: list[str] = []
+        self.act: dict | None = None
+
+    def _who(self, seat: int) -> str:
+        name = self.names[seat] if seat < len(self.names) else f"seat {seat}"
+        return "you" if seat == self.seat else f"{name} (seat {seat})"
+
+    def feed(self, line: str) -> Turn | None:
+        m = json.loads(line)
+        kind = m.get("type")
+        if kind == "match_start":
+            self.names = list(m["players"])
+            rest = ", ".join(self._who(s) for s in range(len(self.names)) if s != self.seat)
+            return Turn([f"Hold'em: you are seat {self.seat}, against {rest}."], auto='{"type": "ready"}')
+        if kind == "hand_start":
+            return Turn([
+                "",
+                f"Hand {m['hand'] + 1}: your cards {_cards(m['cards'])}, your stack {m['stacks'][self.seat]}; "
+                f"button: {self._who(m['button'])}; small blind {m['small_blind']}: {self._who(m['small_blind_seat'])}; "
+                f"big blind {m['big_blind']}: {self._who(m['big_blind_seat'])}",
+            ])
+        if kind == "action":
+            verbs = {"fold": ("folds", "fold"), "call": ("calls", "call") if m["amount"] else ("checks", "check"),
+                     "raise": ("raises to", "raise to"), "allin": ("goes all in to", "go all in to")}
+            verb = verbs[m["action"]][m["seat"] == self.seat]
+            what = f" {m['bet']}" if m["action"] in ("raise", "allin") else (f" {m['amount']}" if m["amount"] else "")
+            return Turn([f"  {self._who(m['seat'])} {verb}{what}; pot {m['pot']}"])
+        if kind == "street":
+            return Turn([f"{m['street'].capitalize()}: {_cards(m['board'])}  (pot {m['pot']})"])
+        if kind == "act":
+            self.act = m
+            words = {"fold": "fold", "call": "call" if m["to_call"] else "check", "allin": "allin"}
+            choices = [Choice("raise", m["min_raise_to"], m["max_raise_to"]) if a == "raise" else Choice(words[a])
+                       for a in m["legal"]]
+            board = _cards(m["board"]) or "none yet"
+            shown = [f"Your turn ({m['street']}): cards {_cards(m['cards'])}, board {board}, pot {m['pot']}, "
+                     f"to call {m['to_call']}, your stack {m['stacks'][self.seat]}"]
+            return Turn(shown, choices, question="Your action")
+        if kind == "hand_end":
+            lines = [f"  {self._who(s['seat'])} show {_cards(s['cards'])} ({s['hand']})" for s in m["shown"]]
+            for pot in m["pots"]:
+                won = " and ".join(self._who(w) for w in pot["winners"])
+                lines.append(f"  pot {pot['amount']} to {won}" + (f" with {pot['hand']}" if pot["hand"] else ""))
+            mine = m["profits"][self.seat]
+            lines.append(f"  this hand you {'won' if mine >= 0 else 'lost'} {abs(mine)}; your stack {m['stacks'][self.seat]}")
+            return Turn(lines)
+        if kind == "tournament_end":
+            return Turn([f"Tournament {m['tournament'] + 1} over: you placed {m['places'][self.seat]:g}"])
+        if kind == "match_end":
+            return Turn(["", f"Match over: you finished {m['scores'][self.seat]:+g}."])
+        return super().feed(line)
+
+    def reply(self, choice: Choice, amount: int | None) -> str:
+        word = {"check": "call"}.get(choice.word, choice.word)
+        if word == "raise":
+            return json.dumps({"type": "action", "action": "raise", "to": amount})
+        return json.dumps({"type": "action", "action": word})
+
+
+def hands_from_transcript(lines) -> list[dict[str, Any]]:
+    """A hold'em transcript as hands (``GamePlugin.hands_of``). Every seat
+    gets each notice; only the copy sent to the hand's lowest seat is read."""
+    hands: list[dict[str, Any]] = []
+    hand: dict[str, Any] | None = None
+    reader = -1
+    for seat, direction, text in lines:
+        if direction != "->" or not text.startswith("{"):
+            continue
+        try:
+            m = json.loads(text)
+        except ValueError:
+            continue
+        kind = m.get("type")
+        if kind == "hand_start":
+            if hand is None or hand["number"] != m["hand"]:
+                reader = min(m["in_hand"])
+                hand = {"number": m["hand"], "button": m["button"], "seats": {},
+                        "streets": [{"name": "preflop", "board": [], "actions": [
+                            {"seat": m["small_blind_seat"], "words": f"small blind {m['small_blind']}"},
+                            {"seat": m["big_blind_seat"], "words": f"big blind {m['big_blind']}"}]}],
+                        "pots": []}
+                hands.append(hand)
+            hand["seats"][seat] = {"seat": seat, "cards": m["cards"], "profit": 0}
+        elif hand is None or seat != reader:
+            continue
+        elif kind == "action":
+            words = {"fold": "folds", "call": f"calls {m['amount']}" if m["amount"] else "checks",
+                     "raise": f"raises to {m['bet']}", "allin": f"all in for {m['bet']}"}[m["action"]]
+            hand["streets"][-1]["actions"].append({"seat": m["seat"], "words": words})
+        elif kind == "street":
+            hand["streets"].append({"name": m["street"], "board": m["board"][-1:] if m["street"] != "flop"
+                                    else m["board"], "actions": [], "pot": m["pot"]})
+        elif kind == "hand_end":
+            for s, profit in enumerate(m["profits"]):
+                if s in hand["seats"]:
+                    hand["seats"][s]["profit"] = profit
+            hand["board"] = m["board"]
+            hand["shown"] = {x["seat"]: x["hand"] for x in m["shown"]}
+            hand["pots"] = [{"amount": p["amount"], "winners": p["winners"], "words": p["hand"]} for p in m["pots"]]
+    for h in hands:
+        h["seats"] = [h["seats"][s] for s in sorted(h["seats"])]
+    return hands
+
+
+def _cards(cards: list[str]) -> str:
+    return " ".join(card_text(c) for c in cards)
+
+
 class HoldemPlugin(BuiltinGame):
     spec = GameSpec(
         id="holdem",
@@ -448,6 +562,12 @@ class HoldemPlugin(BuiltinGame):
             return json.dumps({"type": "action", "action": action,
                                "to": rng.randint(msg["min_raise_to"], msg["max_raise_to"])})
         return json.dumps({"type": "action", "action": action})
+
+    def hands_of(self, lines) -> list[dict[str, Any]]:
+        return hands_from_transcript(lines)
+
+    def seat_view(self, params: HoldemParams, seat: int) -> HoldemSeatView:
+        return HoldemSeatView(seat, params.model_dump(mode="json"))
 
 
 PLUGIN = HoldemPlugin()

@@ -37,6 +37,7 @@ from games.kuhn3 import SEATS, Action, HandResult, Kuhn3Params, Kuhn3Round, Phas
 from ._builtin import BuiltinGame
 from ._contract import CompiledDialogue, Exchange, MatchOutcome
 from ._errors import ProtocolError
+from .seatview import Choice, SeatView, Turn
 
 CLOSING = "Thank you dealer, have a nice day!"
 
@@ -456,6 +457,124 @@ def seeded_chance(rng: random.Random) -> SeededChance:
     return SeededChance(rng)
 
 
+class Kuhn3SeatView(SeatView):
+    """One seat's kuhn3 for a person. The protocol's acknowledgements and the
+    ``Money:`` totals are answered on the person's behalf (kept here the way
+    a bot keeps them, from what this seat was told)."""
+
+    _SIZES = {"init_round": 5, "init_hand": 3, "play": 4, "end_hand": 6, "end_round": 3}
+
+    def __init__(self, seat: int, params: dict) -> None:
+        super().__init__(seat, params)
+        self.max_bet = int(params.get("max_bet", 2))
+        self.block: list[str] = []
+        self.money = [0, 0, 0]
+        self.mine = 0  # what this seat has in front, from the last play message
+
+    @staticmethod
+    def _who(local: int) -> str:
+        return ("you", "the next seat", "the seat after")[local]
+
+    def feed(self, line: str) -> Turn | None:
+        self.block.append(line.rstrip())
+        head = self.block[0]
+        size = 3 if head.startswith("EndAction") else self._SIZES.get(head, 1)
+        if len(self.block) < size:
+            return None
+        block, self.block = self.block, []
+        body = [b.partition(":")[2].strip() for b in block]
+        if head == "init_round":
+            self.money = [int(x) for x in body[1].split(",")]
+            return Turn([f"Kuhn poker, 3 seats: cards J < Q < K < A, antes {body[2]}, a bet takes you to "
+                         f"{self.max_bet} in front."], auto="READY")
+        if head == "init_hand":
+            return Turn(["", f"Hand {int(body[1]) + 1}: your card is {body[2]}"], auto="READY")
+        if head == "play":
+            acts = [b.split() for b in body[1:]]
+            fronts = [int(a[1]) for a in acts]
+            self.mine, top = fronts[0], max(fronts)
+            seen = ", ".join(f"{self._who(i)} {a[1]}" + (" (folded)" if a[0] == "FOLD" else "")
+                             for i, a in enumerate(acts))
+            facing = top > self.mine
+            choices = [Choice("fold"), Choice("call")] if facing else [Choice("check"), Choice("bet")]
+            return Turn([f"  in front: {seen}"], choices, question="Your action")
+        if head == "end_hand":
+            fronts = [int(b.split()[1]) for b in body[1:4]]
+            shown = body[4].split(",")
+            lines = [f"  showdown: " + ", ".join(f"{self._who(i)} {c}" for i, c in enumerate(shown) if c != "-")
+                     if any(c != "-" for c in shown) else "  no showdown"]
+            for i, f in enumerate(fronts):
+                self.money[i] -= f
+            for pot in body[5].split():
+                value, winner = (int(x) for x in pot.split(","))
+                self.money[winner] += value
+                lines.append(f"  pot {value} to {self._who(winner)}")
+            lines.append(f"  your total: {self.money[0]:+d}")
+            return Turn(lines, auto="OK")
+        if head.startswith("EndAction"):
+            return Turn([], auto="Money: " + ",".join(str(m) for m in self.money))
+        if head == "end_round":
+            return Turn(["", f"Round over after {body[2]} hands: you finished {int(body[1].split(',')[0]):+d}."],
+                        auto=CLOSING)
+        return Turn([head], raw=True, question="Reply")
+
+    def reply(self, choice: Choice, amount: int | None) -> str:
+        if choice.word == "fold":
+            return f"FOLD {self.mine}"
+        if choice.word == "check":
+            return f"BET {self.mine}"
+        return f"BET {self.max_bet}"
+
+
+def hands_from_transcript(lines) -> list[dict[str, Any]]:
+    """A kuhn3 transcript as hands (``GamePlugin.hands_of``): cards from
+    each seat's ``init_hand``, actions from the replies to ``play``, the pot
+    from one ``end_hand`` (its winner in that receiver's local numbering),
+    each seat's result from the totals the dealer checks (seat 0's
+    ``Money:`` reply, whose local view is the canonical one)."""
+    hands: list[dict[str, Any]] = []
+    asked = [""] * SEATS  # the last message header sent to each seat
+    money = [0] * SEATS
+    front = [""] * SEATS  # the seat's own line of the last play message: "<VERB> <in front>"
+    hand: dict[str, Any] | None = None
+    for seat, direction, text in lines:
+        if direction == "->":
+            if text in ("init_round", "init_hand", "play", "end_hand", "end_round") or text.startswith("EndAction"):
+                asked[seat] = text.split(":")[0]
+                front[seat] = ""
+            if asked[seat] == "play" and text.startswith("Action: ") and not front[seat]:
+                front[seat] = text[8:].strip()
+            if asked[seat] == "init_hand" and text.startswith("Hand: "):
+                if hand is None or hand["number"] != int(text[6:]):
+                    hand = {"number": int(text[6:]), "seats": [{"seat": s, "cards": [], "profit": 0}
+                                                              for s in range(SEATS)],
+                            "streets": [{"name": "betting", "board": [], "actions": []}], "pots": []}
+                    hands.append(hand)
+            elif hand is not None and asked[seat] == "init_hand" and text.startswith("Cards: "):
+                hand["seats"][seat]["cards"] = [text[7:].strip()]
+            elif hand is not None and asked[seat] == "end_hand" and text.startswith("Pots: ") and not hand["pots"]:
+                for pot in text[6:].split():
+                    value, winner = (int(x) for x in pot.split(","))
+                    hand["pots"].append({"amount": value, "winners": [(winner + seat) % SEATS], "words": None})
+        elif hand is not None and asked[seat] == "play":
+            # A BET of what the seat has in front already (its own line of the play message) is a check.
+            verb, _, amount = text.strip().partition(" ")
+            mine = front[seat].partition(" ")[2]
+            acted = hand["streets"][0]["actions"]
+            raised = any(a["words"].startswith("bets") for a in acted)
+            bet = f"calls {amount}" if raised else f"bets to {amount}"
+            words = {"FOLD": "folds", "BET": "checks" if amount == mine else bet}.get(verb, text)
+            hand["streets"][0]["actions"].append({"seat": seat, "words": words})
+        elif hand is not None and seat == 0 and asked[seat] == "EndAction":
+            found = _MONEY.fullmatch(text.strip())
+            if found:
+                now = [int(x) for x in found.groups()]
+                for s in range(SEATS):
+                    hand["seats"][s]["profit"] = now[s] - money[s]
+                money = now
+    return hands
+
+
 class Kuhn3Plugin(BuiltinGame):
     spec = GameSpec(
         id="kuhn3",
@@ -477,6 +596,12 @@ class Kuhn3Plugin(BuiltinGame):
     def open_dialogue(self, params: Kuhn3Params, rng: random.Random, names: list[str] | None = None,
                       match_index: int = 0) -> Kuhn3Dealer:
         return Kuhn3Dealer(params, seeded_chance(rng))
+
+    def hands_of(self, lines) -> list[dict[str, Any]]:
+        return hands_from_transcript(lines)
+
+    def seat_view(self, params: Kuhn3Params, seat: int) -> Kuhn3SeatView:
+        return Kuhn3SeatView(seat, params.model_dump(mode="json"))
 
     def random_reply(self, run: Kuhn3Dealer, seat: int, payload: bytes, rng: random.Random) -> str:
         head = payload.split(b"\n", 1)[0]

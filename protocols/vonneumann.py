@@ -28,6 +28,7 @@ from games.vonneumann import Phase, VonNeumannMatch, VonNeumannParams, session_p
 from ._builtin import BuiltinGame
 from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
+from .seatview import Choice, SeatView, Turn
 from .jsonlines import (
     FRAMING_MODELS, MatchIndex, Message, Reply, abandoned, encode_fields, end_match, match_number, reply_fields,
     series_position, start_match,
@@ -242,6 +243,33 @@ class VonNeumannPlugin(BuiltinGame):
             return json.dumps({"type": "call", "call": rng.random() < 0.6})
         raise ValueError(f"vonneumann asks nothing with {kind!r}")
 
+
+    def seat_view(self, params: VonNeumannParams, seat: int) -> "VonNeumannSeatView":
+        return VonNeumannSeatView(seat, params.model_dump(mode="json"))
+
+
+class VonNeumannSeatView(SeatView):
+    """One seat's von Neumann poker for a person: the card, the money, bet or pass, call or fold."""
+
+    def feed(self, line: str) -> Turn | None:
+        m = json.loads(line)
+        kind = m.get("type")
+        if kind in ("a_turn", "b_turn"):
+            shown = [f"Game {m['match_game'] + 1}: your card {m['card']:.4f}; your money {m['money']}, "
+                     f"the opponent's {m['opponent_money']}"
+                     + (f"; the opponent showed {m['opponent_previous_card']:.4f} last game"
+                        if m["opponent_previous_card"] >= 0 else "")]
+            if kind == "a_turn":
+                return Turn(shown, [Choice("pass"), Choice("bet", 1, max(1, m["max_bet"]))], question="You are A")
+            return Turn(shown + [f"  A bets {m['bet']}"], [Choice("fold"), Choice("call")], question="You are B")
+        if kind == "match_end":
+            return Turn(["", f"Match over: you finished {m['scores'][self.seat]:+g}."])
+        return super().feed(line)
+
+    def reply(self, choice: Choice, amount: int | None) -> str:
+        if choice.word in ("pass", "bet"):
+            return json.dumps({"type": "bet", "amount": amount or 0})
+        return json.dumps({"type": "call", "call": choice.word == "call"})
 
 
 PLUGIN = VonNeumannPlugin()

@@ -61,6 +61,8 @@ def serve_cmd(
     pool_limit: Annotated[int, typer.Option(
         "--pool-limit", help="Most versions of one user in one game's pool.")] = 8,
     sandbox: Annotated[Optional[str], typer.Option(help="none, basic or strict (default: the best that works).")] = None,
+    play_idle: Annotated[float, typer.Option(
+        "--play-idle", help="Seconds a friendly match (/play) waits for its person before it is abandoned.")] = 600.0,
     secure_cookies: Annotated[bool, typer.Option("--secure-cookies", help="Mark cookies Secure (behind HTTPS).")] = False,
     demo: Annotated[bool, typer.Option("--demo", help="Add an admin 'demo' and submit the sample bots (once).")] = False,
     check: Annotated[bool, typer.Option("--check", help="Check the options and stop (starts and creates nothing).")] = False,
@@ -91,6 +93,7 @@ def serve_cmd(
         check_range("--quarantine-seconds", quarantine_seconds, 1, 86400)
         check_range("--min-free-mb", min_free_mb, 0, 1_000_000)
         check_range("--pool-limit", pool_limit, 1, 10_000)
+        check_range("--play-idle", play_idle, 1, 86400)
         certs = certs_folder(certs) if cluster else None
         check_cluster(cluster, "match", reach=True, certs=certs)
         options = ServeOptions(
@@ -100,7 +103,7 @@ def serve_cmd(
             placement_matches=placement_matches,
             submit_limit=submit_limit, max_upload_bytes=int(max_upload_mb * 2**20), sandbox=sandbox,
             pipeline_jobs=pipeline_jobs, quarantine_seconds=quarantine_seconds,
-            min_free_bytes=int(min_free_mb * 2**20), pool_limit=pool_limit,
+            min_free_bytes=int(min_free_mb * 2**20), pool_limit=pool_limit, play_idle=play_idle,
             secure_cookies=secure_cookies, demo=demo, check=check)
         code = serve(options)
     except UsageError as exc:

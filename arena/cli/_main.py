@@ -9,6 +9,7 @@ cancelled), 2 bad usage (nothing was started), 3 an internal error, 130 Ctrl-C.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -26,7 +27,7 @@ from .._games import DISTRIBUTION, PluginLoadError, available_games, load_game
 
 from ..play._match import MatchSettings, SeriesResult, run_series, summarize_series
 from .._checks import UsageError, check_range, parse_param
-from .._plan import PlayPlan, plan_play
+from .._plan import PlayPlan, entrant, plan_play
 from ..play._host import BotHost, open_host
 from ..sandbox import SandboxPolicy
 from .._text import inert
@@ -302,6 +303,10 @@ def _play(
     A bot may be given as ``NAME=COMMAND`` to name it; ``keys``: the game
     parameters came as ``-p KEY=VALUE`` (their errors say so).
     """
+    if trace and any(re.fullmatch(r"human(:.*)?", entrant(c)[1], re.S) for c in commands):
+        # The trace is every seat's lines, on the same terminal as the person's seat.
+        raise _usage_error("--trace shows every seat's messages, other seats' cards included: "
+                           "not with a human seat (--log-dir or --hand-history keep the match for later)")
     try:
         plan = plan_play(game_id, commands, raw_params if isinstance(raw_params, list) else [raw_params],
                          keys=keys, seed=seed, lifetime=lifetime, timeout=timeout,
@@ -340,7 +345,8 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     names = [s.name for s in specs]
     typer.echo(f"Started {game_id} seed {seed}: {' vs '.join(map(inert, names))}", err=True)
     typer.echo(f"Sandbox: {host.describe()}", err=True)
-    progress = _Progress(enabled=not trace, label=f"{game_id} seed {seed}")
+    # A person's terminal shows only their seat's view: no live line over it.
+    progress = _Progress(enabled=not trace and not any(s.person for s in specs), label=f"{game_id} seed {seed}")
     tracer = _tracer(time.perf_counter(), names) if trace else None
     histories = None
     if hand_history is not None or acpc_log is not None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import signal
 import sys
-import time
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -234,12 +233,12 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
     try:
         outcome, signum = trio.run(_run_until_signal, plugin, config, store, tid, progress)
     except (UsageError, ClusterError) as exc:
-        _progress_done()
+        _progress_done(progress)
         typer.echo(f"arena: error: {exc}", err=True)
         typer.echo(f"Stopped tournament {tid} after {progress.done} of {total} matches; "
                    f"resume with: arena tournament --resume {tid} --db {db}", err=True)
         return EXIT_USAGE if isinstance(exc, UsageError) else EXIT_INTERNAL
-    _progress_done()
+    _progress_done(progress)
     if outcome is None:
         name = signal.Signals(signum).name if signum else "interrupted"
         typer.echo(f"Interrupted tournament {tid} ({name}) after {progress.done} of {total} matches; "
@@ -302,11 +301,51 @@ async def _run_until_signal(plugin, config, store, tid, progress) -> tuple[Outco
     return outcome, None
 
 
-def _progress_done() -> None:
-    """Clear the live progress line (there is one only on a terminal)."""
-    if sys.stderr.isatty():
-        sys.stderr.write("\r\x1b[K")
-        sys.stderr.flush()
+def _progress_done(progress: Progress) -> None:
+    """End the live display (there is one only on a terminal)."""
+    board = _BOARDS.pop(id(progress), None)
+    if board is not None:
+        board.stop()
+
+
+#: the live display of each running tournament's progress, on a terminal (see ``_Board``)
+_BOARDS: dict[int, "_Board"] = {}
+
+
+class _Board:
+    """rich's live progress display, on a terminal only: a bar, matches
+    done/total, elapsed, time left, faults and the current leader (the most
+    points so far). Off a terminal the stable lines are printed instead."""
+
+    def __init__(self, total: int) -> None:
+        from rich.console import Console
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn,
+                                   TimeRemainingColumn)
+
+        self.bar = Bar(BarColumn(), MofNCompleteColumn(), TextColumn("matches ·"), TimeElapsedColumn(),
+                       TextColumn("elapsed ·"), TimeRemainingColumn(), TextColumn("left ·"),
+                       TextColumn("faults {task.fields[faults]} · leader {task.fields[leader]}"),
+                       console=Console(stderr=True), transient=True)
+        self.task = self.bar.add_task("tournament", total=total, faults=0, leader="-")
+        self.points: dict[int, list] = {}  # entrant -> [name, points so far]
+        self.bar.start()
+
+    def finished(self, p: Pairing, names: list[str], record: MatchRecord, progress: Progress) -> None:
+        from rich.markup import escape
+
+        for seat, entrant in enumerate(p.seats):
+            row = self.points.setdefault(entrant, [names[seat], 0.0])
+            if seat < len(record.tournament_scores):
+                row[1] += record.tournament_scores[seat]
+        name, points = max(self.points.values(), key=lambda row: row[1])
+        self.bar.update(self.task, completed=progress.done, faults=progress.faults,
+                        leader=escape(f"{inert(name)} ({points:+g})"))
+
+    def note(self, text: str) -> None:
+        self.bar.console.print(text, markup=False, highlight=False)  # above the bar, which stays
+
+    def stop(self) -> None:
+        self.bar.stop()
 
 
 def outcome_words(record: MatchRecord, names: list[str]) -> str:
@@ -320,7 +359,7 @@ def outcome_words(record: MatchRecord, names: list[str]) -> str:
 
 
 def _progress(total: int, per_round: int) -> Progress:
-    """Progress lines (stable, greppable) off a terminal; one live line on it."""
+    """Progress lines (stable, greppable) off a terminal; rich's live display on it (``_Board``)."""
     tty = sys.stderr.isatty()
     progress = Progress(total=total)
 
@@ -332,20 +371,20 @@ def _progress(total: int, per_round: int) -> Progress:
             sys.stderr.write(f"Started match {match_id} [{number(p)}]: {' vs '.join(map(inert, names))}\n")
             sys.stderr.flush()
 
+    board = _BOARDS[id(progress)] = _Board(total) if tty else None
+
     def on_finish(match_id: int, p: Pairing, names: list[str], record: MatchRecord) -> None:
-        if tty:
-            elapsed = time.perf_counter() - progress.started_at
-            rate = progress.done / elapsed if elapsed > 0 else 0
-            eta = (total - progress.done) / rate if rate > 0 else 0
-            sys.stderr.write(
-                f"\rmatch {match_id}: {progress.done}/{total} done  ETA {eta:,.0f} s  faults {progress.faults}\x1b[K"
-            )
-        else:
-            sys.stderr.write(f"Finished match {match_id} [{number(p)}]: {outcome_words(record, names)}\n")
+        if board is not None:
+            board.finished(p, names, record, progress)
+            return
+        sys.stderr.write(f"Finished match {match_id} [{number(p)}]: {outcome_words(record, names)}\n")
         sys.stderr.flush()
 
     def on_note(text: str) -> None:
-        sys.stderr.write(("\r\x1b[K" if tty else "") + f"arena: cluster: {inert(text)}\n")
+        if board is not None:
+            board.note(f"arena: cluster: {inert(text)}")
+            return
+        sys.stderr.write(f"arena: cluster: {inert(text)}\n")
         sys.stderr.flush()
 
     progress.on_start = on_start

@@ -42,6 +42,8 @@ class GameRatings:
     matches: dict[int, int] = field(default_factory=dict)
     faults: dict[int, int] = field(default_factory=dict)
     played: list[Played] = field(default_factory=list)
+    #: version -> (finished, mu, sigma) after each of its rated matches, for the charts
+    history: dict[int, list[tuple[float, float, float]]] = field(default_factory=dict)
     seen: tuple[float, int] = (0.0, 0)  # (finished, id) of the last match rated
 
 
@@ -64,7 +66,9 @@ class Ratings:
 
     def update(self, game: str) -> GameRatings:
         g = self.games.setdefault(game, GameRatings())
-        played = self.league.store.played_since(game, g.seen, tournaments=self.league.tournament_kinds())
+        # Friendlies (a person in a seat, arena.league._friendly) are never rated.
+        rated = {tid: k for tid, k in self.league.tournament_kinds().items() if k[0] != "friendly"}
+        played = self.league.store.played_since(game, g.seen, tournaments=rated)
         for m in played:
             mid, tid, finished = m["id"], m["tournament"], m["finished"]
             versions = self._versions_of(tid, m["entrants"])
@@ -92,6 +96,7 @@ class Ratings:
             _rate(g.model, ratings, slots, scores_l, faulted)
             for v, r in zip(order, ratings):
                 g.ratings[v] = r
+                g.history.setdefault(v, []).append((finished, r.mu, r.sigma))
             g.played.append(Played(mid, tid, lineup, scores_l, faulted, finished))
         return g
 
@@ -110,6 +115,7 @@ class Ratings:
                 "rating": r.mu, "ci": Z95 * r.sigma, "low": r.mu - Z95 * r.sigma,
                 "matches": g.matches.get(vid, 0), "faults": g.faults.get(vid, 0),
                 "trend": r.mu - g.before.get(vid, r.mu),
+                "history": [round(mu, 3) for _, mu, _ in g.history.get(vid, [])[-40:]],
             })
         # Playing versions first (retired and paused ones keep their line below).
         rows.sort(key=lambda row: (row["state"] != "active" or row["paused"], -row["low"], row["label"]))

@@ -73,6 +73,7 @@ class LeagueSettings:
     quarantine_seconds: float = 600.0  # a quarantine's whole time, every step together
     min_free: int = 100 * 2**20  # bytes of free disk below which the league stops writing
     pool_limit: int = 8  # versions of one user in one game's pool
+    play_idle: float = 600.0  # seconds a friendly (arena.league._friendly) waits for its person
 
 
 #: A version is watched over its first PROBATION_MATCHES league matches; when
@@ -128,6 +129,7 @@ class LeagueRunner:
         self._resume_pending = False  # room came back: tournaments stopped for lack of it play on
         self._now_games: set[str] = set()
         self.tournament_lock = trio.Lock()  # one tournament at a time: they share the workers
+        self.nursery: trio.Nursery | None = None  # while ``run`` runs
 
     def bot_folder(self, vid: int) -> Path:
         return self.files / "bots" / f"v{vid}"
@@ -159,6 +161,7 @@ class LeagueRunner:
             self.log(f"Cluster: {self.settings.cluster}, {await self._cluster.wait_for_slots()} slot(s) for matches")
         try:
             async with trio.open_nursery() as nursery:
+                self.nursery = nursery  # friendlies are played here too (arena.league._friendly)
                 self._watch_disk_once()
                 nursery.start_soon(self._disk_watcher)
                 nursery.start_soon(self._pipeline)
@@ -339,12 +342,22 @@ class LeagueRunner:
             replaced = len(self.league.versions("v.bot=? AND v.state='active'", (v["bot"],)))
             cap = self.settings.pool_limit
             if self.league.pool_count(v["owner"], v["game"]) - replaced >= cap:
-                self.league.set_state(vid, "rejected", f"passed its quarantine, but its owner already has {cap} "
+                self._reject(vid, f"passed its quarantine, but its owner already has {cap} "
                                                        f"versions in the {v['game']} pool, the most one user may "
                                                        "have; retire one and submit again")
                 return
             self._activate(v)
             self._placement_send.send_nowait(vid)
+
+    def _reject(self, vid: int, message: str) -> None:
+        """A version rejected: its state and message, and a log line naming the step it failed."""
+        self.league.set_state(vid, "rejected", message)
+        v = self.league.version(vid)
+        if v is None:
+            return
+        failed = next((s["name"] for s in v["steps"] if s["status"] == "FAIL"), None)
+        at = f" at its {failed} step" if failed else ""
+        self.log(f"Rejected: {v['label']} ({v['game']}, {v['owner_name']}){at}: {message}")
 
     def _step(self, v: dict[str, Any], name: str, status: str, summary: str, details: list[str] | None = None,
               log: str | None = None) -> None:
@@ -361,7 +374,7 @@ class LeagueRunner:
             ok, summary, log = await self._run_build(folder, build, v["id"])
             self._step(v, "build", "PASS" if ok else "FAIL", summary, log=log)
             if not ok:
-                self.league.set_state(v["id"], "rejected", f"build failed: {summary}")
+                self._reject(v["id"], f"build failed: {summary}")
                 return False
         else:
             self._step(v, "build", "PASS", "nothing to build")
@@ -372,7 +385,7 @@ class LeagueRunner:
             BotSpec.parse(command)
         except (UploadError, ValueError) as exc:
             self._step(v, "build", "FAIL", f"the run command cannot be used: {exc}")
-            self.league.set_state(v["id"], "rejected", f"run command: {exc}")
+            self._reject(v["id"], f"run command: {exc}")
             return False
         self.league.set_state(v["id"], "built", command=command)
         return True
@@ -415,7 +428,7 @@ class LeagueRunner:
                              timeout=self.settings.timeout, params=self.settings.params.get(v["game"]))
         except ValueError as exc:
             self._step(v, "quarantine", "FAIL", str(exc))
-            self.league.set_state(v["id"], "rejected", str(exc))
+            self._reject(v["id"], str(exc))
             return False
         plan.candidate = BotSpec(command=plan.candidate.command, argv=plan.candidate.argv, name=v["label"],
                                  loopback=plan.candidate.loopback)
@@ -450,7 +463,7 @@ class LeagueRunner:
                        f"(stopped at {where['text']}); a bot that answers well within the {plan.timeout:g} s "
                        "per reply is expected")
             self._step(v, "quarantine", "FAIL", summary, details=done_lines())
-            self.league.set_state(v["id"], "rejected", f"quarantine stopped: {summary}")
+            self._reject(v["id"], f"quarantine stopped: {summary}")
             self.log(f"Quarantine of {v['label']} ({v['game']}) stopped after {limit:g} s")
             return False
         failed = report.failed_step
@@ -461,7 +474,7 @@ class LeagueRunner:
         if failed is not None:
             summary = f"step {failed.number} failed: {failed.title}: {failed.summary}"
             self._step(v, "quarantine", "FAIL", summary, details=details)
-            self.league.set_state(v["id"], "rejected", f"quarantine {summary} (seed {report.seed})")
+            self._reject(v["id"], f"quarantine {summary} (seed {report.seed})")
             return False
         self._step(v, "quarantine", "PASS", f"every step passed (seed {report.seed}, {report.duration:.1f} s)",
                    details=details)
@@ -497,8 +510,7 @@ class LeagueRunner:
         again = any(s["name"] == "probation" for s in v["steps"])
         self._step(v, "probation", "FAIL", summary)
         if again:
-            self.league.set_state(vid, "rejected", f"{summary}, for the second time")
-            self.log(f"Rejected: {v['label']} ({v['game']}): {summary}, for the second time")
+            self._reject(vid, f"{summary}, for the second time")
             return
         self.league.set_state(vid, "built", f"out of the pool and quarantined again: {summary}")
         self.log(f"Out of the pool, quarantined again: {v['label']} ({v['game']}): {summary}")

@@ -49,6 +49,7 @@ class ServeOptions:
     quarantine_seconds: float = 600.0
     min_free_bytes: int = 100 * 2**20
     pool_limit: int = 8
+    play_idle: float = 600.0  # seconds a friendly waits for its person (arena.league._friendly)
     sandbox: str | None = None
     secure_cookies: bool = False
     demo: bool = False
@@ -123,7 +124,7 @@ def serve(options: ServeOptions) -> int:
         placement_matches=options.placement_matches,
         build_seconds=options.build_seconds, limits=UploadLimits(max_upload_bytes=options.max_upload_bytes),
         pipeline_jobs=options.pipeline_jobs, quarantine_seconds=options.quarantine_seconds,
-        min_free=options.min_free_bytes, pool_limit=options.pool_limit)
+        min_free=options.min_free_bytes, pool_limit=options.pool_limit, play_idle=options.play_idle)
     runner = LeagueRunner(league, store, host, settings, log=log)
     site = Site(league, runner, submit_limit=options.submit_limit, secure_cookies=options.secure_cookies)
     log(f"Sandbox: {host.describe()}")

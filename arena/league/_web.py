@@ -23,6 +23,7 @@ import functools
 import gzip
 from dataclasses import asdict
 import hmac
+import math
 import re
 import secrets
 import shutil
@@ -41,11 +42,17 @@ from starlette.responses import JSONResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
+from markupsafe import Markup, escape
+
+from protocols.seatview import card_text
+
 from .._games import load_game
-from ..results._report import replay_command
+from ..results._report import format_words, replay_command, standings_of
 from ..results._store import shown_seed
+from ._charts import cumulative, lines_chart, sparkline
 from ._db import League
-from ._ratings import Ratings
+from ._friendly import Friendlies
+from ._ratings import Z95, Ratings
 from ._runner import LeagueRunner
 from ..results._store import write_problem
 from ._disk import no_room
@@ -102,6 +109,7 @@ class Site:
                  secure_cookies: bool = False) -> None:
         self.league, self.runner, self.store = league, runner, runner.store
         self.ratings = Ratings(league)
+        self.friendlies = Friendlies(runner, idle=runner.settings.play_idle)
         self.blobs = BlobStore(runner.files / "blobs")
         self.submits = RateLimit(submit_limit, 3600)
         self.logins = RateLimit(login_limit, 300)
@@ -109,6 +117,11 @@ class Site:
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
         self.templates.env.filters["when"] = _when
         self.templates.env.filters["num"] = _num
+        self.templates.env.filters["cardhtml"] = _card_html
+        self.templates.env.globals["chart_series"] = lambda seats, totals: [
+            (seat["name"], values) for seat, values in zip(seats, totals)]
+        self.templates.env.globals["lines_chart"] = lines_chart
+        self.templates.env.globals["sparkline"] = sparkline
 
 
 class Auth:
@@ -248,8 +261,11 @@ async def bot_page(request: Request) -> Response:
         faults = [_fault_words(f, names, mine and p.versions[f["seat"]] in ids) for f in m["faults"]]
         matches.append({"id": p.match, "tournament": p.tournament, "entrants": names, "scores": p.scores,
                         "faults": faults, "finished": p.finished})
+    # Each version's rating over its rated matches: (mean, (low, high) of the 95% interval).
+    history = {str(vid): [(round(mu, 3), (round(mu - Z95 * sd, 3), round(mu + Z95 * sd, 3)))
+                          for _, mu, sd in g.history.get(vid, [])] for vid in ids}
     data = {"bot": bot, "mine": mine, "versions": shown, "ratings": {str(k): ratings[k] for k in ids if k in ratings},
-            "matches": matches}
+            "matches": matches, "history": history}
     return _render(site, request, "bot.html", data, auth)
 
 
@@ -289,6 +305,7 @@ async def match_page(request: Request) -> Response:
     # Names as `arena play` takes them (no spaces), each bot a file the reader has.
     safe = [re.sub(r"[^A-Za-z0-9_.-]", "_", n) for n in names]
     local = [(n, "./" + n) for n in safe]
+    hands = await trio.to_thread.run_sync(_hands, t["game"], m.get("transcript"))
     seats = []
     for s, (name, v) in enumerate(zip(names, seated)):
         seats.append({"seat": s, "name": name, "bot": v["bot"] if v else None, "version": v["id"] if v else None,
@@ -307,6 +324,9 @@ async def match_page(request: Request) -> Response:
         # A window of the transcript around the step; ?step=N moves it.
         "transcript": lines[first:step_i + WINDOW + 1], "transcript_lines": len(lines),
         "current": lines[step_i] if lines else None, "step": step_i, "permalink": f"/matches/{m['id']}",
+        # As a person reads it (the game's hands_of), and each seat's running total over the hands.
+        "hands": hands, "totals": cumulative(hands, len(names)) if hands else None,
+        "opened": "step" in request.query_params,
     }
     return _render(site, request, "match.html", data, auth)
 
@@ -342,6 +362,13 @@ def _transcript(path: str | None) -> list[dict[str, Any]]:
     except (OSError, EOFError):
         return []
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _hands(game: str, path: str | None) -> list[dict[str, Any]] | None:
+    """A stored match's hands as the game reads them (``GamePlugin.hands_of``), cached like its transcript."""
+    lines = _transcript(path)
+    return load_game(game).hands_of([(ln["seat"], ln["dir"], ln["text"]) for ln in lines if ln["seat"] is not None])
 
 
 async def match_stderr(request: Request) -> Response:
@@ -394,10 +421,24 @@ async def tournament_page(request: Request) -> Response:
     names = [v["label"] if v else e["name"] for v, e in zip(versions, t["entrants"])]
     matches = site.store.matches(tid, pending=True)
     done = [m for m in matches if m["status"] != "pending"]
+    # Its standings under its own rules (so far, while it plays), with each entrant's league name.
+    standings = []
+    if done:
+        found = standings_of(site.store, tid)
+        label = {e["name"]: n for e, n in zip(t["entrants"], names)}
+        # (an interval of one match is infinite: null in the JSON twin, blank on the page)
+        standings = [{**{k: None if isinstance(x, float) and not math.isfinite(x) else x for k, x in row.items()},
+                      "bot": label.get(row["bot"], row["bot"])} for row in found["standings"]]
+    settings = t["settings"]
+    rules = {"rounds": t["rounds"], "lifetime": t.get("lifetime", "match"), "timeout (s)": settings.get("timeout"),
+             "seats per match": settings.get("seats")}
     data = {"tournament": {"id": tid, "game": t["game"], "kind": kinds[tid][0], "status": t["status"],
                            "seed": shown_seed(t), "params": t["params"], "entrants": names,
                            "matches": len(matches), "done": len(done),
-                           "playing": tid in site.runner.live},
+                           "playing": tid in site.runner.live,
+                           "rules": {k: v for k, v in rules.items() if v is not None},
+                           "format": format_words(settings)},
+            "standings": standings,
             "matches": [_match_summary(m, names) for m in done[-200:]][::-1]}
     return _render(site, request, "tournament.html", data, auth)
 
@@ -666,6 +707,106 @@ async def start_tournament(request: Request) -> Response:
 # -- the app ------------------------------------------------------------------------------
 
 
+async def my_bots(request: Request) -> Response:
+    """Every bot and version of the logged-in user, where each stands in the
+    pipeline; a rejected one with the step it failed, in words."""
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    user = _need_user(auth)
+    rows = []
+    for v in reversed(site.league.versions("b.owner=?", (user["id"],))):
+        failed = next((st for st in v["steps"] if st["status"] == "FAIL"), None)
+        rows.append({"bot": v["bot"], "name": v["name"], "game": v["game"], "version": v["id"], "number": v["number"],
+                     "label": v["label"], "state": v["state"], "paused": v["paused"], "message": v["message"],
+                     "failed_step": failed["name"] if failed else None,
+                     "failed_words": failed["summary"] if failed else None, "updated": v["updated"]})
+    return _render(site, request, "mine.html", {"versions": rows}, auth)
+
+
+# -- friendlies: a person's seat in the browser (arena.league._friendly) ----------------------
+
+
+async def play_page(request: Request) -> Response:
+    """GET: the form to start a friendly; POST: start it (against active bots of a game)."""
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    user = _need_user(auth)
+    problem = None
+    if request.method == "POST":
+        form = await _form(request, auth)
+        game = str(form.get("game", ""))
+        if game not in site.runner.settings.games:
+            raise HTTPException(400, f"this league plays {', '.join(site.runner.settings.games)}, not {game!r}")
+        pool = {str(v["id"]): v for v in site.league.pool(game)}
+        chosen = [str(x) for x in form.getlist("opponents")]
+        unknown = [x for x in chosen if x not in pool]
+        given_hands = str(form.get("hands", "")).strip()
+        if unknown:
+            problem = f"version {unknown[0]} is not an active bot of {game}"
+        elif not chosen:
+            problem = f"choose at least one opponent among the active bots of {game}"
+        elif given_hands and not given_hands.isdigit():
+            problem = f"hands is a whole number, not {given_hands!r}"
+        elif site.runner.nursery is None:
+            problem = "the league is starting; try again in a moment"
+        else:
+            try:
+                f = site.friendlies.start(site.runner.nursery, user, game, [pool[x] for x in chosen],
+                                          int(given_hands) if given_hands else None)
+            except ValueError as exc:
+                problem = str(exc).splitlines()[0]
+            else:
+                if _api(request):
+                    return JSONResponse(f.public(), status_code=201)
+                return RedirectResponse(f"/play/{f.id}", status_code=303)
+        if _api(request):
+            raise HTTPException(400, problem)
+    games = [{"id": g, "bots": [{"id": v["id"], "label": v["label"], "owner": v["owner_name"]}
+                                for v in site.league.pool(g)], "seats": load_game(g).spec.min_seats}
+             for g in site.runner.settings.games]
+    mine = [f.public() for f in site.friendlies.games.values() if f.owner == user["id"]]
+    return _render(site, request, "play.html", {"games": games, "problem": problem, "friendlies": mine[::-1]},
+                   auth, status=400 if problem else 200)
+
+
+async def play_match(request: Request) -> Response:
+    """GET: the seat's screen and one form for the decision due; POST: that decision."""
+    site: Site = request.app.state.site
+    auth = _auth(site, request)
+    user = _need_user(auth)
+    f = site.friendlies.games.get(request.path_params["friendly"])
+    if f is None or f.owner != user["id"]:
+        raise HTTPException(404, "no such friendly match of yours (they are kept until the server restarts; "
+                                 "the stored match stays on its page)")
+    problem = None
+    if request.method == "POST":
+        form = await _form(request, auth)
+        word = str(form.get("choice", ""))
+        amount = str(form.get("amount", "")).strip()
+        line = str(form.get("line", "")).strip()
+        if f.question is None:
+            problem = "no decision is due now"
+        elif not f.question[1]:  # the plain view: a reply line as typed
+            if not line or len(line) > 4096:
+                problem = "type the reply line (one line, at most 4096 characters)"
+            else:
+                await site.friendlies.answer(f, line)
+                if not _api(request):
+                    return RedirectResponse(f"/play/{f.id}", status_code=303)
+        else:
+            choice = next((c for c in f.question[1] if c.word == word), None)
+            if choice is None:
+                problem = f"{word!r} is not one of {'/'.join(c.word for c in f.question[1])}"
+            elif choice.low is not None and not (amount.isdigit() and choice.low <= int(amount) <= choice.high):
+                problem = f"{word} needs an amount from {choice.low} to {choice.high}, not {amount or 'nothing'!r}"
+            else:
+                await site.friendlies.answer(f, f"{word} {amount}" if choice.low is not None else word)
+                if not _api(request):
+                    return RedirectResponse(f"/play/{f.id}", status_code=303)
+    return _render(site, request, "play_match.html", {"friendly": f.public(), "problem": problem}, auth,
+                   status=400 if problem else 200)
+
+
 async def style(request: Request) -> Response:
     return Response((HERE / "templates" / "style.css").read_text(), media_type="text/css",
                     headers={"Cache-Control": "max-age=300"})
@@ -790,6 +931,12 @@ def make_app(site: Site) -> Any:
         Route("/api/bots", api_submit, methods=["POST"]),
         Route("/submit", submit_page, methods=["GET", "POST"]),
         Route("/login", login, methods=["GET", "POST"]),
+        Route("/mine", my_bots, methods=["GET"]),
+        Route("/api/mine", my_bots, methods=["GET"]),
+        Route("/play", play_page, methods=["GET", "POST"]),
+        Route("/api/play", play_page, methods=["GET", "POST"]),
+        Route("/play/{friendly:id}", play_match, methods=["GET", "POST"]),
+        Route("/api/play/{friendly:id}", play_match, methods=["GET", "POST"]),
         Route("/logout", logout, methods=["POST"]),
         Route("/matches/{match:id}/stderr/{seat:id}", match_stderr, methods=["GET"]),
         Route("/static/style.css", style, methods=["GET"]),
@@ -803,6 +950,13 @@ def _when(t: float | None) -> str:
     if not t:
         return ""
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t))
+
+
+def _card_html(card: str) -> Markup:
+    """A card as a small face: ``Ah`` -> A♥ in red (kuhn3's ``K`` stays a rank)."""
+    text = card_text(card)
+    red = " red" if text[-1:] in "♥♦" else ""
+    return Markup(f'<span class="pc{red}">{escape(text)}</span>')
 
 
 def _num(x: Any, digits: int = 2) -> str:

@@ -98,7 +98,9 @@ class Limits:
     budget: float | None
 
     def limit(self, bot: BotProcess) -> float:
-        """The time ``bot`` has for its next reply."""
+        """The time ``bot`` has for its next reply (a person's seat: no limit)."""
+        if bot.spec.person:
+            return float("inf")
         c = clock(bot)
         if not c.replied:
             return max(self.timeout, self.startup_timeout)

@@ -37,6 +37,9 @@ from ..native import NativeBuildError
 from ..sandbox import Launcher, SandboxPolicy, StagingError, open_launcher
 from ..sandbox._supervision import Channel
 
+#: the level-none launcher of a person's seat (``BotSpec.person``)
+_PERSON_LAUNCHER = Launcher()
+
 #: After the grace period: how long a supervisor gets to stop its bot.
 STOP_WAIT = 2.0
 
@@ -86,8 +89,11 @@ class BotHost:
         is reported by the supervisor, at its first exchange.
         """
         channel = Channel.open()
+        # A person's seat runs the arena's own program, which needs the person's
+        # terminal: under the supervisor like any bot, but outside the sandbox.
+        launcher = _PERSON_LAUNCHER if spec.person else self.launcher
         try:
-            plan = self.launcher.plan(spec, channel.theirs.fileno())
+            plan = launcher.plan(spec, channel.theirs.fileno())
         except (StagingError, NativeBuildError, OSError) as exc:
             channel.close_all()
             raise BotFault(FaultKind.FAILED_TO_START, f"could not prepare its sandbox: {exc}", seat=seat) from None

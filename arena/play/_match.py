@@ -296,7 +296,9 @@ async def _drive(
     on without the faulting seat (``seat_gone``, e.g. hold'em folds it out):
     then the fault is recorded, the bot is stopped, and the match goes on.
     """
-    table = Table.open(bots, settings.limits(), dealer, native=settings.native)
+    # Native code takes finite deadlines only; a person's seat has none, and no need of speed.
+    native = settings.native and not any(b.spec.person for b in bots)
+    table = Table.open(bots, settings.limits(), dealer, native=native)
     progress = settings.progress
     exchanges = 0
     gen = dealer.run()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import ROOT
+from ..conftest import ROOT, processes_with
 from .league_server import League, add_user, new_user
 
 pytestmark = pytest.mark.slow
@@ -82,13 +82,26 @@ def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_pat
             "#leaderboard tr", has_text="equilibrium").count() == 1)
         row = page.locator("#leaderboard tr", has_text="equilibrium").inner_text()
         assert "alice" in row and "±" in row
+        assert page.locator("#leaderboard svg.spark").count() == 3  # each bot's rating over its matches
         page.screenshot(path=str(SHOTS / "league-leaderboard.png"), full_page=True)
 
         page.goto(bot_url)
         page.screenshot(path=str(SHOTS / "league-bot.png"), full_page=True)
+        # Its rating over its matches, drawn on the server (an SVG, no script), at a desk's width and a phone's.
+        assert page.locator(".rating-chart svg.chart polygon.band").count() == 1
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 900})
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), width
+            if UPDATE:  # (pictures cost CPU: taken for docs/img only)
+                page.screenshot(path=str(SHOTS / f"league-bot-{width}.png"), full_page=True)
+        page.set_viewport_size({"width": 1100, "height": 800})
         page.locator("#matches a").first.click()
         page.wait_for_url("**/matches/*")
         assert "Seed" in page.inner_text("main") and "arena play kuhn3" in page.inner_text("#replay")
+        # kuhn3's hands drawn; the protocol transcript is one click away.
+        assert page.locator("section.hand").count() == 10 and page.locator("#winnings svg.chart").count() == 1
+        assert not page.locator("#next").is_visible()
+        page.click("#raw summary")
         page.click("#next")
         page.wait_for_url("**step=1*")
         assert page.inner_text("#now").startswith("2/")
@@ -127,5 +140,101 @@ def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_pat
         message = page.inner_text(".version .error")
         assert "quarantine step" in message and "exited" in message
         page.screenshot(path=str(SHOTS / "league-rejected.png"), full_page=True)
+        # Alice's own page lists it with the step it failed; the server's log names the step too.
+        page.click("#mine-link")
+        row = page.locator("#mine tr", has_text="crasher").inner_text()
+        assert "rejected" in row and "failed its quarantine step" in row, row
+        assert "Rejected: crasher v1 (kuhn3, alice) at its quarantine step: quarantine" in server.stderr()
+        # The tournament page: its parameters and standings, not only its matches.
+        page.goto(server.url + "/tournaments/1")
+        assert "hands" in page.inner_text("#rules")
+        assert page.locator("#standings tr").count() == 1 + 3
+    finally:
+        assert server.stop() == 0, server.stderr()
+
+
+def test_play_a_holdem_friendly_in_the_browser_then_see_it_drawn(browser, tmp_path):
+    SHOTS = ROOT / "docs" / "img" if UPDATE else tmp_path
+    db = tmp_path / "play.db"
+    host, bob = new_user(db, "host"), add_user(db, "bob")
+    server = League(db, "--game", "holdem", "-p", "holdem.hands=4", "--quarantine-matches", "3", "--every", "1h",
+                    "--play-idle", "5")
+    try:
+        data = (ROOT / "sample_bots/holdem/build/call_bot").read_bytes()
+        caller = server.submit(host, "call_bot", data, game="holdem", name="caller").json()["bot"]
+        assert server.settled(caller)["state"] == "active"
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(server.url + "/login")
+        page.fill("#token", bob)
+        page.click("form.card button")
+        page.wait_for_url(server.url + "/")
+
+        page.click("header >> text=Play")
+        page.check("#play-holdem input[name=opponents]")
+        page.fill("#hands-holdem", "3")
+        page.click("#play-holdem button")
+        page.wait_for_url("**/play/*")
+        decisions = 0
+        while True:
+            page.wait_for_selector("#decision, #over", timeout=30_000)  # the page reloads itself meanwhile
+            if page.locator("#over").count():
+                break
+            screen = page.inner_text("#screen")
+            assert "your cards" in screen and "Your turn" in screen
+            if decisions == 0:
+                for width in (1280, 390):
+                    page.set_viewport_size({"width": width, "height": 900})
+                    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), width
+                    if UPDATE:
+                        page.screenshot(path=str(SHOTS / f"league-play-{width}.png"), full_page=True)
+                page.set_viewport_size({"width": 1280, "height": 900})
+                # A raise, with its amount: the smallest one offered.
+                page.click("#decision button[value=raise]")
+            else:
+                word = "check" if page.locator("#decision button[value=check]").count() else "call"
+                page.click(f"#decision button[value={word}]")
+            page.wait_for_load_state()
+            decisions += 1
+        assert decisions >= 3
+        assert "Match over" in page.inner_text("#screen")
+        page.click("#over a")
+        page.wait_for_url("**/matches/*")
+        hands = page.locator("section.hand")
+        assert hands.count() == 3
+        assert "bob" in hands.first.inner_text() and "caller v1" in hands.first.inner_text()
+        assert "raises to" in page.inner_text(".hands")
+        assert page.locator(".hands .pc").count() >= 3 * (4 + 5)  # two hole cards a seat, five on the board
+        assert page.locator("#winnings svg.chart polyline").count() == 2
+        assert not page.locator("#next").is_visible()
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 900})
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), width
+            if UPDATE:
+                page.screenshot(path=str(SHOTS / f"league-match-{width}.png"), full_page=True)
+        # Never rated: the leaderboard has only what league tournaments rated (none here).
+        assert server.http.get("/api/games/holdem").json()["rows"] == []
+
+        # A friendly nobody answers is abandoned after --play-idle: the person's seat faults, the bots are stopped.
+        as_bob = {"Authorization": f"Bearer {bob}"}
+        version = server.version(caller)["id"]
+        started = server.http.post("/api/play", headers=as_bob, data={"game": "holdem", "opponents": str(version),
+                                                                      "hands": "3"})
+        assert started.status_code == 201, started.text
+        path = f"/api/play/{started.json()['id']}"
+        left = server.wait("the unanswered friendly to end",
+                           lambda: (f := server.http.get(path, headers=as_bob).json()["friendly"])["over"] and f,
+                           timeout=60)
+        assert "the match is abandoned" in left["screen"]
+        stored = server.http.get(f"/api/matches/{left['match']}").json()
+        assert [(f["seat"], f["kind"]) for f in stored["faults"]] == [(0, "disconnected")], stored["faults"]
+        assert not [p for p in processes_with(str(tmp_path)) if p[0] != server.proc.pid]
+
+        # My bots: every version of mine with its state.
+        page.goto(server.url + "/login")
+        page.fill("#token", host)
+        page.click("form.card button")
+        page.wait_for_url(server.url + "/")
+        page.click("#mine-link")
+        assert "caller" in page.inner_text("#mine") and "active" in page.inner_text("#mine")
     finally:
         assert server.stop() == 0, server.stderr()

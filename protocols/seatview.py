@@ -1,0 +1,122 @@
+"""A seat played by a person: one seat's messages in words, and its choices.
+
+A person at the table (``human`` in place of a bot command) plays through
+the same dialogue as a bot: a small program of the arena's own sits in the
+seat, reads exactly the lines that seat is sent, and writes its reply lines.
+What it shows the person comes from a ``SeatView``, which a game provides
+through ``GamePlugin.seat_view``; it only ever sees that seat's messages, so
+a person is never shown more than a bot in the same seat would know.
+
+Sans-I/O, like the dialogues: ``feed`` takes one line and says what to show
+and whether a decision is due; ``reply`` turns a decision into the reply
+line. The terminal side (arena/play/_person.py) does the reading and writing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+
+#: what the prompt's brackets hold when the person types the reply line itself (the plain view)
+RAW_CHOICE = "a reply line of the protocol"
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One legal choice, as the person types it; ``low``/``high``: it takes an amount in that range."""
+
+    word: str
+    low: int | None = None
+    high: int | None = None
+
+    @property
+    def label(self) -> str:
+        return self.word if self.low is None else f"{self.word} {self.low}..{self.high}"
+
+
+@dataclass(slots=True)
+class Turn:
+    """What one message means to the person in the seat.
+
+    ``shown``: lines to show. ``choices``: a decision is due, one of these
+    (``question`` asks it). ``auto``: a reply the view writes on the
+    person's behalf (acknowledgements, bookkeeping the protocol asks for).
+    ``raw``: the view cannot tell the choices; the person types the reply
+    line itself (the plain fallback)."""
+
+    shown: list[str] = field(default_factory=list)
+    choices: list[Choice] = field(default_factory=list)
+    question: str = "Your move"
+    auto: str | None = None
+    raw: bool = False
+
+    def prompt(self) -> str:
+        """The prompt line: the question, then the choices in brackets."""
+        if self.raw:
+            return f"{self.question} [{RAW_CHOICE}] "
+        return f"{self.question} [{'/'.join(c.label for c in self.choices)}] "
+
+
+def pick(typed: str, choices: list[Choice]) -> tuple[Choice, int | None]:
+    """The choice a person typed (``raise 10``, ``Fold``), or ValueError with the reason."""
+    words = typed.split()
+    if not words:
+        raise ValueError("nothing was typed")
+    found = next((c for c in choices if c.word == words[0].lower()), None)
+    if found is None:
+        raise ValueError(f"{words[0]!r} is not one of {'/'.join(c.word for c in choices)}")
+    if found.low is None:
+        if len(words) > 1:
+            raise ValueError(f"{found.word} takes no amount")
+        return found, None
+    if len(words) != 2 or not words[1].isascii() or not words[1].isdigit():
+        raise ValueError(f"{found.word} needs an amount from {found.low} to {found.high}, "
+                         f"like '{found.word} {found.low}'")
+    amount = int(words[1])
+    if not found.low <= amount <= found.high:  # type: ignore[operator]
+        raise ValueError(f"{amount} is outside {found.low}..{found.high}")
+    return found, amount
+
+
+class SeatView:
+    """A seat's messages for a person; games override ``feed`` and ``reply``.
+
+    This base is the plain fallback every game gets: each line is shown as
+    it came, and the person types the reply line. JSON games' framing is
+    understood (``match_start`` is answered ready, ``match_end`` needs no
+    reply); for anything else the view cannot know whether a line is a
+    request, so it asks after every line."""
+
+    def __init__(self, seat: int, params: dict) -> None:
+        self.seat = seat
+        self.params = params
+
+    def feed(self, line: str) -> Turn | None:
+        """One line the seat was sent; None while a message is incomplete."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            message = None
+        if isinstance(message, dict):
+            kind = message.get("type")
+            if kind == "match_start":
+                return Turn([f"Match started: you are seat {message.get('seat')}"], auto='{"type": "ready"}')
+            if kind == "match_end":
+                return Turn([f"Match over: {line}"])
+        return Turn([line], raw=True, question="Reply")
+
+    def reply(self, choice: Choice, amount: int | None) -> str:
+        """The reply line for a choice of the last turn."""
+        raise NotImplementedError  # the fallback's replies are typed raw
+
+
+SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+
+
+def card_text(card: str) -> str:
+    """``Ah`` -> ``A♥``, ``Td`` -> ``10♦``; anything else as it is."""
+    if len(card) == 2 and card[1] in SUITS:
+        rank = "10" if card[0] == "T" else card[0]
+        return rank + SUITS[card[1]]
+    return card
