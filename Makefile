@@ -63,7 +63,15 @@ HE_BOTS := $(patsubst $(HE)/%.c,$(HE)/build/%,$(wildcard $(HE)/*.c)) \
            $(patsubst $(HE)/%.cs,$(HE)/build/%.exe,$(wildcard $(HE)/*.cs))
 CS_SHIM := $(wildcard shims/csharp/*.cs)
 
-bots: system-deps supervisor $(BUILD)/rule_bot $(BUILD)/rule_bot_rs $(VN_BOTS) $(HE_BOTS)
+OS := sample_bots/openspiel
+OS_BOTS := $(OS)/build/random_bot
+
+bots: system-deps supervisor $(BUILD)/rule_bot $(BUILD)/rule_bot_rs $(VN_BOTS) $(HE_BOTS) $(OS_BOTS)
+
+# The game-agnostic OpenSpiel random bot in C (docs/protocols/openspiel.md).
+$(OS)/build/%: $(OS)/%.c
+	@mkdir -p $(OS)/build
+	gcc -O2 -Wall -Wextra -std=c99 -o $@ $<
 
 # Hold'em sample bots: C programs, and seed-style C# entries built with the
 # C# shim (run the latter as "mono sample_bots/holdem/build/NAME.exe").

@@ -63,7 +63,9 @@ def _check_quarantine(game: str, options: ServeOptions) -> None:
         manifest = manifest_of(plugin)
     except ManifestError as exc:
         raise UsageError(f"--game {game}: {exc}") from None
-    seats = manifest.seats or plugin.spec.max_seats
+    chosen = game_params(plugin, {**manifest.params, **dict(parse_param(p) for p in options.params.get(game) or [])},
+                         keys=True)
+    seats = manifest.seats or plugin.fixed_seats(chosen) or plugin.spec.max_seats
     if options.quarantine_matches < seats:
         raise UsageError(f"--quarantine-matches {options.quarantine_matches} is fewer than the {seats} seats of "
                          f"{game}: a quarantine plays the bot once in every seat, so at least {seats} is expected")
