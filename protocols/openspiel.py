@@ -37,7 +37,7 @@ from games.openspiel import OpenSpielMatch, OpenSpielParams, load, pick, players
 from ._builtin import BuiltinGame
 from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
-from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, fast_reply, start_match
+from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode_fields, end_match, fast_reply, start_match
 
 GAME = "openspiel"
 VERSION = 1
@@ -91,7 +91,7 @@ MODELS = [Act, Observe, Action]
 _EXPECT = '{"type": "action", "action": ID}, ID one of the legal actions'
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=512)
 def _observers(game_string: str) -> tuple[Any, Any] | None:
     """The public and private observations of HIGC's referee for this game
     (public information only; this seat's private information only), or
@@ -155,14 +155,28 @@ class OpenSpielDealer:
         return abandoned(self.match_index, self.scores(), len(self.names))
 
     # --- messages ---------------------------------------------------------------
-    def _seen(self, seat: int) -> dict[str, Any]:
+    # The messages are written from plain dicts in their models' field order
+    # (encode_fields: the models' own bytes, tests/protocols/test_openspiel.py
+    # checks it); a pydantic model per legal action cost more than the game.
+    def _seen(self, kind: str, seat: int) -> dict[str, Any]:
         m = self.match
-        fields: dict[str, Any] = {"move": m.moves, "observation": m.observation(seat),
-                                  "information_state": m.information_state(seat)}
+        fields: dict[str, Any] = {"type": kind, "move": m.moves, "observation": m.observation(seat),
+                                  "information_state": m.information_state(seat),
+                                  "public_tensor": None, "private_tensor": None}
         if self._tensors is not None:
-            for key, obs in zip(("public_tensor", "private_tensor"), self._tensors):
-                fields[key] = _tensor(obs, m.state, seat)
+            fields["public_tensor"] = _tensor(self._tensors[0], m.state, seat)
+            fields["private_tensor"] = _tensor(self._tensors[1], m.state, seat)
         return fields
+
+    def _observe(self, seat: int, final: bool = False) -> bytes:
+        fields = self._seen("observe", seat)
+        fields["final"] = final
+        return encode_fields(fields)
+
+    def _act(self, seat: int) -> bytes:
+        fields = self._seen("act", seat)
+        fields["legal"] = [{"action": a, "name": name} for a, name in self.match.legal(seat)]
+        return encode_fields(fields)
 
     def run(self):  # -> Dialogue
         m = self.match
@@ -172,14 +186,11 @@ class OpenSpielDealer:
             acting = m.acting()
             watching = [s for s in range(n) if s not in acting]
             if watching:
-                yield Exchange([(s, encode(Observe(**self._seen(s)))) for s in watching], reply=False)
+                yield Exchange([(s, self._observe(s)) for s in watching], reply=False)
             if m.chance:
                 m.apply_chance(pick(m.chance_outcomes(), self.rng.random()))
                 continue
-            asks = [(s, encode(Act(**self._seen(s), legal=[LegalAction(action=a, name=nm)
-                                                          for a, nm in m.legal(s)])))
-                    for s in acting]
-            lines = yield Exchange(asks, _EXPECT)
+            lines = yield Exchange([(s, self._act(s)) for s in acting], _EXPECT)
             chosen = {}
             for seat, line in zip(acting, lines):
                 data = fast_reply(line, Action)
@@ -190,7 +201,7 @@ class OpenSpielDealer:
                     raise ProtocolError(seat, "illegal_action", line, _EXPECT, str(exc)) from None
                 chosen[seat] = action
             m.act(chosen)
-        yield Exchange([(s, encode(Observe(**self._seen(s), final=True))) for s in range(n)], reply=False)
+        yield Exchange([(s, self._observe(s, final=True)) for s in range(n)], reply=False)
         returns = m.returns()
         yield from end_match(self.match_index, returns, n)
         return MatchOutcome(payoffs=returns, hands=1, extra={"moves": m.moves})

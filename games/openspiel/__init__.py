@@ -90,7 +90,7 @@ def catalogue() -> list[Listed]:
     return out
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=512)
 def load(game_string: str) -> Any:
     """The loaded game, or ValueError with a sentence naming the string."""
     ps = _pyspiel()
@@ -187,8 +187,8 @@ class OpenSpielMatch:
         return [(int(a), float(p)) for a, p in self.state.chance_outcomes()]
 
     def apply_chance(self, action: int) -> None:
-        if action not in {a for a, _ in self.chance_outcomes()}:
-            raise IllegalAction(f"{action} is not a chance outcome here")
+        """Apply the chance outcome the caller drew (one of ``chance_outcomes()``;
+        OpenSpiel itself refuses any other with an error)."""
         self.state.apply_action(action)
 
     def check(self, seat: int, action: int) -> None:
