@@ -223,6 +223,8 @@ class OpenSpielPlugin(BuiltinGame):
     max_reply_bytes = 1024
     message_models = (*FRAMING_MODELS, *MODELS)
     payoff_label = "return"
+    #: a game of four seats is four matches a round, not twenty-four
+    seatings = "rotations"
     hand_label = "games"
     playthrough_matches = (
         ({"game": "kuhn_poker"}, 7),
