@@ -1,0 +1,119 @@
+"""The openspiel dialogue in-process (no bot processes): one message per seat
+per state, simultaneous steps asked in one exchange, chance from the seed,
+the illegal-action report, the fault rule, the refusals and their reasons."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+
+import pytest
+from typer.testing import CliRunner
+
+from arena._checks import UsageError
+from arena._plan import plan_play
+from arena._seeds import chance_stream
+from arena.cli import app
+from games.openspiel import catalogue, load
+from protocols import ProtocolError
+from protocols.jsonlines import encode
+from protocols.openspiel import PLUGIN, Act, Observe
+
+TRUE = shutil.which("true") or "/bin/true"
+
+
+def play(game: str, seed: int, replies=None):
+    """Every exchange of a match with random legal replies: [(sends, reply?)], the dealer."""
+    params = PLUGIN.Params(game=game)
+    seats = PLUGIN.fixed_seats(params)
+    dealer = PLUGIN.open_dialogue(params, chance_stream(seed), [f"s{i}" for i in range(seats)])
+    rng = random.Random(0)
+    gen = dealer.run()
+    exchanges = []
+    try:
+        ex = next(gen)
+        while True:
+            exchanges.append(ex)
+            answer = ([(replies or PLUGIN.random_reply)(dealer, s, b, rng) for s, b in ex.sends]
+                      if ex.reply else [])
+            ex = gen.send(answer)
+    except StopIteration as stop:
+        return exchanges, dealer, stop.value
+
+
+def test_every_state_tells_each_seat_once_and_the_messages_are_their_models_bytes():
+    exchanges, dealer, outcome = play("leduc_poker", 4)
+    seen_per_move: dict[int, list[int]] = {}
+    for ex in exchanges[1:-1]:  # between match_start and match_end
+        for seat, payload in ex.sends:
+            msg = json.loads(payload)
+            model = Act if msg["type"] == "act" else Observe
+            assert encode(model.model_validate(msg)) == payload  # encode_fields wrote the model's own line
+            if not msg.get("final"):
+                seen_per_move.setdefault(id(ex), []).append(seat)
+    assert outcome.payoffs == dealer.match.returns() and sum(outcome.payoffs) == 0
+    final = [json.loads(p) for _, p in exchanges[-2].sends]
+    assert [m["final"] for m in final] == [True, True]
+    assert all(m["public_tensor"] and m["private_tensor"] for m in final)
+
+
+def test_a_simultaneous_step_asks_every_seat_in_one_exchange():
+    exchanges, _, _ = play("goofspiel(num_cards=4)", 1)
+    asks = [ex for ex in exchanges if ex.reply and json.loads(ex.sends[0][1])["type"] == "act"]
+    # four cards, three choices: OpenSpiel plays the last card of each hand itself
+    assert len(asks) == 3 and all(sorted(s for s, _ in ex.sends) == [0, 1] for ex in asks)
+
+
+def test_chance_comes_from_the_seed():
+    def deals(seed):
+        exchanges, _, _ = play("leduc_poker", seed)
+        return [p for ex in exchanges for _, p in ex.sends]
+
+    assert deals(3) == deals(3)
+    assert len({tuple(deals(s)) for s in range(6)}) > 1
+
+
+def test_an_illegal_id_is_the_seats_illegal_action_naming_the_legal_actions():
+    with pytest.raises(ProtocolError) as caught:
+        play("kuhn_poker", 2, replies=lambda d, s, b, r: ('{"type": "ready"}' if b"match_start" in b
+                                                         else '{"type": "action", "action": 7}'))
+    err = caught.value
+    assert (err.seat, err.kind) == (0, "illegal_action")
+    assert "action 7 is not legal" in err.reason and "0 (Pass), 1 (Bet)" in err.reason
+
+
+def test_the_fault_rule_is_the_games_minimum_utility():
+    params = PLUGIN.Params(game="leduc_poker")
+    dealer = PLUGIN.open_dialogue(params, chance_stream(1), ["a", "b"])
+    assert dealer.forfeit(1) == [0.0, -13.0]  # leduc's worst outcome; the other keeps its returns so far
+
+
+def test_a_wrong_number_of_bots_says_how_many():
+    with pytest.raises(UsageError, match=r"'kuhn_poker\(players=3\)' is played by 3 bots, got 2"):
+        plan_play("openspiel", [TRUE, TRUE], [{"game": "kuhn_poker(players=3)"}], keys=True, seed=1,
+                  lifetime="match", timeout=1, startup_timeout=1, budget=None, log_dir=None)
+
+
+@pytest.mark.parametrize(("game", "reason"), [
+    ("mfg_crowd_modelling", "mean_field"),
+    ("bridge_uncontested_bidding", "sampled inside the game"),
+    ("crossword", "not a list of legal actions"),
+    ("no_such_game", "OpenSpiel cannot load"),
+])
+def test_games_it_cannot_referee_are_refused_with_the_reason(game, reason):
+    with pytest.raises(ValueError, match=reason):
+        load(game)
+
+
+def test_games_list_shows_every_registered_game_and_why_some_are_refused():
+    result = CliRunner().invoke(app, ["games", "openspiel", "--list"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1 + len(catalogue()) >= 121
+    rows = {line.split()[0]: line for line in lines[1:]}
+    assert rows["kuhn_poker"].split()[1:3] == ["2-10", "yes"]
+    assert "no: its dynamics are mean_field" in rows["mfg_garnet"]
+    assert sum(" yes" in line for line in lines) >= 60
+    described = CliRunner().invoke(app, ["games", "openspiel"])
+    assert "game" in described.stdout and "kuhn_poker" in described.stdout
