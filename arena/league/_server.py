@@ -207,6 +207,9 @@ def demo_submissions() -> list[tuple[str, str, str, bytes]]:
     h = SAMPLES / "holdem"
     for script, name in (("random_bot.py", "random"), ("call_bot.py", "caller"), ("rule_bot.js", "rule-js")):
         out.append(("holdem", name, script, (h / script).read_bytes()))
+    o = SAMPLES / "openspiel"
+    for script, name in (("random_bot.py", "random"), ("first_bot.js", "first-js")):
+        out.append(("openspiel", name, script, (o / script).read_bytes()))
     return out
 
 
