@@ -232,5 +232,5 @@ def pick(outcomes: list[tuple[int, float]], u: float) -> int:
     return outcomes[-1][0]  # rounding: the probabilities may sum to just under 1
 
 
-__all__ = ["DEFAULT_GAME", "_or_none", "Listed", "OpenSpielMatch", "OpenSpielParams", "catalogue", "load", "pick",
+__all__ = ["DEFAULT_GAME", "Listed", "OpenSpielMatch", "OpenSpielParams", "catalogue", "load", "pick",
            "players", "type_refusal"]

@@ -44,14 +44,17 @@ def play(game: str, seed: int, replies=None):
 
 def test_every_state_tells_each_seat_once_and_the_messages_are_their_models_bytes():
     exchanges, dealer, outcome = play("leduc_poker", 4)
-    seen_per_move: dict[int, list[int]] = {}
-    for ex in exchanges[1:-1]:  # between match_start and match_end
+    states, pending = [], []
+    for ex in exchanges[1:-2]:  # between match_start and the final observe
         for seat, payload in ex.sends:
             msg = json.loads(payload)
             model = Act if msg["type"] == "act" else Observe
             assert encode(model.model_validate(msg)) == payload  # encode_fields wrote the model's own line
-            if not msg.get("final"):
-                seen_per_move.setdefault(id(ex), []).append(seat)
+        pending += [seat for seat, _ in ex.sends]
+        if ex.reply or len(pending) == 2:  # an act closes its state; else every seat was told
+            states.append(sorted(pending))
+            pending = []
+    assert pending == [] and len(states) > 4 and all(s == [0, 1] for s in states), states
     assert outcome.payoffs == dealer.match.returns() and sum(outcome.payoffs) == 0
     final = [json.loads(p) for _, p in exchanges[-2].sends]
     assert [m["final"] for m in final] == [True, True]
