@@ -329,6 +329,14 @@ class GamePlugin:
         these, and blames the asked seat for any other."""
         return None
 
+    def variant(self, name: str) -> "GamePlugin":
+        """The game ``ID:NAME`` (``openspiel:liars_dice``): this game with its
+        parameters' variant ``name`` fixed, under its own id, so that a league
+        or a results database can tell several variants apart. Raise
+        ``ValueError`` with a sentence for a name it does not know (the
+        default: the game has no variants)."""
+        raise ValueError(f"{self.spec.id} has no variants")
+
     # --- the command line -------------------------------------------------
     def catalogue(self) -> list[tuple[str, str, str | None]] | None:
         """The variants a game's parameters can name, for ``arena games GAME

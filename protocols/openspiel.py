@@ -22,19 +22,21 @@ Chance outcomes are drawn from the match's stream, never by the bots.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import functools
 import json
 import random
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 import games.openspiel
 from games import GameSpec, IllegalAction
 from games.openspiel import OpenSpielMatch, OpenSpielParams, load, pick, players
 
-from ._builtin import BuiltinGame
+from ._builtin import GOLDEN, SAMPLE_BOTS, BuiltinGame
 from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
 from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode_fields, end_match, fast_reply, start_match
@@ -262,6 +264,26 @@ class OpenSpielPlugin(BuiltinGame):
         if msg["type"] == "act":
             return json.dumps({"type": "action", "action": rng.choice(msg["legal"])["action"]})
         raise ValueError(f"openspiel asks nothing with {msg['type']!r}")
+
+    # Variants (openspiel:NAME) keep the files of the game they come from.
+    def reference_opponents(self) -> Path:
+        return SAMPLE_BOTS / GAME / "opponents.json"
+
+    def playthrough_file(self) -> Path | None:
+        return GOLDEN / f"{GAME}.playthrough" if self.spec.id == GAME else None
+
+    def variant(self, name: str) -> OpenSpielPlugin:
+        """``openspiel:NAME``: the game string NAME, fixed (``-p game=``
+        accepts no other), with its own id, seats and parameters."""
+        seats = players(name)  # ValueError with the reason when it cannot be played
+        params = create_model(
+            "OpenSpielVariantParams", __base__=OpenSpielParams,
+            game=(Literal[name], Field(default=name, description=f"the OpenSpiel game string, fixed: {name}")))
+        spec = dataclasses.replace(self.spec, id=f"{GAME}:{name}", title=f"OpenSpiel {name}", min_seats=seats,
+                                   max_seats=seats, description=f"OpenSpiel's {name}, {seats} seats.")
+        variant = type("OpenSpielVariant", (OpenSpielPlugin,), {"spec": spec, "Params": params,
+                                                                "playthrough_matches": (({}, 7),)})
+        return variant()
 
     def catalogue(self) -> list[tuple[str, str, str | None]]:
         """Every registered game: (name, player counts, why it is refused or None)."""

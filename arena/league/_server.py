@@ -84,8 +84,11 @@ def serve(options: ServeOptions) -> int:
     known = games_with_manifests()
     games = options.games or known
     for g in games:
-        if g not in known:
+        base, colon, name = g.partition(":")
+        if g not in known and not (colon and base in known):
             raise UsageError(f"--game {g!r}: not an installed game with sample bots (installed: {', '.join(known)})")
+        if colon:  # a variant (openspiel:liars_dice): one that loads
+            load_plugin(g)
     for g, given in options.params.items():
         if g not in games:
             raise UsageError(f"--param {g}.…: {g!r} is not a game of this league ({', '.join(games)})")
@@ -184,9 +187,10 @@ def _demo(site: Site) -> None:
         f.write(token + "\n")
     log(f"Demo admin 'demo', token: {token} (also in {site.store.data_dir / 'demo-token'})")
     user = league.user_by_token(token)
-    for game, name, filename, data in demo_submissions():
-        if game not in site.runner.settings.games:
-            continue
+    played = site.runner.settings.games
+    # a game's sample bots play its variants too (openspiel:liars_dice)
+    for game, name, filename, data in [(g, *rest) for base, *rest in demo_submissions()
+                                       for g in played if g == base or g.startswith(base + ":")]:
         try:
             out = submit_bot(site, user, game, name, filename, data, limited=False)
             log(f"Demo: submitted {out['label']} ({game})")

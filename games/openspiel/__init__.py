@@ -97,7 +97,10 @@ def load(game_string: str) -> Any:
     try:
         game = ps.load_game(game_string)
     except ps.SpielError as exc:
-        raise ValueError(f"OpenSpiel cannot load game {game_string!r}: {exc}") from None
+        # an unknown name is answered with every registered name, a line each
+        reason = str(exc).splitlines()[0].replace(" Available games are:", "")
+        raise ValueError(f"OpenSpiel cannot load game {game_string!r}: {reason} "
+                         "(arena games openspiel --list names every game)") from None
     why = type_refusal(game.get_type()) or _first_decision_refusal(game)
     if why is not None:
         raise ValueError(f"the arena cannot referee {game_string!r}: {why}")

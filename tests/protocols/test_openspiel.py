@@ -11,7 +11,9 @@ import shutil
 import pytest
 from typer.testing import CliRunner
 
+from arena import load_game
 from arena._checks import UsageError
+from arena._games import PluginLoadError
 from arena._plan import plan_play
 from arena._seeds import chance_stream
 from arena.cli import app
@@ -120,3 +122,17 @@ def test_games_list_shows_every_registered_game_and_why_some_are_refused():
     assert sum(" yes" in line for line in lines) >= 60
     described = CliRunner().invoke(app, ["games", "openspiel"])
     assert "game" in described.stdout and "kuhn_poker" in described.stdout
+
+
+def test_a_variant_is_a_game_of_its_own_with_its_game_string_fixed():
+    plugin = load_game("openspiel:kuhn_poker(players=3)")
+    assert plugin is load_game("openspiel:kuhn_poker(players=3)")
+    assert (plugin.spec.id, plugin.spec.min_seats, plugin.spec.max_seats) == ("openspiel:kuhn_poker(players=3)", 3, 3)
+    assert plugin.Params().game == "kuhn_poker(players=3)"
+    with pytest.raises(ValueError, match="kuhn_poker"):
+        plugin.Params(game="leduc_poker")
+    assert plugin.reference_opponents() == PLUGIN.reference_opponents() and plugin.playthrough_file() is None
+    with pytest.raises(PluginLoadError, match="mean_field"):
+        load_game("openspiel:mfg_garnet")
+    with pytest.raises(PluginLoadError, match="kuhn3 has no variants"):
+        load_game("kuhn3:big")

@@ -3,7 +3,9 @@ kuhn_poker(players=3), goofspiel and hearts, each a round of C random bots
 (sample_bots/openspiel/random_bot.c, cheap to start), one entrant per seat of
 the game: the table size comes from the game string (``fixed_seats``), every
 entrant plays every seat (rotations), and the stored scores are the game's
-returns."""
+returns. Each is played as its own game id, ``openspiel:NAME`` (the
+variant, as a league with several OpenSpiel games names them), so the
+tournament's worker finds the game by that id too."""
 
 from __future__ import annotations
 
@@ -21,17 +23,18 @@ GAMES = {"liars_dice": 2, "leduc_poker": 2, "kuhn_poker(players=3)": 3, "goofspi
 
 
 def test_five_openspiel_games_each_play_a_tournament(tmp_path):
-    plugin = arena.load_game("openspiel")
     store = arena.open_store(tmp_path / "t.db")
     try:
         for game, seats in GAMES.items():
+            plugin = arena.load_game(f"openspiel:{game}")
+            assert plugin.Params().game == game
             bots = [arena.BotSpec.parse(f"{BOT} {n}", name=f"r{n}") for n in range(seats)]
-            config = arena.plan_tournament("openspiel", bots, params={"game": game}, seed=5, rounds=1,
-                                           sandbox="none", timeout=5)
+            config = arena.plan_tournament(f"openspiel:{game}", bots, seed=5, rounds=1, sandbox="none", timeout=5)
             assert config.seats == seats  # no --seats: the game string says how many
             tid = arena.create_tournament(store, config)
             outcome = trio.run(arena.run_tournament, plugin, config, store, tid)
             assert outcome.finished
+            assert store.tournament(tid)["game"] == f"openspiel:{game}"
             matches = store.matches(tid)
             assert len(matches) == seats, game  # each rotation once
             for m in matches:
