@@ -64,3 +64,20 @@ def test_a_higc_bot_that_answers_an_illegal_id_is_an_illegal_action_of_its_seat(
     assert (fault.seat, fault.kind.value) == (1, "illegal_action")
     assert "999" in fault.received and "0 (Pass)" in fault.detail and "1 (Bet)" in fault.detail
     assert result.forfeit_scores[1] == -2.0  # kuhn_poker's minimum utility
+
+
+def test_one_higc_process_plays_a_series_starting_each_match_with_start(tmp_path):
+    # the same seat match after match: the relay keeps the bot, which is told
+    # the game and seat once and then answers `start` and `match over` each time
+    plugin = arena.load_game("openspiel")
+    bots = [arena.BotSpec.parse(f"higc:{PY} {RANDOM_BOT}"), arena.BotSpec.parse(f"{C_BOT} 3")]
+    params = plugin.Params(game="leduc_poker")
+    with arena.open_host("none") as host:
+        results = trio.run(lambda: arena.run_series(
+            plugin, bots, [(params, seed) for seed in (1, 2, 3)],
+            arena.MatchSettings(timeout=5, startup_timeout=20, host=host, log_dir=tmp_path), lifetime="tournament"))
+    assert [r.completed and not r.faults for r in results] == [True] * 3
+    said = (tmp_path / "seat0.stderr.log").read_text().splitlines()  # the bot's own debugging lines
+    assert said.count("leduc_poker 0") == 1 and said.count("tournament over") == 1
+    assert [line for line in said if line.startswith("score: ")] == [
+        f"score: {int(r.seats[0].bankroll)}" for r in results]
