@@ -6,7 +6,7 @@ notification). A simultaneous step asks every acting seat in one exchange.
 At the end every seat gets a last ``observe`` (``final`` true), then
 ``match_end`` with the game's returns::
 
-    match_start -> ready                                     (every seat)
+    match_start -> ready (tensors: true or false)            (every seat)
     per state:   observe                (the seats that do not choose now)
                  act -> action          (the seat, or seats, that choose)
     at the end:  observe (final)        (every seat)
@@ -14,8 +14,10 @@ At the end every seat gets a last ``observe`` (``final`` true), then
 
 One message per seat per state is the shape of OpenSpiel's own competition
 referee (HIGC), so a relay can speak that protocol to an unchanged HIGC bot
-(``higc:CMD``, protocols/higc/relay.py): each message carries the seat's
-public and private observation tensors as that referee compresses them.
+(``higc:CMD``, protocols/higc/relay.py): a seat whose ``ready`` asks for
+them gets its public and private observation tensors, as that referee
+compresses them, in each message (they are large for some games, chess's
+five megabytes a match, so nobody gets them unasked).
 Chance outcomes are drawn from the match's stream, never by the bots.
 """
 
@@ -39,12 +41,23 @@ from games.openspiel import OpenSpielMatch, OpenSpielParams, load, pick, players
 from ._builtin import GOLDEN, SAMPLE_BOTS, BuiltinGame
 from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
-from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode_fields, end_match, fast_reply, start_match
+from .jsonlines import (MatchEnd, MatchStart, Message, Reply, abandoned, decode, encode, encode_fields, end_match,
+                        fast_reply, match_number)
 
 GAME = "openspiel"
 VERSION = 1
 #: the most seats a game string may ask for (OpenSpiel's own games go up to 15)
 MAX_SEATS = 16
+
+
+class Ready(Reply):
+    """The answer to ``match_start``: the framing's, with one option."""
+
+    type: Literal["ready"]
+    tensors: bool = Field(default=False, description="true: every act and observe of this match carries "
+                                                      "public_tensor and private_tensor (they are null otherwise)")
+
+    fast_shape: ClassVar[dict[str, type | str]] = {"type": "ready"}
 
 
 class LegalAction(BaseModel):
@@ -88,9 +101,10 @@ class Action(Reply):
     fast_shape: ClassVar[dict[str, type | str]] = {"type": "action", "action": int}
 
 
-MODELS = [Act, Observe, Action]
+MODELS = [Ready, Act, Observe, Action]
 
 _EXPECT = '{"type": "action", "action": ID}, ID one of the legal actions'
+_EXPECT_READY = '{"type": "ready"}, or {"type": "ready", "tensors": true} for the observation tensors'
 
 
 @functools.lru_cache(maxsize=512)
@@ -135,6 +149,8 @@ class OpenSpielDealer:
         self.names = list(names) if names is not None else [f"seat{s}" for s in range(self.match.players)]
         self.match_index = match_index
         self._tensors = _observers(params.game)
+        #: the seats that asked for the tensors in their ready
+        self._wants_tensors = [False] * self.match.players
 
     # --- reports and scores ---------------------------------------------------
     def context(self) -> dict[str, Any]:
@@ -165,7 +181,7 @@ class OpenSpielDealer:
         fields: dict[str, Any] = {"type": kind, "move": m.moves, "observation": m.observation(seat),
                                   "information_state": m.information_state(seat),
                                   "public_tensor": None, "private_tensor": None}
-        if self._tensors is not None:
+        if self._tensors is not None and self._wants_tensors[seat]:
             fields["public_tensor"] = _tensor(self._tensors[0], m.state, seat)
             fields["private_tensor"] = _tensor(self._tensors[1], m.state, seat)
         return fields
@@ -183,7 +199,13 @@ class OpenSpielDealer:
     def run(self):  # -> Dialogue
         m = self.match
         n = m.players
-        yield from start_match(GAME, VERSION, self.match_index, self.names, self.params)
+        params = self.params.model_dump(mode="json")
+        lines = yield Exchange([(s, encode(MatchStart(
+            game=GAME, game_version=VERSION, match=match_number(self.match_index, s), seat=s, players=self.names,
+            params=params))) for s in range(n)], _EXPECT_READY)
+        for seat, line in enumerate(lines):
+            ready = fast_reply(line, Ready) or dict(decode(seat, line, Ready, _EXPECT_READY))
+            self._wants_tensors[seat] = ready.get("tensors", False)
         while not m.terminal:
             acting = m.acting()
             watching = [s for s in range(n) if s not in acting]
@@ -223,7 +245,8 @@ class OpenSpielPlugin(BuiltinGame):
     reusable_processes = True
     #: an action id in a small JSON object
     max_reply_bytes = 1024
-    message_models = (*FRAMING_MODELS, *MODELS)
+    #: the framing's, but for openspiel's own ready
+    message_models = (MatchStart, MatchEnd, *MODELS)
     payoff_label = "return"
     #: a game of four seats is four matches a round, not twenty-four
     seatings = "rotations"
@@ -254,13 +277,13 @@ class OpenSpielPlugin(BuiltinGame):
     def legal_replies(self, run: OpenSpielDealer, seat: int, payload: bytes) -> list[str]:
         msg = json.loads(payload)
         if msg["type"] == "match_start":
-            return ['{"type": "ready"}']
+            return ['{"type": "ready"}', '{"type": "ready", "tensors": true}']
         return [json.dumps({"type": "action", "action": a["action"]}) for a in msg["legal"]]
 
     def random_reply(self, run: OpenSpielDealer, seat: int, payload: bytes, rng: random.Random) -> str:
         msg = json.loads(payload)
         if msg["type"] == "match_start":
-            return '{"type": "ready"}'
+            return rng.choice(self.legal_replies(run, seat, payload))
         if msg["type"] == "act":
             return json.dumps({"type": "action", "action": rng.choice(msg["legal"])["action"]})
         raise ValueError(f"openspiel asks nothing with {msg['type']!r}")

@@ -10,7 +10,7 @@ speaks HIGC's stdin/stdout protocol to CMD, as OpenSpiel's
 * at the first ``match_start`` it starts CMD and writes the game string and
   the seat, one line each, and waits for ``ready``; at every
   ``match_start`` it waits for ``start`` (a bot prints it when it is ready
-  for a match) and answers ``ready``;
+  for a match) and answers ``ready``, asking for the observation tensors;
 * each ``act`` and each ``observe`` (but the last one of a match, which the
   referee does not send) becomes ``PUBLIC PRIVATE [ID ...]``: the seat's
   public and private observation tensors, compressed and in base64, as the
@@ -136,7 +136,7 @@ def main(argv: list[str]) -> None:
                 if not bot.ready:
                     continue
             if bot.expect("start"):
-                _say('{"type": "ready"}')
+                _say('{"type": "ready", "tensors": true}')  # the referee's observations
         elif bot is None:
             continue
         elif kind in ("act", "observe"):

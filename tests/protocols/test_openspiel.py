@@ -25,6 +25,13 @@ from protocols.openspiel import PLUGIN, Act, Observe
 TRUE = shutil.which("true") or "/bin/true"
 
 
+def tensors_wanted(dealer, seat, payload, rng):
+    """A random reply, but a ready that asks for the tensors."""
+    if b"match_start" in payload:
+        return '{"type": "ready", "tensors": true}'
+    return PLUGIN.random_reply(dealer, seat, payload, rng)
+
+
 def play(game: str, seed: int, replies=None):
     """Every exchange of a match with random legal replies: [(sends, reply?)], the dealer."""
     params = PLUGIN.Params(game=game)
@@ -45,7 +52,7 @@ def play(game: str, seed: int, replies=None):
 
 
 def test_every_state_tells_each_seat_once_and_the_messages_are_their_models_bytes():
-    exchanges, dealer, outcome = play("leduc_poker", 4)
+    exchanges, dealer, outcome = play("leduc_poker", 4, replies=tensors_wanted)
     states, pending = [], []
     for ex in exchanges[1:-2]:  # between match_start and the final observe
         for seat, payload in ex.sends:
@@ -61,6 +68,10 @@ def test_every_state_tells_each_seat_once_and_the_messages_are_their_models_byte
     final = [json.loads(p) for _, p in exchanges[-2].sends]
     assert [m["final"] for m in final] == [True, True]
     assert all(m["public_tensor"] and m["private_tensor"] for m in final)
+    plain, _, _ = play("leduc_poker", 4, replies=lambda d, s, b, r: (
+        '{"type": "ready"}' if s == 1 and b"match_start" in b else tensors_wanted(d, s, b, r)))
+    told = [(s, json.loads(p)) for ex in plain[1:-1] for s, p in ex.sends]
+    assert all((m["public_tensor"] is None) == (s == 1) for s, m in told)  # only to the seat that asked
 
 
 def test_a_simultaneous_step_asks_every_seat_in_one_exchange():
