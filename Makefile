@@ -30,6 +30,10 @@ system-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
+# open-spiel (the openspiel game; the extra `.[openspiel]` for a plain pip
+# install) goes in without its declared dependencies: pyspiel and the
+# observation module the HIGC bots use import only numpy, which the arena
+# has, and scipy, absl-py and ml-collections cost a fresh clone 17 s more.
 # examples/pennies is a third-party game package, installed so that the
 # suite runs with a game the arena does not know (tests/project/test_example_game.py).
 # The editable installs are path entries ("compat" mode), not setuptools'
@@ -42,6 +46,7 @@ $(VENV)/.installed: pyproject.toml examples/pennies/pyproject.toml Makefile
 	$(PY) -m pip install -q --upgrade pip
 	PYTHONWARNINGS=ignore::UserWarning $(PY) -m pip install -q --config-settings editable_mode=compat -e '.[test,cluster]' -e examples/pennies \
 	  || $(PY) -m pip install -q -e '.[test,cluster]' -e examples/pennies
+	$(PY) -m pip install -q --no-deps 'open-spiel>=2.0.2'
 	touch $@
 
 # The bot supervisor (C), built once into the arena's private cache.

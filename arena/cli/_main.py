@@ -110,7 +110,10 @@ def _list_variants(game_id: str) -> None:
         plugin = load_game(game_id)
     except PluginLoadError as exc:
         raise _usage_error(str(exc)) from None
-    rows = plugin.catalogue()
+    try:
+        rows = plugin.catalogue()
+    except ValueError as exc:  # the game cannot list them here (openspiel without OpenSpiel)
+        raise _usage_error(f"{game_id}: {exc}") from None
     if rows is None:
         raise _usage_error(f"{game_id} has no variants to list: its parameters are in `arena games {game_id}`")
     width = max([len(r[0]) for r in rows] + [4])

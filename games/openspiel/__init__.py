@@ -51,8 +51,11 @@ class OpenSpielParams(BaseModel):
 
 
 def _pyspiel():
-    import pyspiel  # the C++ library: imported when a game is first loaded
-
+    try:
+        import pyspiel  # the C++ library: imported when a game is first loaded
+    except ImportError:
+        raise ValueError("the openspiel game needs DeepMind's OpenSpiel, which is not installed: "
+                         "pip install 'arena-cardgames[openspiel]' (or make install)") from None
     return pyspiel
 
 

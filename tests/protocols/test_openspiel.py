@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import shutil
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -147,3 +148,11 @@ def test_a_variant_is_a_game_of_its_own_with_its_game_string_fixed():
         load_game("openspiel:mfg_garnet")
     with pytest.raises(PluginLoadError, match="kuhn3 has no variants"):
         load_game("kuhn3:big")
+
+
+def test_without_openspiel_installed_the_game_says_how_to_get_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # what a missing package looks like to import
+    with pytest.raises(ValueError, match=r"pip install 'arena-cardgames\[openspiel\]'"):
+        load("kuhn_poker(players=4)")  # a string not loaded yet (load keeps what it loaded)
+    result = CliRunner().invoke(app, ["games", "openspiel", "--list"])
+    assert result.exit_code == 2 and "not installed" in result.stderr
