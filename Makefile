@@ -30,6 +30,10 @@ system-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
+# open-spiel (the openspiel game; the extra `.[openspiel]` for a plain pip
+# install) goes in without its declared dependencies: pyspiel and the
+# observation module the HIGC bots use import only numpy, which the arena
+# has, and scipy, absl-py and ml-collections cost a fresh clone 17 s more.
 # examples/pennies is a third-party game package, installed so that the
 # suite runs with a game the arena does not know (tests/project/test_example_game.py).
 # The editable installs are path entries ("compat" mode), not setuptools'
@@ -42,6 +46,7 @@ $(VENV)/.installed: pyproject.toml examples/pennies/pyproject.toml Makefile
 	$(PY) -m pip install -q --upgrade pip
 	PYTHONWARNINGS=ignore::UserWarning $(PY) -m pip install -q --config-settings editable_mode=compat -e '.[test,cluster]' -e examples/pennies \
 	  || $(PY) -m pip install -q -e '.[test,cluster]' -e examples/pennies
+	$(PY) -m pip install -q --no-deps 'open-spiel>=2.0.2'
 	touch $@
 
 # The bot supervisor (C), built once into the arena's private cache.
@@ -63,7 +68,15 @@ HE_BOTS := $(patsubst $(HE)/%.c,$(HE)/build/%,$(wildcard $(HE)/*.c)) \
            $(patsubst $(HE)/%.cs,$(HE)/build/%.exe,$(wildcard $(HE)/*.cs))
 CS_SHIM := $(wildcard shims/csharp/*.cs)
 
-bots: system-deps supervisor $(BUILD)/rule_bot $(BUILD)/rule_bot_rs $(VN_BOTS) $(HE_BOTS)
+OS := sample_bots/openspiel
+OS_BOTS := $(OS)/build/random_bot
+
+bots: system-deps supervisor $(BUILD)/rule_bot $(BUILD)/rule_bot_rs $(VN_BOTS) $(HE_BOTS) $(OS_BOTS)
+
+# The game-agnostic OpenSpiel random bot in C (docs/protocols/openspiel.md).
+$(OS)/build/%: $(OS)/%.c
+	@mkdir -p $(OS)/build
+	gcc -O2 -Wall -Wextra -std=c99 -o $@ $<
 
 # Hold'em sample bots: C programs, and seed-style C# entries built with the
 # C# shim (run the latter as "mono sample_bots/holdem/build/NAME.exe").

@@ -32,8 +32,15 @@ def available_games() -> dict[str, str]:
 
 @functools.cache
 def load_game(game_id: str) -> GamePlugin:
-    """Import and check the plugin registered under ``game_id``."""
+    """Import and check the plugin registered under ``game_id``; ``ID:NAME``
+    is the variant NAME of the game ID (``GamePlugin.variant``)."""
     found = [ep for ep in _registered() if ep.name == game_id]
+    base, colon, name = game_id.partition(":")
+    if not found and colon and name:
+        try:
+            return load_game(base).variant(name)
+        except ValueError as exc:
+            raise PluginLoadError(f"no game {game_id!r}: {exc}") from None
     if not found:
         known = ", ".join(sorted(available_games())) or "none"
         raise PluginLoadError(f"no game {game_id!r} is installed (installed: {known})")

@@ -14,6 +14,8 @@ from pathlib import Path
 
 #: The ACPC relay (a script run in the bot's sandbox, stdlib only).
 ACPC_RELAY = Path(__file__).resolve().parent.parent / "protocols" / "acpc" / "relay.py"
+#: The relay of OpenSpiel's competition (HIGC) bots, ``higc:CMD`` (the same way in).
+HIGC_RELAY = Path(__file__).resolve().parent.parent / "protocols" / "higc" / "relay.py"
 
 
 class BadBotCommand(ValueError):
@@ -43,7 +45,9 @@ class BotSpec:
 
         ``acpc:CMD`` is an ACPC agent: the bot run is the relay
         (protocols/acpc/relay.py, with the system's Python) followed by CMD,
-        so the sandbox's view binds CMD's files as the bot's own."""
+        so the sandbox's view binds CMD's files as the bot's own. ``higc:CMD``
+        is a bot of OpenSpiel's competition referee, behind its relay
+        (protocols/higc/relay.py) in the same way."""
         if command == "human" or command.startswith("human:"):
             if not person_ok:
                 raise BadBotCommand(
@@ -58,6 +62,10 @@ class BotSpec:
             wait = os.environ.get("ARENA_ACPC_CONNECT_TIMEOUT", "10")
             argv = (sys.executable, "-I", str(ACPC_RELAY), "--connect-timeout", wait, "--", *inner.argv)
             return cls(command=command, argv=argv, name=name or command, loopback=True)
+        if command.startswith("higc:"):
+            inner = cls.parse(command[len("higc:"):])
+            argv = (sys.executable, "-I", str(HIGC_RELAY), "--", *inner.argv)
+            return cls(command=command, argv=argv, name=name or command)
         try:
             argv = shlex.split(command)
         except ValueError as exc:

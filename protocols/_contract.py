@@ -288,6 +288,13 @@ class GamePlugin:
         """Bots per match in a tournament of ``entrants`` when ``--seats`` is not given."""
         return self.spec.max_seats
 
+    def fixed_seats(self, params: BaseModel) -> int | None:
+        """The one number of seats ``params`` allow, when the parameters fix
+        it (an OpenSpiel game string names its players); None: the range in
+        ``spec``. Tournaments, quarantines and leagues take it as the table
+        size where none is given."""
+        return None
+
     # --- what ships with the game -----------------------------------------
     #: the rules page, in words a bot author reads (``arena check-game`` wants one)
     rules: ClassVar[str] = ""
@@ -343,7 +350,22 @@ class GamePlugin:
         per-step transcript and, from ``profit``-less results, no chart)."""
         return None
 
+    # --- variants -----------------------------------------------------------
+    def variant(self, name: str) -> "GamePlugin":
+        """The game ``ID:NAME`` (``openspiel:liars_dice``): this game with its
+        parameters' variant ``name`` fixed, under its own id, so that a league
+        or a results database can tell several variants apart. Raise
+        ``ValueError`` with a sentence for a name it does not know (the
+        default: the game has no variants)."""
+        raise ValueError(f"{self.spec.id} has no variants")
+
     # --- the command line -------------------------------------------------
+    def catalogue(self) -> list[tuple[str, str, str | None]] | None:
+        """The variants a game's parameters can name, for ``arena games GAME
+        --list``: (name, seats in words, why the arena refuses it or None);
+        None when the game has no such list."""
+        return None
+
     #: extra command groups mounted under ``arena``: name -> ``"module:attribute"``
     #: of a ``typer.Typer`` (a name, not an import: this layer has no CLI).
     #: TwoCardDraw's ``arena strategy`` is one.

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .jsonlines import FRAMING_MODELS, export_schemas
 
-JSON_GAMES = ("vonneumann", "twocarddraw", "rpsdraft", "holdem")
+JSON_GAMES = ("vonneumann", "twocarddraw", "rpsdraft", "holdem", "openspiel")
 DEFAULT = Path(__file__).resolve().parent.parent / "docs" / "protocols" / "schemas"
 
 

@@ -47,6 +47,8 @@ def _bots_metavar(plugin: GamePlugin) -> str:
     spec = plugin.spec
     if spec.min_seats == spec.max_seats:
         return " ".join(["BOT"] * spec.min_seats)
+    if spec.max_seats - spec.min_seats > 9:  # openspiel: as many as the game string says
+        return "BOT"
     return " ".join(["BOT"] * spec.min_seats + ["[BOT]"] * (spec.max_seats - spec.min_seats))
 
 

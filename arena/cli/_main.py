@@ -74,8 +74,16 @@ def _usage_error(message: str) -> typer.Exit:
 def games_cmd(
     game: Annotated[Optional[str], typer.Argument(
         metavar="[GAME]", help="One game: its seats, parameters, defaults and ranges.")] = None,
+    list_: Annotated[bool, typer.Option(
+        "--list", help="With GAME: every variant its parameters can name (openspiel: every OpenSpiel game), "
+        "its seats, and why the arena refuses it if it does.")] = False,
 ) -> None:
     """List the installed games: id, version, seats and what each is."""
+    if list_:
+        if game is None:
+            raise _usage_error("--list lists the variants of one game: arena games GAME --list")
+        _list_variants(game)
+        return
     if game is not None:
         _describe_game(game)
         return
@@ -96,6 +104,25 @@ def games_cmd(
 
 def _seats(spec) -> str:
     return str(spec.min_seats) if spec.min_seats == spec.max_seats else f"{spec.min_seats}-{spec.max_seats}"
+
+
+def _list_variants(game_id: str) -> None:
+    try:
+        plugin = load_game(game_id)
+    except PluginLoadError as exc:
+        raise _usage_error(str(exc)) from None
+    try:
+        rows = plugin.catalogue()
+    except ValueError as exc:  # the game cannot list them here (openspiel without OpenSpiel)
+        raise _usage_error(f"{game_id}: {exc}") from None
+    if rows is None:
+        raise _usage_error(f"{game_id} has no variants to list: its parameters are in `arena games {game_id}`")
+    width = max([len(r[0]) for r in rows] + [4])
+    typer.echo(f"{'NAME':<{width}}  SEATS   PLAYABLE")
+    for name, seats, refusal in rows:
+        typer.echo(f"{name:<{width}}  {seats:<6}  {'yes' if refusal is None else 'no: ' + refusal}")
+    playable = sum(r[2] is None for r in rows)
+    typer.echo(f"{playable} of {len(rows)} can be played here", err=True)
 
 
 def _describe_game(game_id: str) -> None:

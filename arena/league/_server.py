@@ -64,7 +64,9 @@ def _check_quarantine(game: str, options: ServeOptions) -> None:
         manifest = manifest_of(plugin)
     except ManifestError as exc:
         raise UsageError(f"--game {game}: {exc}") from None
-    seats = manifest.seats or plugin.spec.max_seats
+    chosen = game_params(plugin, {**manifest.params, **dict(parse_param(p) for p in options.params.get(game) or [])},
+                         keys=True)
+    seats = manifest.seats or plugin.fixed_seats(chosen) or plugin.spec.max_seats
     if options.quarantine_matches < seats:
         raise UsageError(f"--quarantine-matches {options.quarantine_matches} is fewer than the {seats} seats of "
                          f"{game}: a quarantine plays the bot once in every seat, so at least {seats} is expected")
@@ -83,8 +85,11 @@ def serve(options: ServeOptions) -> int:
     known = games_with_manifests()
     games = options.games or known
     for g in games:
-        if g not in known:
+        base, colon, name = g.partition(":")
+        if g not in known and not (colon and base in known):
             raise UsageError(f"--game {g!r}: not an installed game with sample bots (installed: {', '.join(known)})")
+        if colon:  # a variant (openspiel:liars_dice): one that loads
+            load_plugin(g)
     for g, given in options.params.items():
         if g not in games:
             raise UsageError(f"--param {g}.…: {g!r} is not a game of this league ({', '.join(games)})")
@@ -183,9 +188,10 @@ def _demo(site: Site) -> None:
         f.write(token + "\n")
     log(f"Demo admin 'demo', token: {token} (also in {site.store.data_dir / 'demo-token'})")
     user = league.user_by_token(token)
-    for game, name, filename, data in demo_submissions():
-        if game not in site.runner.settings.games:
-            continue
+    played = site.runner.settings.games
+    # a game's sample bots play its variants too (openspiel:liars_dice)
+    for game, name, filename, data in [(g, *rest) for base, *rest in demo_submissions()
+                                       for g in played if g == base or g.startswith(base + ":")]:
         try:
             out = submit_bot(site, user, game, name, filename, data, limited=False)
             log(f"Demo: submitted {out['label']} ({game})")
@@ -206,6 +212,9 @@ def demo_submissions() -> list[tuple[str, str, str, bytes]]:
     h = SAMPLES / "holdem"
     for script, name in (("random_bot.py", "random"), ("call_bot.py", "caller"), ("rule_bot.js", "rule-js")):
         out.append(("holdem", name, script, (h / script).read_bytes()))
+    o = SAMPLES / "openspiel"
+    for script, name in (("random_bot.py", "random"), ("first_bot.js", "first-js")):
+        out.append(("openspiel", name, script, (o / script).read_bytes()))
     return out
 
 

@@ -237,7 +237,7 @@ def make_plan(
     # -p changes the manifest's parameters (fewer hands for a quick check, say)
     chosen = game_params(plugin, {**manifest.params, **dict(parse_param(p) for p in params or [])}, keys=True)
     spec = plugin.spec
-    seats = manifest.seats if manifest.seats is not None else spec.max_seats
+    seats = manifest.seats if manifest.seats is not None else (plugin.fixed_seats(chosen) or spec.max_seats)
     if not spec.min_seats <= seats <= spec.max_seats:
         raise ValueError(
             f"{manifest.path}: {game_id} is played by {spec.min_seats} to {spec.max_seats} seats, not {seats}"

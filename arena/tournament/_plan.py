@@ -95,7 +95,7 @@ def plan_tournament(
         raise UsageError("--duplicate plays each bot process for one match, so that no bot remembers a deal "
                          "from one seating to the next: it cannot go with --lifetime tournament")
     check_range("--seats", seats, 1, 1000, optional=True)
-    table = plugin.table_seats(len(bots)) if seats is None else seats
+    table = (plugin.fixed_seats(params) or plugin.table_seats(len(bots))) if seats is None else seats
     try:
         plugin.check_seats(params, table)
     except ValueError as exc:

@@ -73,7 +73,9 @@ def _base(command: str) -> list[str]:
     """A command's fixed arguments (an installed game not named in BASE: bots and no sandbox)."""
     if command in BASE:
         return BASE[command]
-    return [TRUE] * load_game(command).spec.max_seats + ["--sandbox", "none"]
+    plugin = load_game(command)
+    seats = plugin.fixed_seats(plugin.Params()) or plugin.spec.max_seats  # openspiel: the default game's
+    return [TRUE] * seats + ["--sandbox", "none"]
 
 
 def numeric_options() -> list[tuple[str, str, type]]:

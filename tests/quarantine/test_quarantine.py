@@ -60,7 +60,7 @@ def _sample_bots() -> list:
     for game in games_with_manifests():
         plugin = load_game(game)
         manifest = manifest_of(plugin)
-        seats = manifest.seats or plugin.spec.max_seats
+        seats = manifest.seats or plugin.fixed_seats(plugin.Params(**manifest.params)) or plugin.spec.max_seats
         for opp in manifest.opponents:
             cases.append(pytest.param(game, manifest.command(opp), seats, id=f"{game}-{opp.name}"))
     return cases

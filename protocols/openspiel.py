@@ -1,0 +1,319 @@
+"""The openspiel JSON-lines protocol: any OpenSpiel game, as a sans-I/O dialogue.
+
+At every state of the game before its end, each seat gets exactly one
+message: ``act`` (a request) if it chooses now, else ``observe`` (a
+notification). A simultaneous step asks every acting seat in one exchange.
+At the end every seat gets a last ``observe`` (``final`` true), then
+``match_end`` with the game's returns::
+
+    match_start -> ready (tensors: true or false)            (every seat)
+    per state:   observe                (the seats that do not choose now)
+                 act -> action          (the seat, or seats, that choose)
+    at the end:  observe (final)        (every seat)
+    match_end                                                (every seat)
+
+One message per seat per state is the shape of OpenSpiel's own competition
+referee (HIGC), so a relay can speak that protocol to an unchanged HIGC bot
+(``higc:CMD``, protocols/higc/relay.py): a seat whose ``ready`` asks for
+them gets its public and private observation tensors, as that referee
+compresses them, in each message (they are large for some games, chess's
+five megabytes a match, so nobody gets them unasked).
+Chance outcomes are drawn from the match's stream, never by the bots.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import functools
+import json
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, Field, create_model
+
+import games.openspiel
+from games import GameSpec, IllegalAction
+from games.openspiel import OpenSpielMatch, OpenSpielParams, load, pick, players
+
+from ._builtin import GOLDEN, SAMPLE_BOTS, BuiltinGame
+from ._contract import Exchange, MatchOutcome
+from ._errors import ProtocolError
+from .jsonlines import (MatchEnd, MatchStart, Message, Reply, abandoned, decode, encode, encode_fields, end_match,
+                        fast_reply, match_number)
+
+GAME = "openspiel"
+VERSION = 1
+#: the most seats a game string may ask for (OpenSpiel's own games go up to 15)
+MAX_SEATS = 16
+
+
+class Ready(Reply):
+    """The answer to ``match_start``: the framing's, with one option."""
+
+    type: Literal["ready"]
+    tensors: bool = Field(default=False, description="true: every act and observe of this match carries "
+                                                      "public_tensor and private_tensor (they are null otherwise)")
+
+    fast_shape: ClassVar[dict[str, type | str]] = {"type": "ready"}
+
+
+class LegalAction(BaseModel):
+    action: int = Field(description="the action's id: what to answer")
+    name: str = Field(description="OpenSpiel's name for it (action_to_string)")
+
+
+class _Seen(Message):
+    type: str  # each message's own Literal; declared first so that it leads the line
+    move: int = Field(description="decisions taken so far in the match")
+    observation: str | None = Field(
+        description="OpenSpiel's observation string for this seat (null when the game has none)")
+    information_state: str | None = Field(
+        description="OpenSpiel's information-state string for this seat (null when the game has none)")
+    public_tensor: str | None = Field(
+        default=None, description="base64 of the compressed public observation tensor, as OpenSpiel's "
+                                  "competition referee (HIGC) sends it (null when the game has none)")
+    private_tensor: str | None = Field(
+        default=None, description="base64 of the compressed private observation tensor of this seat, as "
+                                  "HIGC sends it (null when the game has none)")
+
+
+class Act(_Seen):
+    """This seat chooses now: answer one of ``legal``."""
+
+    type: Literal["act"] = "act"
+    legal: list[LegalAction] = Field(description="every legal action of this seat now")
+
+
+class Observe(_Seen):
+    """What this seat may observe now; nothing is answered."""
+
+    type: Literal["observe"] = "observe"
+    final: bool = Field(default=False, description="true once, at the end of the game, before match_end")
+
+
+class Action(Reply):
+    type: Literal["action"]
+    action: int = Field(description="the id of one of the legal actions")
+
+    fast_shape: ClassVar[dict[str, type | str]] = {"type": "action", "action": int}
+
+
+MODELS = [Ready, Act, Observe, Action]
+
+_EXPECT = '{"type": "action", "action": ID}, ID one of the legal actions'
+_EXPECT_READY = '{"type": "ready"}, or {"type": "ready", "tensors": true} for the observation tensors'
+
+
+@functools.lru_cache(maxsize=512)
+def _observers(game_string: str) -> tuple[Any, Any] | None:
+    """The public and private observations of HIGC's referee for this game
+    (public information only; this seat's private information only), or
+    None when the game does not provide them."""
+    import pyspiel
+
+    game = load(game_string)
+    try:
+        public = game.make_observer(pyspiel.IIGObservationType(
+            perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE), {})
+        private = game.make_observer(pyspiel.IIGObservationType(
+            perfect_recall=False, public_info=False, private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER), {})
+        if public is None or private is None:
+            return None
+        return pyspiel._Observation(game, public), pyspiel._Observation(game, private)
+    except pyspiel.SpielError:
+        return None
+
+
+def _tensor(observation: Any, state: Any, seat: int) -> str | None:
+    """base64 of the compressed tensor, or None where the game does not fill it."""
+    import pyspiel
+
+    try:
+        observation.set_from(state, seat)
+    except pyspiel.SpielError:
+        return None
+    return base64.b64encode(observation.compress()).decode()
+
+
+class OpenSpielDealer:
+    """Runs one match of an OpenSpiel game over JSON lines; ``rng`` draws chance."""
+
+    def __init__(self, params: OpenSpielParams, rng: random.Random, names: list[str] | None = None,
+                 match_index: int | Sequence[int] = 0) -> None:
+        self.params = params
+        self.match = OpenSpielMatch(params.game)
+        self.rng = rng
+        self.names = list(names) if names is not None else [f"seat{s}" for s in range(self.match.players)]
+        self.match_index = match_index
+        self._tensors = _observers(params.game)
+        #: the seats that asked for the tensors in their ready
+        self._wants_tensors = [False] * self.match.players
+
+    # --- reports and scores ---------------------------------------------------
+    def context(self) -> dict[str, Any]:
+        return {"hand": None, "move": self.match.moves}
+
+    def standings(self) -> tuple[int, list[float]]:
+        return (1 if self.match.terminal else 0), self.match.returns()
+
+    def scores(self) -> list[float]:
+        return self.match.returns()
+
+    def forfeit(self, seat: int) -> list[float]:
+        """The fault rule: the faulting seat scores the game's minimum utility
+        (its returns so far, if lower); the others keep their returns so far."""
+        scores = self.scores()
+        scores[seat] = min(self.match.min_utility(), scores[seat])
+        return scores
+
+    def abandon(self) -> list[tuple[int, bytes]]:
+        return abandoned(self.match_index, self.scores(), len(self.names))
+
+    # --- messages ---------------------------------------------------------------
+    # The messages are written from plain dicts in their models' field order
+    # (encode_fields: the models' own bytes, tests/protocols/test_openspiel.py
+    # checks it); a pydantic model per legal action cost more than the game.
+    def _seen(self, kind: str, seat: int) -> dict[str, Any]:
+        m = self.match
+        fields: dict[str, Any] = {"type": kind, "move": m.moves, "observation": m.observation(seat),
+                                  "information_state": m.information_state(seat),
+                                  "public_tensor": None, "private_tensor": None}
+        if self._tensors is not None and self._wants_tensors[seat]:
+            fields["public_tensor"] = _tensor(self._tensors[0], m.state, seat)
+            fields["private_tensor"] = _tensor(self._tensors[1], m.state, seat)
+        return fields
+
+    def _observe(self, seat: int, final: bool = False) -> bytes:
+        fields = self._seen("observe", seat)
+        fields["final"] = final
+        return encode_fields(fields)
+
+    def _act(self, seat: int) -> bytes:
+        fields = self._seen("act", seat)
+        fields["legal"] = [{"action": a, "name": name} for a, name in self.match.legal(seat)]
+        return encode_fields(fields)
+
+    def run(self):  # -> Dialogue
+        m = self.match
+        n = m.players
+        params = self.params.model_dump(mode="json")
+        lines = yield Exchange([(s, encode(MatchStart(
+            game=GAME, game_version=VERSION, match=match_number(self.match_index, s), seat=s, players=self.names,
+            params=params))) for s in range(n)], _EXPECT_READY)
+        for seat, line in enumerate(lines):
+            ready = fast_reply(line, Ready) or dict(decode(seat, line, Ready, _EXPECT_READY))
+            self._wants_tensors[seat] = ready.get("tensors", False)
+        while not m.terminal:
+            acting = m.acting()
+            watching = [s for s in range(n) if s not in acting]
+            if watching:
+                yield Exchange([(s, self._observe(s)) for s in watching], reply=False)
+            if m.chance:
+                m.apply_chance(pick(m.chance_outcomes(), self.rng.random()))
+                continue
+            lines = yield Exchange([(s, self._act(s)) for s in acting], _EXPECT)
+            chosen = {}
+            for seat, line in zip(acting, lines):
+                data = fast_reply(line, Action)
+                action = data["action"] if data is not None else decode(seat, line, Action, _EXPECT).action
+                try:
+                    m.check(seat, action)
+                except IllegalAction as exc:
+                    raise ProtocolError(seat, "illegal_action", line, _EXPECT, str(exc)) from None
+                chosen[seat] = action
+            m.act(chosen)
+        yield Exchange([(s, self._observe(s, final=True)) for s in range(n)], reply=False)
+        returns = m.returns()
+        yield from end_match(self.match_index, returns, n)
+        return MatchOutcome(payoffs=returns, hands=1, extra={"moves": m.moves})
+
+
+class OpenSpielPlugin(BuiltinGame):
+    spec = GameSpec(
+        id="openspiel",
+        version=1,
+        title="OpenSpiel",
+        min_seats=1,
+        max_seats=MAX_SEATS,
+        description="Any game of DeepMind's OpenSpiel (-p game=liars_dice); seats = the game's players.",
+    )
+    Params = OpenSpielParams
+    rules = games.openspiel.__doc__ or ""
+    reusable_processes = True
+    #: an action id in a small JSON object
+    max_reply_bytes = 1024
+    #: the framing's, but for openspiel's own ready
+    message_models = (MatchStart, MatchEnd, *MODELS)
+    payoff_label = "return"
+    #: a game of four seats is four matches a round, not twenty-four
+    seatings = "rotations"
+    hand_label = "games"
+    playthrough_matches = (
+        ({"game": "kuhn_poker"}, 7),
+        ({"game": "leduc_poker"}, 3),
+        ({"game": "liars_dice"}, 5),
+        ({"game": "goofspiel(num_cards=4)"}, 2),
+        ({"game": "kuhn_poker(players=3)"}, 4),
+    )
+
+    def check_params(self, params: OpenSpielParams) -> None:
+        load(params.game)  # ValueError with the reason when it cannot be played
+
+    def check_seats(self, params: OpenSpielParams, seats: int) -> None:
+        want = players(params.game)
+        if seats != want:
+            raise ValueError(f"openspiel game {params.game!r} is played by {want} bots, got {seats}")
+
+    def fixed_seats(self, params: OpenSpielParams) -> int:
+        return players(params.game)
+
+    def open_dialogue(self, params: OpenSpielParams, rng: random.Random, names: list[str],
+                      match_index: int | Sequence[int] = 0) -> OpenSpielDealer:
+        return OpenSpielDealer(params, rng, names, match_index)
+
+    def legal_replies(self, run: OpenSpielDealer, seat: int, payload: bytes) -> list[str]:
+        msg = json.loads(payload)
+        if msg["type"] == "match_start":
+            return ['{"type": "ready"}', '{"type": "ready", "tensors": true}']
+        return [json.dumps({"type": "action", "action": a["action"]}) for a in msg["legal"]]
+
+    def random_reply(self, run: OpenSpielDealer, seat: int, payload: bytes, rng: random.Random) -> str:
+        msg = json.loads(payload)
+        if msg["type"] == "match_start":
+            return rng.choice(self.legal_replies(run, seat, payload))
+        if msg["type"] == "act":
+            return json.dumps({"type": "action", "action": rng.choice(msg["legal"])["action"]})
+        raise ValueError(f"openspiel asks nothing with {msg['type']!r}")
+
+    # Variants (openspiel:NAME) keep the files of the game they come from.
+    def reference_opponents(self) -> Path:
+        return SAMPLE_BOTS / GAME / "opponents.json"
+
+    def playthrough_file(self) -> Path | None:
+        return GOLDEN / f"{GAME}.playthrough" if self.spec.id == GAME else None
+
+    def variant(self, name: str) -> OpenSpielPlugin:
+        """``openspiel:NAME``: the game string NAME, fixed (``-p game=``
+        accepts no other), with its own id, seats and parameters."""
+        seats = players(name)  # ValueError with the reason when it cannot be played
+        params = create_model(
+            "OpenSpielVariantParams", __base__=OpenSpielParams,
+            game=(Literal[name], Field(default=name, description=f"the OpenSpiel game string, fixed: {name}")))
+        spec = dataclasses.replace(self.spec, id=f"{GAME}:{name}", title=f"OpenSpiel {name}", min_seats=seats,
+                                   max_seats=seats, description=f"OpenSpiel's {name}, {seats} seats.")
+        variant = type("OpenSpielVariant", (OpenSpielPlugin,), {"spec": spec, "Params": params,
+                                                                "playthrough_matches": (({}, 7),)})
+        return variant()
+
+    def catalogue(self) -> list[tuple[str, str, str | None]]:
+        """Every registered game: (name, player counts, why it is refused or None)."""
+        return [(g.name, str(g.min_players) if g.min_players == g.max_players
+                 else f"{g.min_players}-{g.max_players}", g.refusal) for g in games.openspiel.catalogue()]
+
+
+PLUGIN = OpenSpielPlugin()
+
+__all__ = ["MODELS", "OpenSpielDealer", "PLUGIN"]

@@ -1,0 +1,158 @@
+"""The openspiel dialogue in-process (no bot processes): one message per seat
+per state, simultaneous steps asked in one exchange, chance from the seed,
+the illegal-action report, the fault rule, the refusals and their reasons."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from arena import load_game
+from arena._checks import UsageError
+from arena._games import PluginLoadError
+from arena._plan import plan_play
+from arena._seeds import chance_stream
+from arena.cli import app
+from games.openspiel import catalogue, load
+from protocols import ProtocolError
+from protocols.jsonlines import encode
+from protocols.openspiel import PLUGIN, Act, Observe
+
+TRUE = shutil.which("true") or "/bin/true"
+
+
+def tensors_wanted(dealer, seat, payload, rng):
+    """A random reply, but a ready that asks for the tensors."""
+    if b"match_start" in payload:
+        return '{"type": "ready", "tensors": true}'
+    return PLUGIN.random_reply(dealer, seat, payload, rng)
+
+
+def play(game: str, seed: int, replies=None):
+    """Every exchange of a match with random legal replies: [(sends, reply?)], the dealer."""
+    params = PLUGIN.Params(game=game)
+    seats = PLUGIN.fixed_seats(params)
+    dealer = PLUGIN.open_dialogue(params, chance_stream(seed), [f"s{i}" for i in range(seats)])
+    rng = random.Random(0)
+    gen = dealer.run()
+    exchanges = []
+    try:
+        ex = next(gen)
+        while True:
+            exchanges.append(ex)
+            answer = ([(replies or PLUGIN.random_reply)(dealer, s, b, rng) for s, b in ex.sends]
+                      if ex.reply else [])
+            ex = gen.send(answer)
+    except StopIteration as stop:
+        return exchanges, dealer, stop.value
+
+
+def test_every_state_tells_each_seat_once_and_the_messages_are_their_models_bytes():
+    exchanges, dealer, outcome = play("leduc_poker", 4, replies=tensors_wanted)
+    states, pending = [], []
+    for ex in exchanges[1:-2]:  # between match_start and the final observe
+        for seat, payload in ex.sends:
+            msg = json.loads(payload)
+            model = Act if msg["type"] == "act" else Observe
+            assert encode(model.model_validate(msg)) == payload  # encode_fields wrote the model's own line
+        pending += [seat for seat, _ in ex.sends]
+        if ex.reply or len(pending) == 2:  # an act closes its state; else every seat was told
+            states.append(sorted(pending))
+            pending = []
+    assert pending == [] and len(states) > 4 and all(s == [0, 1] for s in states), states
+    assert outcome.payoffs == dealer.match.returns() and sum(outcome.payoffs) == 0
+    final = [json.loads(p) for _, p in exchanges[-2].sends]
+    assert [m["final"] for m in final] == [True, True]
+    assert all(m["public_tensor"] and m["private_tensor"] for m in final)
+    plain, _, _ = play("leduc_poker", 4, replies=lambda d, s, b, r: (
+        '{"type": "ready"}' if s == 1 and b"match_start" in b else tensors_wanted(d, s, b, r)))
+    told = [(s, json.loads(p)) for ex in plain[1:-1] for s, p in ex.sends]
+    assert all((m["public_tensor"] is None) == (s == 1) for s, m in told)  # only to the seat that asked
+
+
+def test_a_simultaneous_step_asks_every_seat_in_one_exchange():
+    exchanges, _, _ = play("goofspiel(num_cards=4)", 1)
+    asks = [ex for ex in exchanges if ex.reply and json.loads(ex.sends[0][1])["type"] == "act"]
+    # four cards, three choices: OpenSpiel plays the last card of each hand itself
+    assert len(asks) == 3 and all(sorted(s for s, _ in ex.sends) == [0, 1] for ex in asks)
+
+
+def test_chance_comes_from_the_seed():
+    def deals(seed):
+        exchanges, _, _ = play("leduc_poker", seed)
+        return [p for ex in exchanges for _, p in ex.sends]
+
+    assert deals(3) == deals(3)
+    assert len({tuple(deals(s)) for s in range(6)}) > 1
+
+
+def test_an_illegal_id_is_the_seats_illegal_action_naming_the_legal_actions():
+    with pytest.raises(ProtocolError) as caught:
+        play("kuhn_poker", 2, replies=lambda d, s, b, r: ('{"type": "ready"}' if b"match_start" in b
+                                                         else '{"type": "action", "action": 7}'))
+    err = caught.value
+    assert (err.seat, err.kind) == (0, "illegal_action")
+    assert "action 7 is not legal" in err.reason and "0 (Pass), 1 (Bet)" in err.reason
+
+
+def test_the_fault_rule_is_the_games_minimum_utility():
+    params = PLUGIN.Params(game="leduc_poker")
+    dealer = PLUGIN.open_dialogue(params, chance_stream(1), ["a", "b"])
+    assert dealer.forfeit(1) == [0.0, -13.0]  # leduc's worst outcome; the other keeps its returns so far
+
+
+def test_a_wrong_number_of_bots_says_how_many():
+    with pytest.raises(UsageError, match=r"'kuhn_poker\(players=3\)' is played by 3 bots, got 2"):
+        plan_play("openspiel", [TRUE, TRUE], [{"game": "kuhn_poker(players=3)"}], keys=True, seed=1,
+                  lifetime="match", timeout=1, startup_timeout=1, budget=None, log_dir=None)
+
+
+@pytest.mark.parametrize(("game", "reason"), [
+    ("mfg_crowd_modelling", "mean_field"),
+    ("bridge_uncontested_bidding", "sampled inside the game"),
+    ("crossword", "not a list of legal actions"),
+    ("no_such_game", "OpenSpiel cannot load"),
+])
+def test_games_it_cannot_referee_are_refused_with_the_reason(game, reason):
+    with pytest.raises(ValueError, match=reason):
+        load(game)
+
+
+def test_games_list_shows_every_registered_game_and_why_some_are_refused():
+    result = CliRunner().invoke(app, ["games", "openspiel", "--list"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1 + len(catalogue()) >= 121
+    rows = {line.split()[0]: line for line in lines[1:]}
+    assert rows["kuhn_poker"].split()[1:3] == ["2-10", "yes"]
+    assert "no: its dynamics are mean_field" in rows["mfg_garnet"]
+    assert sum(" yes" in line for line in lines) >= 60
+    described = CliRunner().invoke(app, ["games", "openspiel"])
+    assert "game" in described.stdout and "kuhn_poker" in described.stdout
+
+
+def test_a_variant_is_a_game_of_its_own_with_its_game_string_fixed():
+    plugin = load_game("openspiel:kuhn_poker(players=3)")
+    assert plugin is load_game("openspiel:kuhn_poker(players=3)")
+    assert (plugin.spec.id, plugin.spec.min_seats, plugin.spec.max_seats) == ("openspiel:kuhn_poker(players=3)", 3, 3)
+    assert plugin.Params().game == "kuhn_poker(players=3)"
+    with pytest.raises(ValueError, match="kuhn_poker"):
+        plugin.Params(game="leduc_poker")
+    assert plugin.reference_opponents() == PLUGIN.reference_opponents() and plugin.playthrough_file() is None
+    with pytest.raises(PluginLoadError, match="mean_field"):
+        load_game("openspiel:mfg_garnet")
+    with pytest.raises(PluginLoadError, match="kuhn3 has no variants"):
+        load_game("kuhn3:big")
+
+
+def test_without_openspiel_installed_the_game_says_how_to_get_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # what a missing package looks like to import
+    with pytest.raises(ValueError, match=r"pip install 'arena-cardgames\[openspiel\]'"):
+        load("kuhn_poker(players=4)")  # a string not loaded yet (load keeps what it loaded)
+    result = CliRunner().invoke(app, ["games", "openspiel", "--list"])
+    assert result.exit_code == 2 and "not installed" in result.stderr
