@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -444,7 +445,14 @@ _register_league(app)
 _register_cluster(app)
 
 
+def _term_as_interrupt(signum: int, _frame: object) -> None:
+    # SIGTERM stops a command as Ctrl-C does (bots ended, one line, exit 130);
+    # commands that watch both signals themselves replace this while they run.
+    signal.raise_signal(signal.SIGINT)
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _term_as_interrupt)
     try:
         app()
     except SystemExit:

@@ -128,4 +128,4 @@ def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_pat
         assert "quarantine step" in message and "exited" in message
         page.screenshot(path=str(SHOTS / "league-rejected.png"), full_page=True)
     finally:
-        assert server.stop() == 0, server.stderr()
+        assert server.stop() == 130, server.stderr()
