@@ -127,15 +127,23 @@ def _check(option: str, value: float | None, low: float, high: float) -> None:
 
 
 class _Progress:
-    """A one-line progress indicator on stderr, only when stderr is a terminal."""
+    """A live line on stderr, only when stderr is a terminal: hands played, their
+    rate and each seat's payoff so far. It also keeps the latest figures, which
+    an interrupted match reports (on a terminal or not)."""
 
-    def __init__(self, enabled: bool, label: str) -> None:
+    def __init__(self, enabled: bool, label: str, names: list[str], payoff: str = "bankroll",
+                 hands_word: str = "hands") -> None:
         self.enabled = enabled and sys.stderr.isatty()
-        self.label = label
+        self.label, self.names, self.payoff, self.hands_word = label, names, payoff, hands_word
         self.started = time.perf_counter()
         self._last = 0.0
+        self.hands = 0
+        self.payoffs: list = []
 
-    def __call__(self, hands: int) -> None:
+    def __call__(self, hands: int, payoffs: list | None = None) -> None:
+        self.hands = hands
+        if payoffs is not None:
+            self.payoffs = list(payoffs)
         if not self.enabled:
             return
         now = time.perf_counter()
@@ -143,8 +151,17 @@ class _Progress:
             return
         self._last = now
         rate = hands / max(now - self.started, 1e-9)
-        sys.stderr.write(f"\r{self.label}: {hands} hands ({rate:,.0f} hands/s)\x1b[K")
+        line = f"{self.label}: {hands:,} {self.hands_word} ({rate:,.0f}/s)"
+        if self.payoffs:
+            line += f"; {self.payoff}: {self.so_far()}"
+        width = shutil.get_terminal_size((80, 24)).columns - 1
+        if len(line) > width:  # one terminal line, or \r cannot rewrite it
+            line = line[: width - 1] + "…"
+        sys.stderr.write(f"\r{line}\x1b[K")
         sys.stderr.flush()
+
+    def so_far(self) -> str:
+        return ", ".join(f"{inert(n)} {p:+g}" for n, p in zip(self.names, self.payoffs))
 
     def done(self) -> None:
         if self.enabled:
@@ -341,7 +358,8 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     names = [s.name for s in specs]
     typer.echo(f"Started {game_id} seed {seed}: {' vs '.join(map(inert, names))}", err=True)
     typer.echo(f"Sandbox: {host.describe()}", err=True)
-    progress = _Progress(enabled=not trace, label=f"{game_id} seed {seed}")
+    progress = _Progress(enabled=not trace, label=f"{game_id} seed {seed}", names=names,
+                         payoff=plugin.payoff_label, hands_word=plugin.hand_label)
     tracer = _tracer(time.perf_counter(), names) if trace else None
     histories = None
     if hand_history is not None or acpc_log is not None:
@@ -362,7 +380,9 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     except KeyboardInterrupt:
         host.close()
         progress.done()
-        typer.echo(f"Interrupted {game_id} seed {seed}: every bot was stopped", err=True)
+        so_far = (f"; so far, after {progress.hands:,} {plugin.hand_label}, {plugin.payoff_label}: "
+                  f"{progress.so_far()}") if progress.payoffs else ""
+        typer.echo(f"Interrupted {game_id} seed {seed}: every bot was stopped{so_far}", err=True)
         return 130
     except Exception:
         progress.done()

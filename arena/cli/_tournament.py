@@ -15,10 +15,9 @@ import typer
 from .._checks import UsageError, check_range, game_params, parse_param
 from ..cluster import ClusterError, check_shippable
 from ..cluster._security import certs_folder
-from .._plan import entrant, load_plugin
+from .._plan import entrant_specs, load_plugin
 from ..results._report import standings_format, standings_of
 from ._results import print_standings
-from .._spec import BadBotCommand, BotSpec
 from ..results._standings import Disqualification
 from ..results._store import open_store
 from .._text import inert
@@ -31,49 +30,6 @@ EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 1
 def _usage(message: str) -> typer.Exit:
     typer.echo(f"arena: error: {message}", err=True)
     return typer.Exit(EXIT_USAGE)
-
-
-_INTERPRETERS = {"python", "python3", "node", "perl", "ruby", "sh", "bash", "java"}
-
-def _short(spec: BotSpec) -> str:
-    """A readable name: the program (or script) file name, without the interpreter."""
-    argv = list(spec.argv)
-    if Path(argv[0]).name in _INTERPRETERS and len(argv) > 1:
-        argv = argv[1:]
-    words = [Path(a).name if Path(a).is_file() else a for a in argv]
-    name = Path(words[0]).stem
-    rest = " ".join(words[1:])
-    return f"{name} {rest}".strip()
-
-
-def entrant_specs(texts: list[str]) -> list[BotSpec]:
-    """Named entrants: ``NAME=COMMAND`` as given, others a short unique name.
-
-    The same command twice is two entrants (``random_bot``, ``random_bot-2``).
-    """
-    parsed = []
-    for text in texts:
-        name, command = entrant(text)
-        try:
-            parsed.append((name, BotSpec.parse(command)))
-        except BadBotCommand as exc:
-            raise UsageError(str(exc)) from None
-    given = [n for n, _ in parsed if n is not None]
-    for name in set(given):
-        if given.count(name) > 1:
-            raise UsageError(f"two entrants are named {name!r}; every NAME= must be different")
-    taken = set(given)
-    specs = []
-    for name, spec in parsed:
-        if name is None:
-            base = _short(spec)
-            name, k = base, 1
-            while name in taken:
-                k += 1
-                name = f"{base}-{k}"
-        taken.add(name)
-        specs.append(BotSpec(command=spec.command, argv=spec.argv, name=name, loopback=spec.loopback))
-    return specs
 
 
 def _rounds_help() -> str:
