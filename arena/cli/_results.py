@@ -9,6 +9,7 @@ import csv
 import gzip
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -88,8 +89,49 @@ def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[s
     console.print(h2h)
 
 
+def tournaments_cmd(
+    db: DbOpt = Path("arena.db"),
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object per tournament, a line each.")] = False,
+) -> None:
+    """List the tournaments a database holds: id, game, entrants, matches, status, start."""
+    store = _open(db)
+    try:
+        rows = store.tournament_list()
+    finally:
+        store.close()
+    if json_out:
+        for row in rows:
+            sys.stdout.write(json.dumps(row) + "\n")
+        return
+    if not rows:
+        typer.echo(f"no tournament in {db} yet", err=True)
+        return
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"tournaments in {db}", box=None, pad_edge=False)
+    for column in ("id", "game", "entrants", "matches", "status", "started (UTC)"):
+        table.add_column(column, justify="right" if column in ("id", "matches") else "left",
+                         no_wrap=column != "entrants", overflow="fold")
+    for row in rows:
+        status = "finished" if row["status"] == "finished" else "unfinished"
+        started = time.strftime("%Y-%m-%d %H:%M", time.gmtime(row["created"]))
+        table.add_row(str(row["id"]), row["game"], Text(", ".join(map(inert, row["entrants"]))),
+                      f"{row['played']}/{row['scheduled']}", status, started)
+    _console().print(table)
+
+
+def _console():
+    """Tables fit the terminal (or 80 columns when stdout is not one, so files and pipes read the same)."""
+    from rich.console import Console
+
+    return Console(width=None if sys.stdout.isatty() else 80)
+
+
 def standings_cmd(
-    tournament: Annotated[int, typer.Argument(metavar="ID", help="A tournament id.")],
+    tournament: Annotated[Optional[int], typer.Argument(
+        metavar="[ID]", help="A tournament id (default: the latest; `arena tournaments` lists them).")] = None,
     db: DbOpt = Path("arena.db"),
     format: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
 ) -> None:
@@ -98,6 +140,11 @@ def standings_cmd(
         raise _usage(f"--format is one of {', '.join(FORMATS)}, not {format!r}")
     store = _open(db)
     try:
+        if tournament is None:
+            tournament = store.latest_tournament()
+            if tournament is None:
+                raise _usage(f"no tournament in {db} yet")
+            typer.echo(f"arena: tournament {tournament}, the latest in {db}", err=True)
         saved = _tournament(store, tournament, db)
         table = standings_of(store, tournament)
     finally:
@@ -250,6 +297,7 @@ def show_cmd(
 
 
 def register(app: typer.Typer) -> None:
+    app.command("tournaments")(tournaments_cmd)
     app.command("standings")(standings_cmd)
     app.command("matches")(matches_cmd)
     app.command("export")(export_cmd)
