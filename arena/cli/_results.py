@@ -6,6 +6,7 @@ Everything a bot wrote (its name, its lines) is printed inert.
 from __future__ import annotations
 
 import csv
+import shutil
 import gzip
 import json
 import sys
@@ -49,44 +50,112 @@ def _tournament(store: Store, tid: int, db: Path) -> dict[str, Any]:
 
 
 
-def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[str, Any]) -> None:
-    from rich.console import Console
+def fit_table(title: str, columns: list[tuple[str, str]], rows: list[list[str]], *, width: int | None = None,
+              wrap: str | None = None, drop: tuple[str, ...] = ()) -> Any:
+    """The title line and a rich table that fits ``width`` columns (the terminal's; off a terminal, no limit).
+
+    ``columns``: (header, "l" or "r"). When the table is too wide, the
+    column ``wrap`` (the names) wraps down to 12 characters, then the columns
+    in ``drop`` go, first named first; numbers are never cut.
+    """
+    from rich import box
+    from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(width=None if sys.stdout.isatty() else 1000)
+    limit = width or _width()
+    keep = list(range(len(columns)))
+
+    def need(cols: list[int], squeeze: bool) -> int:
+        widths = []
+        for c in cols:
+            w = max([len(columns[c][0])] + [len(r[c]) for r in rows])
+            if squeeze and columns[c][0] == wrap:
+                w = min(w, max(12, len(columns[c][0])))
+            widths.append(w)
+        return sum(widths) + 2 * (len(cols) - 1)
+
+    for name in drop:
+        if need(keep, squeeze=True) <= limit:
+            break
+        keep = [c for c in keep if columns[c][0] != name]
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+    for c in keep:
+        header, justify = columns[c]
+        table.add_column(header, justify="right" if justify == "r" else "left",
+                         overflow="fold", no_wrap=header != wrap)
+    for r in rows:
+        table.add_row(*(Text(r[c]) for c in keep))
+    return Group(Text(title), table)  # the title on its own line(s): a table would wrap it to its width
+
+
+def _width() -> int:
+    """The terminal's columns; off a terminal no limit, so that files and pipes keep every character."""
+    return shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 10_000
+
+
+def _ci(low: float, high: float) -> str:
+    return f"±{(high - low) / 2:.3f}"
+
+
+def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[str, Any]) -> None:
+    """Standings, cross-table and head-to-head, each fitting the terminal (80 columns and up)."""
+    from rich.console import Console
+
+    console = Console(width=None if sys.stdout.isatty() else 10_000)
     ranked = ["ranked by mean score per match (entrants played different numbers of matches)"] \
         if table.get("ranked_by") == "mean" else []
-    t = Table(title=" · ".join([f"tournament {tid}", game, *format_words(settings), *ranked]))
-    for col in ("rank", "bot", "score", "mean", "95% CI", "matches", "rating (μ ± σ)", "faults"):
-        t.add_column(col, justify="left" if col in ("bot", "faults") else "right")
+    rows = []
     for rank, row in enumerate(table["standings"], 1):
         faults = ", ".join(f"{k} {v}" for k, v in row["faults"].items())
         if row["disqualified"]:
             faults += f" (DISQUALIFIED{', ' + str(row['forfeits']) + ' forfeits' if row['forfeits'] else ''})"
-        t.add_row(
-            str(rank), Text(inert(row["bot"])), f"{row['score']:.3f}", f"{row['mean']:.3f}",
-            f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]", str(row["matches"]),
-            f"{row['rating_mu']:.1f} ± {row['rating_sigma']:.1f}", Text(faults),
-        )
-    console.print(t)
+        rows.append([str(rank), inert(row["bot"]), f"{row['score']:.3f}", f"{row['mean']:.3f}",
+                     _ci(row["ci_low"], row["ci_high"]), str(row["matches"]),
+                     f"{row['rating_mu']:.1f}±{row['rating_sigma']:.1f}", faults])
+    columns = [("rank", "r"), ("bot", "l"), ("score", "r"), ("mean", "r"), ("95% CI", "r"), ("matches", "r"),
+               ("rating", "r"), ("faults", "l")]
+    console.print(fit_table(" · ".join([f"tournament {tid}", game, *format_words(settings), *ranked]),
+                            columns, rows, wrap="bot", drop=("rating", "matches", "95% CI")))
     names = [row["bot"] for row in table["standings"]]
-    cross = Table(title="cross-table: mean score of the row bot in matches with the column bot")
-    cross.add_column("")
-    for n in names:
-        cross.add_column(Text(inert(n)), justify="right")
-    for a in names:
-        cross.add_row(Text(inert(a)), *(("-" if a == b else f"{table['cross_table'][a].get(b, 0.0):.3f}")
-                                        for b in names))
-    console.print(cross)
-    h2h = Table(title="head to head: the row bot against the other, in the matches they shared")
-    for col in ("bot", "opponent", "matches", "won", "lost", "drawn", "mean score", "95% CI"):
-        h2h.add_column(col, justify="left" if col in ("bot", "opponent") else "right")
+    margin = table.get("cross_table_measure") == "margin"
+    console.print()
+    what = ("mean margin of the row bot over the column bot (row's score minus column's) in their shared matches"
+            if margin else "mean score of the row bot in matches with the column bot")
+    cells = [["-" if a == b else f"{table['cross_table'][a].get(b, 0.0):.3f}" for b in names] for a in names]
+    heads = [inert(n) for n in names]
+    wide = max(map(len, heads), default=0) * len(names) + max((len(c) for r in cells for c in r), default=0)
+    if wide + 2 * len(names) + max(map(len, heads), default=0) > _width():
+        # Too wide with names over the columns: the columns are the rows' ranks.
+        heads = [str(i) for i in range(1, len(names) + 1)]
+        cross_rows = [[f"{i}. {inert(a)}", *row] for i, (a, row) in enumerate(zip(names, cells), 1)]
+    else:
+        cross_rows = [[inert(a), *row] for a, row in zip(names, cells)]
+    console.print(fit_table(f"cross-table: {what}", [("", "l")] + [(h, "r") for h in heads], cross_rows,
+                            wrap=""))
+    console.print()
+    two_seats = any("elo" in row for row in table["head_to_head"])
+    h2h_rows = []
     for row in table["head_to_head"]:
-        h2h.add_row(Text(inert(row["bot"])), Text(inert(row["opponent"])), str(row["matches"]),
-                    str(row["wins"]), str(row["losses"]), str(row["draws"]), f"{row['mean']:.3f}",
-                    f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]")
-    console.print(h2h)
+        key, low, high = ("margin", "margin_low", "margin_high") if margin else ("mean", "ci_low", "ci_high")
+        cells = [inert(row["bot"]), inert(row["opponent"]), str(row["matches"]), str(row["wins"]),
+                 str(row["losses"]), str(row["draws"]), f"{row[key]:.3f}", _ci(row[low], row[high])]
+        if two_seats:
+            cells += [_elo(row), f"{100 * row['los']:.1f}%" if "los" in row else ""]
+        h2h_rows.append(cells)
+    columns = [("bot", "l"), ("opponent", "l"), ("matches", "r"), ("won", "r"), ("lost", "r"), ("drawn", "r"),
+               ("margin" if margin else "mean", "r"), ("95% CI", "r")]
+    if two_seats:
+        columns += [("Elo", "r"), ("LOS", "r")]
+    console.print(fit_table("head to head: the row bot against the other, in the matches they shared",
+                            columns, h2h_rows, wrap="bot", drop=("drawn", "95% CI", "matches")))
+
+
+def _elo(row: dict[str, Any]) -> str:
+    if row.get("elo") is None:
+        return "+inf" if row.get("los", 0.5) > 0.5 else "-inf" if "los" in row else ""
+    error = row.get("elo_error")
+    return f"{row['elo']:+.0f}" + (f"±{error:.0f}" if error is not None and error == error else "")
 
 
 def tournaments_cmd(

@@ -18,6 +18,7 @@ from ..cluster._security import certs_folder
 from .._plan import entrant_specs, load_plugin
 from ..results._report import standings_format, standings_of
 from ._results import print_standings
+from ..results._sprt import Sprt
 from ..results._standings import Disqualification
 from ..results._store import open_store
 from .._text import inert
@@ -69,6 +70,11 @@ def tournament_cmd(
         metavar="NAME", help="Only the seatings with this entrant: one candidate against the rest.")] = None,
     until_ci: Annotated[Optional[float], typer.Option(
         "--until-ci", metavar="W", help="Play rounds until every 95% interval is at most +/-W (--rounds is the cap).")] = None,
+    sprt: Annotated[Optional[str], typer.Option(
+        "--sprt", metavar="ELO0,ELO1[,ALPHA,BETA]",
+        help="Two entrants of a two-seat game: play rounds until the sequential probability ratio test "
+             "accepts that the first is ELO0 or ELO1 Elo stronger, as fastchess does (alpha, beta default 0.05; "
+             "--rounds is the cap, default 10000; pentanomial with --duplicate).")] = None,
     on_fault: Annotated[Optional[str], typer.Option(
         "--on-fault", help="'forfeit' (default): a faulting bot scores the worst it could have had by playing on "
                            "(its game's fault rule); 'score-so-far': it keeps its score so far, which lets a fault "
@@ -179,10 +185,12 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
         extras.append(f"gauntlet {inert(specs[config.gauntlet].name)}")
     if config.until_ci is not None:
         extras.append(f"until every 95% interval is within +/-{config.until_ci:g}")
+    if config.sprt is not None:
+        extras.append(Sprt.from_json(config.sprt).describe())
     extras += Disqualification(0, config.max_faults, config.broken_start).describe(BROKEN_START)
     typer.echo(
         f"Started tournament {tid} ({config.game}, {len(specs)} entrants, "
-        f"{total} matches{' at most' if config.until_ci else ''}, {f'cluster {config.cluster}' if config.cluster else f'jobs {config.jobs}'}, sandbox {config.sandbox}, "
+        f"{total} matches{' at most' if config.until_ci or config.sprt else ''}, {f'cluster {config.cluster}' if config.cluster else f'jobs {config.jobs}'}, sandbox {config.sandbox}, "
         f"db {db}{''.join(', ' + w for w in extras)})",
         err=True,
     )
@@ -212,6 +220,8 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
         f"seed {config.seed}",
         err=True,
     )
+    if outcome.sprt is not None:
+        typer.echo(sprt_line(outcome.sprt, [s.name for s in specs]), err=True)
     if json_out:
         names = [s.name for s in specs]
         out = {
@@ -220,6 +230,7 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
             "matches": len(matches), "db": str(db), "sandbox": config.sandbox, "duplicate": config.duplicate,
             "on_fault": config.on_fault, "max_faults": config.max_faults, "broken_start": config.broken_start,
             "format": standings_format(settings), "events": store.events(tid),
+            **({"sprt": outcome.sprt} if outcome.sprt is not None else {}),
             "match_list": [{"id": m["id"], "round": m["round"], "index": m["idx"],
                             "entrants": [names[i] for i in m["seats"]], "status": m["status"],
                             "scores": m["scores"], "faults": [f["kind"] for f in m["faults"]]} for m in matches],
@@ -256,6 +267,23 @@ async def _run_until_signal(plugin, config, store, tid, progress) -> tuple[Outco
     if got:
         return None, got[0]
     return outcome, None
+
+
+def sprt_line(state: dict[str, Any], names: list[str]) -> str:
+    """The test's verdict in fastchess's words: LLR against its bounds, and what was accepted."""
+    low, high = state["bounds"]
+    verdict = {"H1": f"H1 accepted: {inert(names[0])} is at least {state['elo1']:g} Elo stronger",
+               "H0": f"H0 accepted: {inert(names[0])} is not {state['elo1']:g} Elo stronger",
+               None: "no decision within --rounds"}[state["decision"]]
+    elo_text = ""
+    if state["elo"] is not None:
+        err = state["elo_error"]
+        elo_text = (f"; Elo {state['elo']:+.1f}" + (f" +/- {err:.1f}" if err == err else "")
+                    + f", LOS {100 * state['los']:.1f}%")
+    counts = "/".join(map(str, state["counts"]))
+    kind = "LL/LD/WL+DD/WD/WW" if state["model_counts"] == "pentanomial" else "L/D/W"
+    return (f"SPRT [{state['elo0']:g}, {state['elo1']:g}]: LLR {state['llr']:.2f} ({low:.2f}, {high:.2f}), "
+            f"{verdict}{elo_text} ({kind} {counts})")
 
 
 def _progress_done() -> None:

@@ -391,11 +391,13 @@ class Store:
                         "faults": _load(faults, []), "finished": finished, "entrants": entrants[tid]})
         return out
 
-    def matches(self, tid: int, *, pending: bool = False) -> list[dict[str, Any]]:
-        """The tournament's matches in schedule order (played and forfeited; pending too if asked)."""
+    def matches(self, tid: int, *, pending: bool = False, from_round: int = 0) -> list[dict[str, Any]]:
+        """The tournament's matches in schedule order (played and forfeited; pending too if asked),
+        from round ``from_round`` on."""
         where = "" if pending else " AND status != 'pending'"
         rows = self.db.execute(
-            f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament=?{where} ORDER BY round, idx", (tid,)
+            f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament=? AND round >= ?{where} ORDER BY round, idx",
+            (tid, from_round),
         )
         return [_match_row(r) for r in rows]
 
