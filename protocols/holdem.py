@@ -386,7 +386,7 @@ class HoldemPlugin(BuiltinGame):
         title="Texas Hold'em",
         min_seats=2,
         max_seats=10,
-        description="No-limit Texas Hold'em, 2-10 seats: cash hands or freezeout tournaments (seed 003).",
+        description="No-limit Texas Hold'em, 2-10 seats: cash hands or freezeout tournaments, as in the CodeProject Hold'em challenge.",
     )
     Params = HoldemParams
     rules = games.holdem.__doc__ or ""

@@ -463,7 +463,7 @@ class Kuhn3Plugin(BuiltinGame):
         title="3-player Kuhn poker",
         min_seats=3,
         max_seats=3,
-        description="Four cards, one each, antes of 1, one bet to 2; the seed's text protocol.",
+        description="Four cards, one each, antes of 1, one bet to 2; a line-based text protocol.",
     )
     Params = Kuhn3Params
     rules = games.kuhn3.__doc__ or ""

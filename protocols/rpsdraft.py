@@ -226,7 +226,7 @@ class RpsDraftPlugin(BuiltinGame):
     #: bot that threw or returned a bad index: one fault, out
     default_lifetime = "tournament"
     default_max_faults = 1
-    round_note = "both seatings of every pair of entrants: two of the seed's rounds"
+    round_note = "both seatings of every pair of entrants: two rounds of the original challenge"
     playthrough_matches = (({}, 11),)
     # aggregate: a series adds up turns won, the default
 
