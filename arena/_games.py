@@ -30,7 +30,6 @@ def available_games() -> dict[str, str]:
     return {ep.name: ep.value for ep in _registered()}
 
 
-@functools.cache
 def did_you_mean(word: str, choices: list[str]) -> str:
     """``; did you mean 'kuhn3'?`` when a choice is close to ``word``, else nothing."""
     import difflib
@@ -41,6 +40,7 @@ def did_you_mean(word: str, choices: list[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
+@functools.cache
 def load_game(game_id: str) -> GamePlugin:
     """Import and check the plugin registered under ``game_id``."""
     found = [ep for ep in _registered() if ep.name == game_id]

@@ -174,6 +174,8 @@ class LazyGames(TyperGroup):
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
         except _USAGE as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # the help was printed: that is the answer
+                sys.exit(exc.exit_code)  # type: ignore[attr-defined]
             ctx = getattr(exc, "ctx", None)
             where = f" (see `{ctx.command_path} -h`)" if ctx is not None and "-h`" not in str(exc) else ""
             click.echo(f"arena: error: {_sentence(exc.format_message())}{where}", err=True)  # type: ignore[attr-defined]
