@@ -5,6 +5,7 @@ builds its view from and what every path that starts a bot takes."""
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -50,6 +51,12 @@ class BotSpec:
         if not argv:
             raise BadBotCommand("empty bot command")
         exe = argv[0]
+        if len(argv) == 1 and _BARE_INTERPRETER.fullmatch(Path(exe).name):
+            # `arena kuhn3 python3 mybot.py ...` unquoted: the interpreter would
+            # read the game's messages as its program and wait for the end of them.
+            raise BadBotCommand(
+                f"bot {command!r} is an interpreter with no program: it would read the game's messages as "
+                f"its program. Quote each bot's whole command line, like \"{exe} mybot.py\"")
         if "/" in exe:
             path = Path(exe)
             if not path.exists():
@@ -68,6 +75,10 @@ class BotSpec:
                 f"(for a file in this folder write ./{exe})"
             )
         return cls(command=command, argv=tuple(argv), name=name or command)
+
+
+#: interpreters that, given no program, read one from stdin (python3, python3.11, node, ...)
+_BARE_INTERPRETER = re.compile(r"(python|pypy|node|nodejs|perl|ruby|php|lua|bash|sh|dash|zsh|Rscript)[0-9.]*")
 
 
 def bot_environment() -> dict[str, str]:
