@@ -216,6 +216,8 @@ class RpsDraftPlugin(BuiltinGame):
         description="Draft 10 of 30 RPS cards two at a time, then 10 turns of card + base; score = turns won.",
     )
     Params = RpsDraftParams
+    payoff_label = score_label = "turns won"
+    hand_label = "turns"
     rules = games.rpsdraft.__doc__ or ""
     #: every match starts with match_start and ends with match_end
     reusable_processes = True

@@ -178,31 +178,26 @@ def _tracer(started: float, names: list[str]):
     return trace
 
 
-def _print_table(result: SeriesResult) -> None:
+def _print_table(result: SeriesResult, units: dict[str, str]) -> None:
+    """The result table in the game's words (docs/vocabulary.md), fitting the terminal."""
     from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
+
+    from ._results import fit_table
 
     fault_by_seat = {f.seat: f for f in result.faults}
     status = "completed" if result.completed else "PLAYED ON WITHOUT A FAULTING SEAT" if result.played_on else "CANCELLED"
     matches = f"{len(result.matches)} matches · " if result.planned > 1 else ""
-    plugin = load_game(result.game)
-    payoff, hands = plugin.payoff_label, plugin.hand_label  # the game's own words for them
-    table = Table(title=f"{result.game} · seed {result.seed} · {matches}{result.hands} {hands} · {status}")
-    for column in ("seat", "bot", payoff, hands, "score", "fault"):
-        table.add_column(column, justify="right" if column in ("seat", payoff, hands, "score") else "left")
+    payoff, score = units["payoff"], units["score"]
+    same = payoff == score and all(float(s.bankroll) == s.score for s in result.seats)
+    columns = [("seat", "r"), ("bot", "l"), (payoff, "r")] + ([] if same else [(score, "r")]) + [("fault", "l")]
+    rows = []
     for seat in result.seats:
         fault = fault_by_seat.get(seat.seat)
-        table.add_row(
-            str(seat.seat),
-            Text(inert(seat.bot)),  # a Text is never read as rich markup ("[x]" stays)
-            str(seat.bankroll),
-            str(result.hands),
-            f"{seat.score:.3f}",
-            str(fault.kind) if fault else "",
-        )
-    # Off a terminal nothing should be cut: the bot names must stay greppable.
-    Console(width=None if sys.stdout.isatty() else 1000).print(table)
+        rows.append([str(seat.seat), inert(seat.bot), f"{seat.bankroll:g}"]
+                    + ([] if same else [f"{seat.score:.3f}"]) + [str(fault.kind) if fault else ""])
+    title = f"{result.game} · seed {result.seed} · {matches}{result.hands:,} {units['hands']} · {status}"
+    # Off a terminal nothing is cut: the bot names must stay greppable.
+    Console(width=None if sys.stdout.isatty() else 10_000).print(fit_table(title, columns, rows, wrap="bot"))
 
 
 # Options every game command shares (the same words as kuhn3's, which came first).
@@ -358,8 +353,9 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     names = [s.name for s in specs]
     typer.echo(f"Started {game_id} seed {seed}: {' vs '.join(map(inert, names))}", err=True)
     typer.echo(f"Sandbox: {host.describe()}", err=True)
+    units = plugin.units(matches[0][0] if matches else None)
     progress = _Progress(enabled=not trace, label=f"{game_id} seed {seed}", names=names,
-                         payoff=plugin.payoff_label, hands_word=plugin.hand_label)
+                         payoff=units["payoff"], hands_word=units["hands"])
     tracer = _tracer(time.perf_counter(), names) if trace else None
     histories = None
     if hand_history is not None or acpc_log is not None:
@@ -380,7 +376,7 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     except KeyboardInterrupt:
         host.close()
         progress.done()
-        so_far = (f"; so far, after {progress.hands:,} {plugin.hand_label}, {plugin.payoff_label}: "
+        so_far = (f"; so far, after {progress.hands:,} {units['hands']}, {units['payoff']}: "
                   f"{progress.so_far()}") if progress.payoffs else ""
         typer.echo(f"Interrupted {game_id} seed {seed}: every bot was stopped{so_far}", err=True)
         return 130
@@ -401,7 +397,7 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
         typer.echo(f"ACPC log: {len(histories.done)} hands in {acpc_log}", err=True)
     series = summarize_series(plugin, specs, seed, plan.lifetime, len(matches), results)
     kept = _keep_logs(series, log_dir) if own_log_dir else str(log_dir)
-    _report(series, kept, host.summary() if json_out else None)
+    _report(series, kept, host.summary() if json_out else None, units)
     return EXIT_OK if series.completed else EXIT_FAULT
 
 
@@ -429,7 +425,7 @@ def _keep_logs(series: SeriesResult, log_dir: Path) -> str | None:
     return None
 
 
-def _report(series: SeriesResult, kept: str | None, sandbox_json: dict | None) -> None:
+def _report(series: SeriesResult, kept: str | None, sandbox_json: dict | None, units: dict[str, str]) -> None:
     """Faults and the Finished line on stderr; the table, or JSON when
     ``sandbox_json`` is given, on stdout."""
     for fault in series.faults:
@@ -449,9 +445,9 @@ def _report(series: SeriesResult, kept: str | None, sandbox_json: dict | None) -
         err=True,
     )
     if sandbox_json is not None:
-        sys.stdout.write(json.dumps({**series.to_json(), "sandbox": sandbox_json}) + "\n")
+        sys.stdout.write(json.dumps({**series.to_json(), "units": units, "sandbox": sandbox_json}) + "\n")
     else:
-        _print_table(series)
+        _print_table(series, units)
 
 
 from ._quarantine import register as _register_quarantine  # noqa: E402

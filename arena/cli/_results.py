@@ -98,9 +98,27 @@ def _ci(low: float, high: float) -> str:
     return f"±{(high - low) / 2:.3f}"
 
 
-def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[str, Any]) -> None:
+def game_units(game: str, params: dict[str, Any] | None = None) -> dict[str, str]:
+    """The game's words for its scores (docs/vocabulary.md), for a stored tournament's parameters."""
+    from .._games import PluginLoadError, load_game
+
+    try:
+        plugin = load_game(game)
+    except PluginLoadError:
+        return {"payoff": "payoff", "hands": "hands", "score": "score", "tournament": "score"}
+    try:
+        model = plugin.Params(**(params or {}))
+    except Exception:  # parameters stored by another version of the game: its words still hold
+        model = None
+    return plugin.units(model)
+
+
+def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[str, Any],
+                    params: dict[str, Any] | None = None) -> None:
     """Standings, cross-table and head-to-head, each fitting the terminal (80 columns and up)."""
     from rich.console import Console
+
+    unit = game_units(game, params)["tournament"]
 
     console = Console(width=None if sys.stdout.isatty() else 10_000)
     ranked = ["ranked by mean score per match (entrants played different numbers of matches)"] \
@@ -113,15 +131,15 @@ def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[s
         rows.append([str(rank), inert(row["bot"]), f"{row['score']:.3f}", f"{row['mean']:.3f}",
                      _ci(row["ci_low"], row["ci_high"]), str(row["matches"]),
                      f"{row['rating_mu']:.1f}±{row['rating_sigma']:.1f}", faults])
-    columns = [("rank", "r"), ("bot", "l"), ("score", "r"), ("mean", "r"), ("95% CI", "r"), ("matches", "r"),
+    columns = [("rank", "r"), ("bot", "l"), (unit, "r"), ("mean", "r"), ("95% CI", "r"), ("matches", "r"),
                ("rating", "r"), ("faults", "l")]
     console.print(fit_table(" · ".join([f"tournament {tid}", game, *format_words(settings), *ranked]),
                             columns, rows, wrap="bot", drop=("rating", "matches", "95% CI")))
     names = [row["bot"] for row in table["standings"]]
     margin = table.get("cross_table_measure") == "margin"
     console.print()
-    what = ("mean margin of the row bot over the column bot (row's score minus column's) in their shared matches"
-            if margin else "mean score of the row bot in matches with the column bot")
+    what = (f"mean margin of the row bot over the column bot (row's {unit} minus column's) in their shared matches"
+            if margin else f"mean {unit} of the row bot in matches with the column bot")
     cells = [["-" if a == b else f"{table['cross_table'][a].get(b, 0.0):.3f}" for b in names] for a in names]
     heads = [inert(n) for n in names]
     wide = max(map(len, heads), default=0) * len(names) + max((len(c) for r in cells for c in r), default=0)
@@ -220,6 +238,7 @@ def standings_cmd(
         store.close()
     if format == "json":
         sys.stdout.write(json.dumps({"tournament": tournament, "game": saved["game"],
+                                    "units": game_units(saved["game"], saved["params"]),
                                     "format": standings_format(saved["settings"]), **table}) + "\n")
     elif format == "csv":
         fields = ["rank", "bot", "score", "mean", "ci_low", "ci_high", "matches", "rating", "rating_mu",
@@ -230,7 +249,7 @@ def standings_cmd(
             faults = ";".join(f"{k}={v}" for k, v in row["faults"].items())
             out.writerow({**{k: row[k] for k in fields if k in row}, "rank": rank, "faults": faults})
     else:
-        print_standings(saved["game"], tournament, table, saved["settings"])
+        print_standings(saved["game"], tournament, table, saved["settings"], saved["params"])
 
 
 def matches_cmd(

@@ -17,7 +17,7 @@ from ..cluster import ClusterError, check_shippable
 from ..cluster._security import certs_folder
 from .._plan import entrant_specs, load_plugin
 from ..results._report import standings_format, standings_of
-from ._results import print_standings
+from ._results import game_units, print_standings
 from ..results._sprt import Sprt
 from ..results._standings import Disqualification
 from ..results._store import open_store
@@ -230,6 +230,7 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
             "matches": len(matches), "db": str(db), "sandbox": config.sandbox, "duplicate": config.duplicate,
             "on_fault": config.on_fault, "max_faults": config.max_faults, "broken_start": config.broken_start,
             "format": standings_format(settings), "events": store.events(tid),
+            "units": game_units(config.game, config.params),
             **({"sprt": outcome.sprt} if outcome.sprt is not None else {}),
             "match_list": [{"id": m["id"], "round": m["round"], "index": m["idx"],
                             "entrants": [names[i] for i in m["seats"]], "status": m["status"],
@@ -238,7 +239,7 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
         }
         sys.stdout.write(json.dumps(out) + "\n")
     else:
-        print_standings(config.game, tid, table, settings)
+        print_standings(config.game, tid, table, settings, config.params)
     return EXIT_OK
 
 
