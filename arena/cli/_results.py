@@ -114,13 +114,14 @@ def game_units(game: str, params: dict[str, Any] | None = None) -> dict[str, str
 
 
 def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[str, Any],
-                    params: dict[str, Any] | None = None) -> None:
-    """Standings, cross-table and head-to-head, each fitting the terminal (80 columns and up)."""
+                    params: dict[str, Any] | None = None, console: Any = None) -> None:
+    """Standings, cross-table and head-to-head, each fitting ``console`` (the
+    terminal, 80 columns and up; off a terminal, as wide as they are)."""
     from rich.console import Console
 
     unit = game_units(game, params)["tournament"]
-
-    console = Console(width=None if sys.stdout.isatty() else 10_000)
+    console = console or Console(width=_width())
+    width = console.width
     ranked = ["ranked by mean score per match (entrants played different numbers of matches)"] \
         if table.get("ranked_by") == "mean" else []
     rows = []
@@ -134,7 +135,7 @@ def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[s
     columns = [("rank", "r"), ("bot", "l"), (unit, "r"), ("mean", "r"), ("95% CI", "r"), ("matches", "r"),
                ("rating", "r"), ("faults", "l")]
     console.print(fit_table(" · ".join([f"tournament {tid}", game, *format_words(settings), *ranked]),
-                            columns, rows, wrap="bot", drop=("rating", "matches", "95% CI")))
+                            columns, rows, wrap="bot", drop=("rating", "matches", "95% CI"), width=width))
     names = [row["bot"] for row in table["standings"]]
     margin = table.get("cross_table_measure") == "margin"
     console.print()
@@ -143,14 +144,14 @@ def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[s
     cells = [["-" if a == b else f"{table['cross_table'][a].get(b, 0.0):.3f}" for b in names] for a in names]
     heads = [inert(n) for n in names]
     wide = max(map(len, heads), default=0) * len(names) + max((len(c) for r in cells for c in r), default=0)
-    if wide + 2 * len(names) + max(map(len, heads), default=0) > _width():
+    if wide + 2 * len(names) + max(map(len, heads), default=0) > width:
         # Too wide with names over the columns: the columns are the rows' ranks.
         heads = [str(i) for i in range(1, len(names) + 1)]
         cross_rows = [[f"{i}. {inert(a)}", *row] for i, (a, row) in enumerate(zip(names, cells), 1)]
     else:
         cross_rows = [[inert(a), *row] for a, row in zip(names, cells)]
     console.print(fit_table(f"cross-table: {what}", [("", "l")] + [(h, "r") for h in heads], cross_rows,
-                            wrap=""))
+                            wrap="", width=width))
     console.print()
     two_seats = any("elo" in row for row in table["head_to_head"])
     h2h_rows = []
@@ -166,7 +167,7 @@ def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[s
     if two_seats:
         columns += [("Elo", "r"), ("LOS", "r")]
     console.print(fit_table("head to head: the row bot against the other, in the matches they shared",
-                            columns, h2h_rows, wrap="bot", drop=("drawn", "95% CI", "matches")))
+                            columns, h2h_rows, wrap="bot", drop=("drawn", "95% CI", "matches"), width=width))
 
 
 def _elo(row: dict[str, Any]) -> str:
@@ -193,27 +194,22 @@ def tournaments_cmd(
     if not rows:
         typer.echo(f"no tournament in {db} yet", err=True)
         return
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(title=f"tournaments in {db}", box=None, pad_edge=False)
-    for column in ("id", "game", "entrants", "matches", "status", "started (UTC)"):
-        table.add_column(column, justify="right" if column in ("id", "matches") else "left",
-                         no_wrap=column != "entrants", overflow="fold")
+    rows_out = []
     for row in rows:
         status = "finished" if row["status"] == "finished" else "unfinished"
         started = time.strftime("%Y-%m-%d %H:%M", time.gmtime(row["created"]))
-        table.add_row(str(row["id"]), row["game"], Text(", ".join(map(inert, row["entrants"]))),
-                      f"{row['played']}/{row['scheduled']}", status, started)
-    _console().print(table)
+        rows_out.append([str(row["id"]), row["game"], ", ".join(map(inert, row["entrants"])),
+                         f"{row['played']}/{row['scheduled']}", status, started])
+    columns = [("id", "r"), ("game", "l"), ("entrants", "l"), ("matches", "r"), ("status", "l"),
+               ("started (UTC)", "l")]
+    _console().print(fit_table(f"tournaments in {db}", columns, rows_out, wrap="entrants",
+                               drop=("started (UTC)",)))
 
 
 def _console():
-    """Tables fit the terminal (or 80 columns when stdout is not one, so files and pipes read the same)."""
     from rich.console import Console
 
-    return Console(width=None if sys.stdout.isatty() else 80)
+    return Console(width=_width())
 
 
 def standings_cmd(
