@@ -151,7 +151,7 @@ class _Progress:
             return
         self._last = now
         rate = hands / max(now - self.started, 1e-9)
-        line = f"{self.label}: {hands:,} {self.hands_word} ({rate:,.0f}/s)"
+        line = f"{self.label}: {hands:,} {self.hands_word} ({rate:,.0f} {self.hands_word}/s)"
         if self.payoffs:
             line += f"; {self.payoff}: {self.so_far()}"
         width = shutil.get_terminal_size((80, 24)).columns - 1

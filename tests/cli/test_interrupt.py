@@ -95,7 +95,7 @@ def test_ctrl_c_stops_a_tournament_and_its_workers_with_one_line(tmp_path):
 
 def test_sigterm_stops_a_long_match_and_shows_the_result_so_far():
     term = Terminal("kuhn3", f"a={RULE}", f"b={RULE}", f"c={RULE}", "--hands", "100000000", "--seed", "5")
-    live = term.wait_for(r"kuhn3 seed 5: ([\d,]+) hands \([\d,]+/s\); chips: a [+-]\d+, b [+-]\d+, c [+-]\d+")
+    live = term.wait_for(r"kuhn3 seed 5: ([\d,]+) hands \([\d,]+ hands/s\); chips: a [+-]\d+, b [+-]\d+, c [+-]\d+")
     assert int(live[1].replace(",", "")) >= 0
     code, after = term.interrupt(signal.SIGTERM)
     assert code == 130, term.seen
