@@ -230,8 +230,7 @@ def play_cmd(
     bots: Annotated[list[str], typer.Argument(
         metavar="[NAME=]BOT...", help="The bots in seat order: a command, or NAME=COMMAND to name it.")],
     param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="A game parameter KEY=VALUE (repeatable).")] = None,
-    matches: Annotated[int, typer.Option(help="How many matches the bots play, each with fresh processes "
-                                              "unless --lifetime tournament.")] = 1,
+    matches: Annotated[int, typer.Option(help="How many matches the bots play, one after another.")] = 1,
     seed: SeedOpt = None,
     timeout: TimeoutOpt = 1.0,
     startup_timeout: StartupOpt = 10.0,
