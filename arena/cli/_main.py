@@ -461,10 +461,16 @@ _register_league(app)
 _register_cluster(app)
 
 
-def _term_as_interrupt(signum: int, _frame: object) -> None:
-    # SIGTERM stops a command as Ctrl-C does (bots ended, one line, exit 130);
-    # commands that watch both signals themselves replace this while they run.
-    signal.raise_signal(signal.SIGINT)
+def _term_as_interrupt(signum: int, frame: object) -> None:
+    # SIGTERM stops a command as Ctrl-C does (bots ended, one line, exit 130):
+    # through the Ctrl-C handler in place (trio's while a match runs), or, when
+    # SIGINT is ignored (a background job of a script), as Python's would.
+    # Commands that watch both signals themselves replace this while they run.
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    else:
+        raise KeyboardInterrupt
 
 
 def main() -> None:
