@@ -51,6 +51,22 @@ class Fault:
         data["kind"] = str(self.kind)
         return data
 
+    def hint(self) -> str | None:
+        """The likely mistake behind the commonest faults of a new bot, in a sentence."""
+        received = (self.received or "").strip()
+        if self.kind == FaultKind.TIMEOUT and "flushed" in self.detail:
+            want = f" ({self.expected})" if self.expected else ""
+            return (f"a reply{want} must end with a newline and be flushed: print(..., flush=True) in Python "
+                    "(or python3 -u), $| = 1 in Perl, fflush(stdout) in C; a pipe is not a terminal, so "
+                    "output waits in a buffer")
+        if self.kind == FaultKind.MALFORMED_REPLY and received:
+            json_game = self.detail.startswith("not JSON")
+            prose = " " in received and received[:1] not in "{[" and not json_game
+            if (json_game and received[:1] not in "{[\"") or (prose and len(received.split()) >= 3):
+                return ("this line looks like debug output: stdout carries replies only; write anything else "
+                        "to stderr (print(..., file=sys.stderr) in Python, warn in Perl), which the arena logs")
+        return None
+
     def describe(self) -> str:
         """A few lines for a human: who, what was received, what was expected.
 
@@ -63,6 +79,9 @@ class Fault:
             lines.append(f"  received: {shown!r}")  # repr escapes every non-printable character
         if self.expected:
             lines.append(f"  expected: {inert(self.expected)}")
+        hint = self.hint()
+        if hint:
+            lines.append(f"  hint: {hint}")
         if self.stderr_tail:
             lines.append("  last lines of its stderr:")
             lines.extend("    " + ln for ln in inert_lines(self.stderr_tail)[-8:])

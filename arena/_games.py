@@ -30,6 +30,16 @@ def available_games() -> dict[str, str]:
     return {ep.name: ep.value for ep in _registered()}
 
 
+def did_you_mean(word: str, choices: list[str]) -> str:
+    """``; did you mean 'kuhn3'?`` when a choice is close to ``word``, else nothing."""
+    import difflib
+
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    if not close:
+        close = [c for c in choices if c.startswith(word) or word.startswith(c)][:1]
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 @functools.cache
 def load_game(game_id: str) -> GamePlugin:
     """Import and check the plugin registered under ``game_id``; ``ID:NAME``
@@ -42,8 +52,9 @@ def load_game(game_id: str) -> GamePlugin:
         except ValueError as exc:
             raise PluginLoadError(f"no game {game_id!r}: {exc}") from None
     if not found:
-        known = ", ".join(sorted(available_games())) or "none"
-        raise PluginLoadError(f"no game {game_id!r} is installed (installed: {known})")
+        names = sorted(available_games())
+        known = ", ".join(names) or "none"
+        raise PluginLoadError(f"no game {game_id!r} is installed{did_you_mean(game_id, names)} (installed: {known})")
     where = f"game {game_id!r} ({found[0].value})"
     try:
         plugin = found[0].load()

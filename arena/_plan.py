@@ -112,6 +112,84 @@ def seat_people(plugin: GamePlugin, params: list[BaseModel], specs: list[BotSpec
     text = json.dumps(params[0].model_dump(mode="json"))
     return [for_person(s, plugin.spec.id, seat, text, tty) if s.person else s for seat, s in enumerate(specs)]
 
+#: programs that run the file named after them (and their own flags before it)
+_INTERPRETERS = {"python", "pypy", "node", "perl", "ruby", "sh", "bash", "java", "mono", "php", "Rscript",
+                 "lua", "dotnet"}
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.+-]+")
+
+
+def _program(argv: tuple[str, ...]) -> tuple[str, list[str]]:
+    """(the program's file name, the arguments after it): interpreters and
+    their flags skipped, so ``python3 -u bots/x.py --seed 1`` is ``x.py``."""
+    words = list(argv)
+    while len(words) > 1 and Path(words[0]).name.rstrip("0123456789.") in _INTERPRETERS:
+        words = words[1:]
+        while len(words) > 1 and words[0].startswith("-"):
+            words = words[1:]
+    return Path(words[0]).name or words[0], words[1:]
+
+
+def _clean(text: str) -> str:
+    """A name's characters: letters, digits and ``_ . + -``, a letter first, 40 at most."""
+    text = _NAME_CHARS.sub("-", text).strip("-")
+    if not text[:1].isalpha():
+        text = "bot-" + text
+    return text[:40].rstrip("-")
+
+
+def entrant_names(specs: list[tuple[str | None, BotSpec]]) -> list[str]:
+    """A name for every entrant: ``NAME=`` as given, or the program's file name
+    (``rule_bot``, ``random_bot.py``). Where two programs share a file name
+    their folder is put first (``v1-bot``); where one program is given twice
+    with different arguments, the arguments are added (``random_bot.py-seed-1``);
+    the same command twice is ``-2``, ``-3``."""
+    given = [n for n, _ in specs if n is not None]
+    for name in set(given):
+        if given.count(name) > 1:
+            raise UsageError(f"two entrants are named {name!r}; every NAME= must be different")
+    auto = [(i, spec) for i, (n, spec) in enumerate(specs) if n is None]
+    programs = {i: _program(spec.argv) for i, spec in auto}
+    paths: dict[str, set[str]] = {}
+    for i, spec in auto:
+        paths.setdefault(programs[i][0], set()).add(
+            next((w for w in spec.argv if Path(w).name == programs[i][0]), programs[i][0]))
+    names: list[str | None] = [n for n, _ in specs]
+    for i, spec in auto:
+        program, args = programs[i]
+        base = program
+        if len(paths[program]) > 1:  # two different files of one name: say whose folder
+            path = next((w for w in spec.argv if Path(w).name == program), program)
+            base = f"{Path(path).parent.name}-{program}"
+        commands = {specs[j][1].command for j, _ in auto if programs[j][0] == program}
+        if len(commands) > 1 and args:  # one program, told apart by its arguments
+            base = f"{base}-{' '.join(a.lstrip('-') for a in args)}"
+        names[i] = _clean(base)
+    taken = set(given)
+    out = []
+    for i, name in enumerate(names):
+        assert name is not None
+        if specs[i][0] is None:
+            base, k = name, 1
+            while name in taken:
+                k += 1
+                name = f"{base[:37]}-{k}"
+        taken.add(name)
+        out.append(name)
+    return out
+
+
+def entrant_specs(texts: list[str]) -> list[BotSpec]:
+    """Tournament entrants, ``NAME=COMMAND`` or a bare command, checked and named."""
+    parsed = []
+    for text in texts:
+        name, command = entrant(text)
+        try:
+            parsed.append((name, BotSpec.parse(command)))
+        except BadBotCommand as exc:
+            raise UsageError(str(exc)) from None
+    return [BotSpec(command=spec.command, argv=spec.argv, name=name, loopback=spec.loopback)
+            for (_, spec), name in zip(parsed, entrant_names(parsed))]
+
 
 @dataclass(frozen=True, slots=True)
 class PlayPlan:

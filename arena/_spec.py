@@ -5,6 +5,7 @@ builds its view from and what every path that starts a bot takes."""
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -73,6 +74,12 @@ class BotSpec:
         if not argv:
             raise BadBotCommand("empty bot command")
         exe = argv[0]
+        if len(argv) == 1 and _BARE_INTERPRETER.fullmatch(Path(exe).name):
+            # `arena kuhn3 python3 mybot.py ...` unquoted: the interpreter would
+            # read the game's messages as its program and wait for the end of them.
+            raise BadBotCommand(
+                f"bot {command!r} is an interpreter with no program: it would read the game's messages as "
+                f"its program. Quote each bot's whole command line, like \"{exe} mybot.py\"")
         if "/" in exe:
             path = Path(exe)
             if not path.exists():
@@ -97,6 +104,9 @@ def for_person(spec: BotSpec, game: str, seat: int, params_json: str, tty: str) 
     """A person's seat made runnable: the program that plays it on ``tty``."""
     argv = (sys.executable, "-m", "arena.play._person", game, str(seat), params_json, tty)
     return BotSpec(command=spec.command, argv=argv, name=spec.name, person=True)
+
+#: interpreters that, given no program, read one from stdin (python3, python3.11, node, ...)
+_BARE_INTERPRETER = re.compile(r"(python|pypy|node|nodejs|perl|ruby|php|lua|bash|sh|dash|zsh|Rscript)[0-9.]*")
 
 
 def bot_environment() -> dict[str, str]:

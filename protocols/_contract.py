@@ -265,10 +265,21 @@ class GamePlugin:
         """One score per seat from a series of matches (default: the sum)."""
         return [float(sum(col)) for col in zip(*per_match)]
 
-    #: what the result table calls a seat's payoff (its unit: "chips",
-    #: "points") and the units a match is counted in ("hands", "rounds", "games")
-    payoff_label: ClassVar[str] = "bankroll"
+    #: the game's words (docs/vocabulary.md): the unit of a seat's payoff, what
+    #: ``standings`` counts ("chips", "points", "turns won"); what a match is
+    #: counted in ("hands", "rounds", "games"); the unit or rule of ``scores()``
+    #: ("chips/√hands"); and of the scores a tournament ranks by (None: the
+    #: same as ``score_label``)
+    payoff_label: ClassVar[str] = "points"
     hand_label: ClassVar[str] = "hands"
+    score_label: ClassVar[str] = "points"
+    tournament_label: ClassVar[str | None] = None
+
+    def units(self, params: BaseModel | None = None) -> dict[str, str]:
+        """Those words for a match with ``params`` (a game whose unit depends on
+        its format overrides this): keys ``payoff``, ``hands``, ``score``, ``tournament``."""
+        return {"payoff": self.payoff_label, "hands": self.hand_label, "score": self.score_label,
+                "tournament": self.tournament_label or self.score_label}
 
     # (the fault rule, ``forfeit``, lives on the dialogue run: see DialogueRun)
 

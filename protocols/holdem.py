@@ -23,7 +23,7 @@ import json
 import random
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 import games.holdem
 from games import GameSpec, IllegalAction
@@ -530,7 +530,7 @@ class HoldemPlugin(BuiltinGame):
         title="Texas Hold'em",
         min_seats=2,
         max_seats=10,
-        description="No-limit Texas Hold'em, 2-10 seats: cash hands or freezeout tournaments (seed 003).",
+        description="No-limit Texas Hold'em, 2-10 seats: cash hands or freezeout tournaments, as in the CodeProject Hold'em challenge.",
     )
     Params = HoldemParams
     rules = games.holdem.__doc__ or ""
@@ -538,6 +538,13 @@ class HoldemPlugin(BuiltinGame):
     max_reply_bytes = 1024
     message_models = (*FRAMING_MODELS, *MODELS)
     default_lifetime = "tournament"
+    payoff_label = score_label = "chips"
+
+    def units(self, params: BaseModel | None = None) -> dict[str, str]:
+        if getattr(params, "format", "cash") == "freezeout":  # places, as points
+            return {"payoff": "points", "hands": "hands", "score": "points", "tournament": "points"}
+        return super().units(params)
+
     round_note = ("every rotation of every table of --seats entrants (default: all of them, "
                   "at most 10); a match is -p hands=N hands or -p tournaments=N freezeouts")
     seatings = "rotations"

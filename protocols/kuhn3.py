@@ -582,8 +582,11 @@ class Kuhn3Plugin(BuiltinGame):
         title="3-player Kuhn poker",
         min_seats=3,
         max_seats=3,
-        description="Four cards, one each, antes of 1, one bet to 2; the seed's text protocol.",
+        description="Four cards, one each, antes of 1, one bet to 2; a line-based text protocol.",
     )
+    payoff_label = "chips"
+    score_label = "chips/√hands"
+    tournament_label = "chips"
     Params = Kuhn3Params
     rules = games.kuhn3.__doc__ or ""
     #: the text protocol has no match boundaries: one process per round

@@ -216,6 +216,8 @@ class RpsDraftPlugin(BuiltinGame):
         description="Draft 10 of 30 RPS cards two at a time, then 10 turns of card + base; score = turns won.",
     )
     Params = RpsDraftParams
+    payoff_label = score_label = "turns won"
+    hand_label = "turns"
     rules = games.rpsdraft.__doc__ or ""
     #: every match starts with match_start and ends with match_end
     reusable_processes = True
@@ -226,7 +228,7 @@ class RpsDraftPlugin(BuiltinGame):
     #: bot that threw or returned a bad index: one fault, out
     default_lifetime = "tournament"
     default_max_faults = 1
-    round_note = "both seatings of every pair of entrants: two of the seed's rounds"
+    round_note = "both seatings of every pair of entrants: two rounds of the original challenge"
     playthrough_matches = (({}, 11),)
     # aggregate: a series adds up turns won, the default
 

@@ -320,6 +320,8 @@ class TwoCardDrawPlugin(BuiltinGame):
         description="Two-card draw poker, cards 0..4; one bot against a strategy file, or two bots.",
     )
     Params = TwoCardDrawParams
+    payoff_label = "chips"
+    score_label = "points"  # chips won + the match's hands, at least 0
     rules = games.twocarddraw.__doc__ or ""
     reusable_processes = True
     #: the longest reply line accepted: every valid reply is a small JSON object

@@ -218,6 +218,9 @@ class VonNeumannPlugin(BuiltinGame):
         "sessions scored m/sqrt(g).",
     )
     Params = VonNeumannParams
+    payoff_label = "dollars"
+    hand_label = "games"
+    score_label = "m/√g points"
     rules = games.vonneumann.__doc__ or ""
     reusable_processes = True
     #: the longest reply line accepted: every valid reply is a small JSON object

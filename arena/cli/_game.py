@@ -25,7 +25,19 @@ from typer.core import TyperGroup
 from protocols import GamePlugin
 
 from .._checks import UsageError, parse_value
-from .._games import PluginLoadError, available_games, load_game
+from .._games import PluginLoadError, available_games, did_you_mean, load_game
+
+# typer carries its own copy of click (typer._click) and raises its exceptions;
+# both copies' are caught, so a typer that goes back to click's works the same.
+try:
+    from typer._click import core as _tcore, exceptions as _texc
+
+    _USAGE: tuple[type[Exception], ...] = (_texc.UsageError, click.UsageError)
+    _CLICK: tuple[type[Exception], ...] = (_texc.ClickException, click.ClickException)
+    _ABORT: tuple[type[BaseException], ...] = (_tcore.Abort, click.Abort)
+    _UsageError: type[Exception] = _texc.UsageError
+except ImportError:  # pragma: no cover - a typer without its own click
+    _USAGE, _CLICK, _ABORT, _UsageError = (click.UsageError,), (click.ClickException,), (click.Abort,), click.UsageError
 
 
 def field_range(field: Any) -> str:
@@ -57,8 +69,20 @@ def _option_help(field: Any) -> str:
     shown = list(default) if isinstance(default, tuple) else default
     bounds = field_range(field)
     words = [field.description or ""]
-    words.append(f"(default {shown!r}{', range ' + bounds if bounds else ''})".replace("None", "none"))
+    words.append(f"(default: {shown!r}{'; range: ' + bounds if bounds else ''})".replace("None", "none"))
     return " ".join(w for w in words if w)
+
+
+def usable(plugin: GamePlugin, option: str) -> bool:
+    """Whether ``arena <game>`` offers one of ``arena play``'s options: not
+    those the game cannot use."""
+    if option == "lifetime":  # one process for many matches needs a protocol that marks them
+        return plugin.reusable_processes
+    if option == "hand_history":
+        return plugin.spec.id == "holdem"
+    if option == "acpc_log":
+        return plugin.spec.id in ("holdem", "kuhn3")
+    return True
 
 
 def game_command(plugin: GamePlugin, play: Callable[..., Any], run: Callable[..., int]) -> Callable[..., None]:
@@ -66,7 +90,7 @@ def game_command(plugin: GamePlugin, play: Callable[..., Any], run: Callable[...
     the game's parameters and ``play``'s shared options."""
     game_id = plugin.spec.id
     shared = [p for name, p in inspect.signature(play, eval_str=True).parameters.items()
-              if name not in ("game", "bots", "param")]
+              if name not in ("game", "bots", "param") and usable(plugin, name)]
     taken = {p.name for p in shared}
     fields = [name for name in plugin.Params.model_fields if name not in taken and name != "bots"]
     params = [inspect.Parameter("bots", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Annotated[
@@ -128,7 +152,43 @@ class LazyGames(TyperGroup):
         if found is None and self.game_runner is not None:
             self._load(ctx, [cmd_name] if cmd_name in available_games() else sorted(available_games()))
             found = super().get_command(ctx, cmd_name)
+        if found is not None:
+            one_help_style(found)
         return found
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[Any, Any, list[str]]:
+        name = click.utils.make_str(args[0])
+        if self.get_command(ctx, name) is None and not name.startswith("-"):
+            raise _UsageError(f"no command {name!r}{did_you_mean(name, self.list_commands(ctx))} "
+                              "(`arena -h` lists them)", ctx)
+        return super().resolve_command(ctx, args)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        one_help_style(self)
+        super().format_help(ctx, formatter)
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        """One error style for every command: ``arena: error: ...`` and exit 2,
+        whether click found the mistake (an unknown option, a missing argument)
+        or the arena did."""
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except _USAGE as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # the help was printed: that is the answer
+                sys.exit(exc.exit_code)  # type: ignore[attr-defined]
+            ctx = getattr(exc, "ctx", None)
+            where = f" (see `{ctx.command_path} -h`)" if ctx is not None and "-h`" not in str(exc) else ""
+            click.echo(f"arena: error: {_sentence(exc.format_message())}{where}", err=True)  # type: ignore[attr-defined]
+            sys.exit(2)
+        except _CLICK as exc:
+            click.echo(f"arena: error: {_sentence(exc.format_message())}", err=True)  # type: ignore[attr-defined]
+            sys.exit(getattr(exc, "exit_code", 1))
+        except _ABORT:  # Ctrl-C where click itself was reading (a prompt)
+            click.echo("arena: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         if self.game_runner is not None:
@@ -165,6 +225,60 @@ class LazyGames(TyperGroup):
                 command = typer.main.get_command(group)
                 command.name = name  # a typer app converted on its own has none
                 self.add_command(command, name)
+
+
+def _sentence(message: str) -> str:
+    """click's messages in the arena's voice: no capital, no full stop, quotes as the arena's."""
+    message = message.strip().replace("\u2018", "'").replace("\u2019", "'")
+    if message[:1].isupper() and not message[1:2].isupper():
+        message = message[0].lower() + message[1:]
+    return message[:-1] if message.endswith(".") else message
+
+
+#: how a value is named in help when the option does not name it itself
+_METAVARS = {int: "N", float: "NUMBER", str: "TEXT"}
+
+
+def one_help_style(command: click.Command) -> None:
+    """Help says every value's kind the same way (N, NUMBER, TEXT, PATH, or
+    the option's own FILE, ADDRESS...), flags take none, and a default is
+    ``(default: X)`` at the end of the help, as the arena's own help writes it."""
+    if getattr(command, "_arena_styled", False):
+        return
+    command._arena_styled = True  # type: ignore[attr-defined]
+    for param in command.params:
+        if param.param_type_name == "argument":
+            param.display_type_rich = lambda ctx: None  # type: ignore[method-assign]  # the name says it
+            continue
+        if param.param_type_name != "option":
+            continue
+        if param.is_flag:  # type: ignore[attr-defined]
+            param.metavar = ""
+        elif param.metavar is None:
+            kind = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+            for base, word in _METAVARS.items():
+                if kind is base or kind == Optional[base]:
+                    param.metavar = word
+            if param.metavar is None:
+                param.metavar = "PATH" if "Path" in str(kind) else "TEXT"
+        default = param.default
+        shown = param.show_default  # type: ignore[attr-defined]
+        param.show_default = False  # type: ignore[attr-defined]
+        if shown is False or default is None or param.is_flag or default == [] or callable(default):  # type: ignore[attr-defined]
+            continue
+        if param.help and "default" not in param.help:
+            param.help = f"{param.help} (default: {default})"
+    for sub in (getattr(command, "commands", None) or {}).values():
+        one_help_style(sub)
+    made = command.get_help_option
+
+    def help_option(ctx: Any) -> Any:
+        option = made(ctx)
+        if option is not None:
+            option.metavar = ""  # a flag, like every other
+        return option
+
+    command.get_help_option = help_option  # type: ignore[method-assign]
 
 
 def _single(name: str, function: Callable[..., None]) -> click.Command:

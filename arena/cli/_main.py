@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -154,15 +155,23 @@ def _check(option: str, value: float | None, low: float, high: float) -> None:
 
 
 class _Progress:
-    """A one-line progress indicator on stderr, only when stderr is a terminal."""
+    """A live line on stderr, only when stderr is a terminal: hands played, their
+    rate and each seat's payoff so far. It also keeps the latest figures, which
+    an interrupted match reports (on a terminal or not)."""
 
-    def __init__(self, enabled: bool, label: str) -> None:
+    def __init__(self, enabled: bool, label: str, names: list[str], payoff: str = "bankroll",
+                 hands_word: str = "hands") -> None:
         self.enabled = enabled and sys.stderr.isatty()
-        self.label = label
+        self.label, self.names, self.payoff, self.hands_word = label, names, payoff, hands_word
         self.started = time.perf_counter()
         self._last = 0.0
+        self.hands = 0
+        self.payoffs: list = []
 
-    def __call__(self, hands: int) -> None:
+    def __call__(self, hands: int, payoffs: list | None = None) -> None:
+        self.hands = hands
+        if payoffs is not None:
+            self.payoffs = list(payoffs)
         if not self.enabled:
             return
         now = time.perf_counter()
@@ -170,8 +179,17 @@ class _Progress:
             return
         self._last = now
         rate = hands / max(now - self.started, 1e-9)
-        sys.stderr.write(f"\r{self.label}: {hands} hands ({rate:,.0f} hands/s)\x1b[K")
+        line = f"{self.label}: {hands:,} {self.hands_word} ({rate:,.0f} {self.hands_word}/s)"
+        if self.payoffs:
+            line += f"; {self.payoff}: {self.so_far()}"
+        width = shutil.get_terminal_size((80, 24)).columns - 1
+        if len(line) > width:  # one terminal line, or \r cannot rewrite it
+            line = line[: width - 1] + "…"
+        sys.stderr.write(f"\r{line}\x1b[K")
         sys.stderr.flush()
+
+    def so_far(self) -> str:
+        return ", ".join(f"{inert(n)} {p:+g}" for n, p in zip(self.names, self.payoffs))
 
     def done(self) -> None:
         if self.enabled:
@@ -188,31 +206,26 @@ def _tracer(started: float, names: list[str]):
     return trace
 
 
-def _print_table(result: SeriesResult) -> None:
+def _print_table(result: SeriesResult, units: dict[str, str]) -> None:
+    """The result table in the game's words (docs/vocabulary.md), fitting the terminal."""
     from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
+
+    from ._results import fit_table
 
     fault_by_seat = {f.seat: f for f in result.faults}
     status = "completed" if result.completed else "PLAYED ON WITHOUT A FAULTING SEAT" if result.played_on else "CANCELLED"
     matches = f"{len(result.matches)} matches · " if result.planned > 1 else ""
-    plugin = load_game(result.game)
-    payoff, hands = plugin.payoff_label, plugin.hand_label  # the game's own words for them
-    table = Table(title=f"{result.game} · seed {result.seed} · {matches}{result.hands} {hands} · {status}")
-    for column in ("seat", "bot", payoff, hands, "score", "fault"):
-        table.add_column(column, justify="right" if column in ("seat", payoff, hands, "score") else "left")
+    payoff, score = units["payoff"], units["score"]
+    same = payoff == score and all(float(s.bankroll) == s.score for s in result.seats)
+    columns = [("seat", "r"), ("bot", "l"), (payoff, "r")] + ([] if same else [(score, "r")]) + [("fault", "l")]
+    rows = []
     for seat in result.seats:
         fault = fault_by_seat.get(seat.seat)
-        table.add_row(
-            str(seat.seat),
-            Text(inert(seat.bot)),  # a Text is never read as rich markup ("[x]" stays)
-            str(seat.bankroll),
-            str(result.hands),
-            f"{seat.score:.3f}",
-            str(fault.kind) if fault else "",
-        )
-    # Off a terminal nothing should be cut: the bot names must stay greppable.
-    Console(width=None if sys.stdout.isatty() else 1000).print(table)
+        rows.append([str(seat.seat), inert(seat.bot), f"{seat.bankroll:g}"]
+                    + ([] if same else [f"{seat.score:.3f}"]) + [str(fault.kind) if fault else ""])
+    title = f"{result.game} · seed {result.seed} · {matches}{result.hands:,} {units['hands']} · {status}"
+    # Off a terminal nothing is cut: the bot names must stay greppable.
+    Console(width=None if sys.stdout.isatty() else 10_000).print(fit_table(title, columns, rows, wrap="bot"))
 
 
 # Options every game command shares (the same words as kuhn3's, which came first).
@@ -245,7 +258,7 @@ def play_cmd(
     bots: Annotated[list[str], typer.Argument(
         metavar="[NAME=]BOT...", help="The bots in seat order: a command, or NAME=COMMAND to name it.")],
     param: Annotated[Optional[list[str]], typer.Option("--param", "-p", help="A game parameter KEY=VALUE (repeatable).")] = None,
-    matches: Annotated[int, typer.Option(help="How many matches the bots play (games with match boundaries).")] = 1,
+    matches: Annotated[int, typer.Option(help="How many matches the bots play, one after another.")] = 1,
     seed: SeedOpt = None,
     timeout: TimeoutOpt = 1.0,
     startup_timeout: StartupOpt = 10.0,
@@ -372,8 +385,10 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     names = [s.name for s in specs]
     typer.echo(f"Started {game_id} seed {seed}: {' vs '.join(map(inert, names))}", err=True)
     typer.echo(f"Sandbox: {host.describe()}", err=True)
+    units = plugin.units(matches[0][0] if matches else None)
     # A person's terminal shows only their seat's view: no live line over it.
-    progress = _Progress(enabled=not trace and not any(s.person for s in specs), label=f"{game_id} seed {seed}")
+    progress = _Progress(enabled=not trace and not any(s.person for s in specs), label=f"{game_id} seed {seed}",
+                         names=names, payoff=units["payoff"], hands_word=units["hands"])
     tracer = _tracer(time.perf_counter(), names) if trace else None
     histories = None
     if hand_history is not None or acpc_log is not None:
@@ -394,7 +409,9 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     except KeyboardInterrupt:
         host.close()
         progress.done()
-        typer.echo(f"Interrupted {game_id} seed {seed}: every bot was stopped", err=True)
+        so_far = (f"; so far, after {progress.hands:,} {units['hands']}, {units['payoff']}: "
+                  f"{progress.so_far()}") if progress.payoffs else ""
+        typer.echo(f"Interrupted {game_id} seed {seed}: every bot was stopped{so_far}", err=True)
         return 130
     except Exception:
         progress.done()
@@ -413,7 +430,7 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
         typer.echo(f"ACPC log: {len(histories.done)} hands in {acpc_log}", err=True)
     series = summarize_series(plugin, specs, seed, plan.lifetime, len(matches), results)
     kept = _keep_logs(series, log_dir) if own_log_dir else str(log_dir)
-    _report(series, kept, host.summary() if json_out else None)
+    _report(series, kept, host.summary() if json_out else None, units)
     return EXIT_OK if series.completed else EXIT_FAULT
 
 
@@ -441,7 +458,7 @@ def _keep_logs(series: SeriesResult, log_dir: Path) -> str | None:
     return None
 
 
-def _report(series: SeriesResult, kept: str | None, sandbox_json: dict | None) -> None:
+def _report(series: SeriesResult, kept: str | None, sandbox_json: dict | None, units: dict[str, str]) -> None:
     """Faults and the Finished line on stderr; the table, or JSON when
     ``sandbox_json`` is given, on stdout."""
     for fault in series.faults:
@@ -461,9 +478,9 @@ def _report(series: SeriesResult, kept: str | None, sandbox_json: dict | None) -
         err=True,
     )
     if sandbox_json is not None:
-        sys.stdout.write(json.dumps({**series.to_json(), "sandbox": sandbox_json}) + "\n")
+        sys.stdout.write(json.dumps({**series.to_json(), "units": units, "sandbox": sandbox_json}) + "\n")
     else:
-        _print_table(series)
+        _print_table(series, units)
 
 
 from ._quarantine import register as _register_quarantine  # noqa: E402
@@ -477,7 +494,20 @@ _register_league(app)
 _register_cluster(app)
 
 
+def _term_as_interrupt(signum: int, frame: object) -> None:
+    # SIGTERM stops a command as Ctrl-C does (bots ended, one line, exit 130):
+    # through the Ctrl-C handler in place (trio's while a match runs), or, when
+    # SIGINT is ignored (a background job of a script), as Python's would.
+    # Commands that watch both signals themselves replace this while they run.
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    else:
+        raise KeyboardInterrupt
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _term_as_interrupt)
     try:
         app()
     except SystemExit:

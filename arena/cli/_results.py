@@ -6,9 +6,11 @@ Everything a bot wrote (its name, its lines) is printed inert.
 from __future__ import annotations
 
 import csv
+import shutil
 import gzip
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -48,48 +50,171 @@ def _tournament(store: Store, tid: int, db: Path) -> dict[str, Any]:
 
 
 
-def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[str, Any]) -> None:
-    from rich.console import Console
+def fit_table(title: str, columns: list[tuple[str, str]], rows: list[list[str]], *, width: int | None = None,
+              wrap: str | None = None, drop: tuple[str, ...] = ()) -> Any:
+    """The title line and a rich table that fits ``width`` columns (the terminal's; off a terminal, no limit).
+
+    ``columns``: (header, "l" or "r"). When the table is too wide, the
+    column ``wrap`` (the names) wraps down to 12 characters, then the columns
+    in ``drop`` go, first named first; numbers are never cut.
+    """
+    from rich import box
+    from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(width=None if sys.stdout.isatty() else 1000)
+    limit = width or _width()
+    keep = list(range(len(columns)))
+
+    def need(cols: list[int], squeeze: bool) -> int:
+        widths = []
+        for c in cols:
+            w = max([len(columns[c][0])] + [len(r[c]) for r in rows])
+            if squeeze and columns[c][0] == wrap:
+                w = min(w, max(12, len(columns[c][0])))
+            widths.append(w)
+        return sum(widths) + 2 * (len(cols) - 1)
+
+    for name in drop:
+        if need(keep, squeeze=True) <= limit:
+            break
+        keep = [c for c in keep if columns[c][0] != name]
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+    for c in keep:
+        header, justify = columns[c]
+        table.add_column(header, justify="right" if justify == "r" else "left",
+                         overflow="fold", no_wrap=header != wrap)
+    for r in rows:
+        table.add_row(*(Text(r[c]) for c in keep))
+    return Group(Text(title), table)  # the title on its own line(s): a table would wrap it to its width
+
+
+def _width() -> int:
+    """The terminal's columns; off a terminal no limit, so that files and pipes keep every character."""
+    return shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 10_000
+
+
+def _ci(low: float, high: float) -> str:
+    return f"±{(high - low) / 2:.3f}"
+
+
+def game_units(game: str, params: dict[str, Any] | None = None) -> dict[str, str]:
+    """The game's words for its scores (docs/vocabulary.md), for a stored tournament's parameters."""
+    from .._games import PluginLoadError, load_game
+
+    try:
+        plugin = load_game(game)
+    except PluginLoadError:
+        return {"payoff": "payoff", "hands": "hands", "score": "score", "tournament": "score"}
+    try:
+        model = plugin.Params(**(params or {}))
+    except Exception:  # parameters stored by another version of the game: its words still hold
+        model = None
+    return plugin.units(model)
+
+
+def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[str, Any],
+                    params: dict[str, Any] | None = None, console: Any = None) -> None:
+    """Standings, cross-table and head-to-head, each fitting ``console`` (the
+    terminal, 80 columns and up; off a terminal, as wide as they are)."""
+    from rich.console import Console
+
+    unit = game_units(game, params)["tournament"]
+    console = console or Console(width=_width())
+    width = console.width
     ranked = ["ranked by mean score per match (entrants played different numbers of matches)"] \
         if table.get("ranked_by") == "mean" else []
-    t = Table(title=" · ".join([f"tournament {tid}", game, *format_words(settings), *ranked]))
-    for col in ("rank", "bot", "score", "mean", "95% CI", "matches", "rating (μ ± σ)", "faults"):
-        t.add_column(col, justify="left" if col in ("bot", "faults") else "right")
+    rows = []
     for rank, row in enumerate(table["standings"], 1):
         faults = ", ".join(f"{k} {v}" for k, v in row["faults"].items())
         if row["disqualified"]:
             faults += f" (DISQUALIFIED{', ' + str(row['forfeits']) + ' forfeits' if row['forfeits'] else ''})"
-        t.add_row(
-            str(rank), Text(inert(row["bot"])), f"{row['score']:.3f}", f"{row['mean']:.3f}",
-            f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]", str(row["matches"]),
-            f"{row['rating_mu']:.1f} ± {row['rating_sigma']:.1f}", Text(faults),
-        )
-    console.print(t)
+        rows.append([str(rank), inert(row["bot"]), f"{row['score']:.3f}", f"{row['mean']:.3f}",
+                     _ci(row["ci_low"], row["ci_high"]), str(row["matches"]),
+                     f"{row['rating_mu']:.1f}±{row['rating_sigma']:.1f}", faults])
+    columns = [("rank", "r"), ("bot", "l"), (unit, "r"), ("mean", "r"), ("95% CI", "r"), ("matches", "r"),
+               ("rating", "r"), ("faults", "l")]
+    console.print(fit_table(" · ".join([f"tournament {tid}", game, *format_words(settings), *ranked]),
+                            columns, rows, wrap="bot", drop=("rating", "matches", "95% CI"), width=width))
     names = [row["bot"] for row in table["standings"]]
-    cross = Table(title="cross-table: mean score of the row bot in matches with the column bot")
-    cross.add_column("")
-    for n in names:
-        cross.add_column(Text(inert(n)), justify="right")
-    for a in names:
-        cross.add_row(Text(inert(a)), *(("-" if a == b else f"{table['cross_table'][a].get(b, 0.0):.3f}")
-                                        for b in names))
-    console.print(cross)
-    h2h = Table(title="head to head: the row bot against the other, in the matches they shared")
-    for col in ("bot", "opponent", "matches", "won", "lost", "drawn", "mean score", "95% CI"):
-        h2h.add_column(col, justify="left" if col in ("bot", "opponent") else "right")
+    margin = table.get("cross_table_measure") == "margin"
+    console.print()
+    what = (f"mean margin of the row bot over the column bot (row's {unit} minus column's) in their shared matches"
+            if margin else f"mean {unit} of the row bot in matches with the column bot")
+    cells = [["-" if a == b else f"{table['cross_table'][a].get(b, 0.0):.3f}" for b in names] for a in names]
+    heads = [inert(n) for n in names]
+    wide = max(map(len, heads), default=0) * len(names) + max((len(c) for r in cells for c in r), default=0)
+    if wide + 2 * len(names) + max(map(len, heads), default=0) > width:
+        # Too wide with names over the columns: the columns are the rows' ranks.
+        heads = [str(i) for i in range(1, len(names) + 1)]
+        cross_rows = [[f"{i}. {inert(a)}", *row] for i, (a, row) in enumerate(zip(names, cells), 1)]
+    else:
+        cross_rows = [[inert(a), *row] for a, row in zip(names, cells)]
+    console.print(fit_table(f"cross-table: {what}", [("", "l")] + [(h, "r") for h in heads], cross_rows,
+                            wrap="", width=width))
+    console.print()
+    two_seats = any("elo" in row for row in table["head_to_head"])
+    h2h_rows = []
     for row in table["head_to_head"]:
-        h2h.add_row(Text(inert(row["bot"])), Text(inert(row["opponent"])), str(row["matches"]),
-                    str(row["wins"]), str(row["losses"]), str(row["draws"]), f"{row['mean']:.3f}",
-                    f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]")
-    console.print(h2h)
+        key, low, high = ("margin", "margin_low", "margin_high") if margin else ("mean", "ci_low", "ci_high")
+        cells = [inert(row["bot"]), inert(row["opponent"]), str(row["matches"]), str(row["wins"]),
+                 str(row["losses"]), str(row["draws"]), f"{row[key]:.3f}", _ci(row[low], row[high])]
+        if two_seats:
+            cells += [_elo(row), f"{100 * row['los']:.1f}%" if "los" in row else ""]
+        h2h_rows.append(cells)
+    columns = [("bot", "l"), ("opponent", "l"), ("matches", "r"), ("won", "r"), ("lost", "r"), ("drawn", "r"),
+               ("margin" if margin else "mean", "r"), ("95% CI", "r")]
+    if two_seats:
+        columns += [("Elo", "r"), ("LOS", "r")]
+    console.print(fit_table("head to head: the row bot against the other, in the matches they shared",
+                            columns, h2h_rows, wrap="bot", drop=("drawn", "95% CI", "matches"), width=width))
+
+
+def _elo(row: dict[str, Any]) -> str:
+    if row.get("elo") is None:
+        return "+inf" if row.get("los", 0.5) > 0.5 else "-inf" if "los" in row else ""
+    error = row.get("elo_error")
+    return f"{row['elo']:+.0f}" + (f"±{error:.0f}" if error is not None and error == error else "")
+
+
+def tournaments_cmd(
+    db: DbOpt = Path("arena.db"),
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object per tournament, a line each.")] = False,
+) -> None:
+    """List the tournaments a database holds: id, game, entrants, matches, status, start."""
+    store = _open(db)
+    try:
+        rows = store.tournament_list()
+    finally:
+        store.close()
+    if json_out:
+        for row in rows:
+            sys.stdout.write(json.dumps(row) + "\n")
+        return
+    if not rows:
+        typer.echo(f"no tournament in {db} yet", err=True)
+        return
+    rows_out = []
+    for row in rows:
+        status = "finished" if row["status"] == "finished" else "unfinished"
+        started = time.strftime("%Y-%m-%d %H:%M", time.gmtime(row["created"]))
+        rows_out.append([str(row["id"]), row["game"], ", ".join(map(inert, row["entrants"])),
+                         f"{row['played']}/{row['scheduled']}", status, started])
+    columns = [("id", "r"), ("game", "l"), ("entrants", "l"), ("matches", "r"), ("status", "l"),
+               ("started (UTC)", "l")]
+    _console().print(fit_table(f"tournaments in {db}", columns, rows_out, wrap="entrants",
+                               drop=("started (UTC)",)))
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(width=_width())
 
 
 def standings_cmd(
-    tournament: Annotated[int, typer.Argument(metavar="ID", help="A tournament id.")],
+    tournament: Annotated[Optional[int], typer.Argument(
+        metavar="[ID]", help="A tournament id (default: the latest; `arena tournaments` lists them).")] = None,
     db: DbOpt = Path("arena.db"),
     format: Annotated[str, typer.Option("--format", help="table, json or csv.")] = "table",
 ) -> None:
@@ -98,12 +223,18 @@ def standings_cmd(
         raise _usage(f"--format is one of {', '.join(FORMATS)}, not {format!r}")
     store = _open(db)
     try:
+        if tournament is None:
+            tournament = store.latest_tournament()
+            if tournament is None:
+                raise _usage(f"no tournament in {db} yet")
+            typer.echo(f"arena: tournament {tournament}, the latest in {db}", err=True)
         saved = _tournament(store, tournament, db)
         table = standings_of(store, tournament)
     finally:
         store.close()
     if format == "json":
         sys.stdout.write(json.dumps({"tournament": tournament, "game": saved["game"],
+                                    "units": game_units(saved["game"], saved["params"]),
                                     "format": standings_format(saved["settings"]), **table}) + "\n")
     elif format == "csv":
         fields = ["rank", "bot", "score", "mean", "ci_low", "ci_high", "matches", "rating", "rating_mu",
@@ -114,7 +245,7 @@ def standings_cmd(
             faults = ";".join(f"{k}={v}" for k, v in row["faults"].items())
             out.writerow({**{k: row[k] for k in fields if k in row}, "rank": rank, "faults": faults})
     else:
-        print_standings(saved["game"], tournament, table, saved["settings"])
+        print_standings(saved["game"], tournament, table, saved["settings"], saved["params"])
 
 
 def matches_cmd(
@@ -250,6 +381,7 @@ def show_cmd(
 
 
 def register(app: typer.Typer) -> None:
+    app.command("tournaments")(tournaments_cmd)
     app.command("standings")(standings_cmd)
     app.command("matches")(matches_cmd)
     app.command("export")(export_cmd)

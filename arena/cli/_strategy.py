@@ -30,7 +30,7 @@ strategy_app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    help="TwoCardDraw strategy files: exact value, and the seed's generator.",
+    help="TwoCardDraw strategy files: exact value, and the TopCoder problem's generator.",
 )
 
 
@@ -41,7 +41,7 @@ def _fail(message: str) -> typer.Exit:
 
 @strategy_app.command("value")
 def value_cmd(
-    file: Annotated[Path, typer.Argument(help="A strategy file in the seed's format.")],
+    file: Annotated[Path, typer.Argument(help="A strategy file in the TopCoder problem's format.")],
 ) -> None:
     """Print the strategy's exact value: minus what a perfect opponent earns per hand."""
     try:
@@ -64,11 +64,11 @@ def generate_cmd(
     bet1: Annotated[int, typer.Option("--bet1", help="Bet size in round 1 (1..5).")],
     bet2: Annotated[int, typer.Option("--bet2", help="Bet size in round 2 (bet1..3*bet1).")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the strategy file.")],
-    iterations: Annotated[int, typer.Option(help="Hill-climb steps (the seed used 10,000 to 200,000).")] = 10000,
+    iterations: Annotated[int, typer.Option(help="Hill-climb steps (the TopCoder problem's used 10,000 to 200,000).")] = 10000,
     seed: Annotated[Optional[int], typer.Option(help="Seed of the generator (random and printed if not given).")] = None,
     digits: Annotated[int, typer.Option(help="Decimals of each probability in the file.")] = 6,
 ) -> None:
-    """Write a strategy made by the seed's hill-climb (see docs/protocols/twocarddraw.md)."""
+    """Write a strategy made by the TopCoder problem's hill-climb (see docs/protocols/twocarddraw.md)."""
     try:
         check_range("--bet1", bet1, 1, 5)
         if not bet1 <= bet2 <= 3 * bet1:

@@ -14,10 +14,10 @@ import typer
 from .._checks import UsageError, check_range, game_params, parse_param
 from ..cluster import ClusterError, check_shippable
 from ..cluster._security import certs_folder
-from .._plan import entrant, load_plugin
+from .._plan import entrant_specs, load_plugin
 from ..results._report import standings_format, standings_of
-from ._results import print_standings
-from .._spec import BadBotCommand, BotSpec
+from ._results import game_units, print_standings
+from ..results._sprt import Sprt
 from ..results._standings import Disqualification
 from ..results._store import open_store
 from .._text import inert
@@ -30,49 +30,6 @@ EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 1
 def _usage(message: str) -> typer.Exit:
     typer.echo(f"arena: error: {message}", err=True)
     return typer.Exit(EXIT_USAGE)
-
-
-_INTERPRETERS = {"python", "python3", "node", "perl", "ruby", "sh", "bash", "java"}
-
-def _short(spec: BotSpec) -> str:
-    """A readable name: the program (or script) file name, without the interpreter."""
-    argv = list(spec.argv)
-    if Path(argv[0]).name in _INTERPRETERS and len(argv) > 1:
-        argv = argv[1:]
-    words = [Path(a).name if Path(a).is_file() else a for a in argv]
-    name = Path(words[0]).stem
-    rest = " ".join(words[1:])
-    return f"{name} {rest}".strip()
-
-
-def entrant_specs(texts: list[str]) -> list[BotSpec]:
-    """Named entrants: ``NAME=COMMAND`` as given, others a short unique name.
-
-    The same command twice is two entrants (``random_bot``, ``random_bot-2``).
-    """
-    parsed = []
-    for text in texts:
-        name, command = entrant(text)
-        try:
-            parsed.append((name, BotSpec.parse(command)))
-        except BadBotCommand as exc:
-            raise UsageError(str(exc)) from None
-    given = [n for n, _ in parsed if n is not None]
-    for name in set(given):
-        if given.count(name) > 1:
-            raise UsageError(f"two entrants are named {name!r}; every NAME= must be different")
-    taken = set(given)
-    specs = []
-    for name, spec in parsed:
-        if name is None:
-            base = _short(spec)
-            name, k = base, 1
-            while name in taken:
-                k += 1
-                name = f"{base}-{k}"
-        taken.add(name)
-        specs.append(BotSpec(command=spec.command, argv=spec.argv, name=name, loopback=spec.loopback))
-    return specs
 
 
 def _rounds_help() -> str:
@@ -112,6 +69,11 @@ def tournament_cmd(
         metavar="NAME", help="Only the seatings with this entrant: one candidate against the rest.")] = None,
     until_ci: Annotated[Optional[float], typer.Option(
         "--until-ci", metavar="W", help="Play rounds until every 95% interval is at most +/-W (--rounds is the cap).")] = None,
+    sprt: Annotated[Optional[str], typer.Option(
+        "--sprt", metavar="ELO0,ELO1[,ALPHA,BETA]",
+        help="Two entrants of a two-seat game: play rounds until the sequential probability ratio test "
+             "accepts that the first is ELO0 or ELO1 Elo stronger, as fastchess does (alpha, beta default 0.05; "
+             "--rounds is the cap, default 10000; pentanomial with --duplicate).")] = None,
     on_fault: Annotated[Optional[str], typer.Option(
         "--on-fault", help="'forfeit' (default): a faulting bot scores the worst it could have had by playing on "
                            "(its game's fault rule); 'score-so-far': it keeps its score so far, which lets a fault "
@@ -222,10 +184,12 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
         extras.append(f"gauntlet {inert(specs[config.gauntlet].name)}")
     if config.until_ci is not None:
         extras.append(f"until every 95% interval is within +/-{config.until_ci:g}")
+    if config.sprt is not None:
+        extras.append(Sprt.from_json(config.sprt).describe())
     extras += Disqualification(0, config.max_faults, config.broken_start).describe(BROKEN_START)
     typer.echo(
         f"Started tournament {tid} ({config.game}, {len(specs)} entrants, "
-        f"{total} matches{' at most' if config.until_ci else ''}, {f'cluster {config.cluster}' if config.cluster else f'jobs {config.jobs}'}, sandbox {config.sandbox}, "
+        f"{total} matches{' at most' if config.until_ci or config.sprt else ''}, {f'cluster {config.cluster}' if config.cluster else f'jobs {config.jobs}'}, sandbox {config.sandbox}, "
         f"db {db}{''.join(', ' + w for w in extras)})",
         err=True,
     )
@@ -255,6 +219,8 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
         f"seed {config.seed}",
         err=True,
     )
+    if outcome.sprt is not None:
+        typer.echo(sprt_line(outcome.sprt, [s.name for s in specs]), err=True)
     if json_out:
         names = [s.name for s in specs]
         out = {
@@ -263,6 +229,8 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
             "matches": len(matches), "db": str(db), "sandbox": config.sandbox, "duplicate": config.duplicate,
             "on_fault": config.on_fault, "max_faults": config.max_faults, "broken_start": config.broken_start,
             "format": standings_format(settings), "events": store.events(tid),
+            "units": game_units(config.game, config.params),
+            **({"sprt": outcome.sprt} if outcome.sprt is not None else {}),
             "match_list": [{"id": m["id"], "round": m["round"], "index": m["idx"],
                             "entrants": [names[i] for i in m["seats"]], "status": m["status"],
                             "scores": m["scores"], "faults": [f["kind"] for f in m["faults"]]} for m in matches],
@@ -270,7 +238,7 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
         }
         sys.stdout.write(json.dumps(out) + "\n")
     else:
-        print_standings(config.game, tid, table, settings)
+        print_standings(config.game, tid, table, settings, config.params)
     return EXIT_OK
 
 
@@ -346,6 +314,23 @@ class _Board:
 
     def stop(self) -> None:
         self.bar.stop()
+
+
+def sprt_line(state: dict[str, Any], names: list[str]) -> str:
+    """The test's verdict in fastchess's words: LLR against its bounds, and what was accepted."""
+    low, high = state["bounds"]
+    verdict = {"H1": f"H1 accepted: {inert(names[0])} is at least {state['elo1']:g} Elo stronger",
+               "H0": f"H0 accepted: {inert(names[0])} is not {state['elo1']:g} Elo stronger",
+               None: "no decision within --rounds"}[state["decision"]]
+    elo_text = ""
+    if state["elo"] is not None:
+        err = state["elo_error"]
+        elo_text = (f"; Elo {state['elo']:+.1f}" + (f" +/- {err:.1f}" if err == err else "")
+                    + f", LOS {100 * state['los']:.1f}%")
+    counts = "/".join(map(str, state["counts"]))
+    kind = "LL/LD/WL+DD/WD/WW" if state["model_counts"] == "pentanomial" else "L/D/W"
+    return (f"SPRT [{state['elo0']:g}, {state['elo1']:g}]: LLR {state['llr']:.2f} ({low:.2f}, {high:.2f}), "
+            f"{verdict}{elo_text} ({kind} {counts})")
 
 
 def outcome_words(record: MatchRecord, names: list[str]) -> str:

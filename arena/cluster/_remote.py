@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..play._jobs import JobBot, MatchJob, MatchRecord
+from ..play._jobs import JobBot, MatchJob, MatchRecord, worker_argv
 from ._artifacts import ArtifactError, ShippedBot, default_cache, unpack
 from ._build import build, describe
 
@@ -79,7 +79,7 @@ class _Runner:
     def __init__(self, cpu: int) -> None:
         self.cpu = cpu
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "arena.play._worker", str(cpu)],
+            worker_argv(cpu),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         )
 

@@ -135,13 +135,12 @@ def serve(options: ServeOptions) -> int:
     log(f"Sandbox: {host.describe()}")
     try:
         trio.run(_main, site, options)
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt:  # before the signal receiver was up
+        log("Stopped the league (SIGINT); unfinished tournaments resume at the next start")
     finally:
         host.close()
         store.close()
-    log("Stopped the league; unfinished tournaments resume at the next start")
-    return 0
+    return 130  # it only ends on a signal, as an interrupted command does
 
 
 async def _main(site: Site, options: ServeOptions) -> None:
@@ -158,8 +157,10 @@ async def _main(site: Site, options: ServeOptions) -> None:
 
         async def on_signal() -> None:
             with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                async for _ in signals:
-                    log("Stopping: matches in flight are abandoned and resumed at the next start")
+                async for signum in signals:
+                    # One line, at once: the rest of the stop (2 s at most) says nothing.
+                    log(f"Stopped the league ({signal.Signals(signum).name}): matches in flight are "
+                        "abandoned; unfinished tournaments resume at the next start")
                     stop.set()
                     nursery.cancel_scope.cancel()
                     return

@@ -5,10 +5,24 @@ pipe or through Dask as JSON (``to_json``/``from_json``)."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ._match import MatchResult
+
+
+def worker_argv(core: int) -> list[str]:
+    """The command of a worker process pinned to ``core``.
+
+    It starts with SIGINT ignored, before the arena is even imported: a Ctrl-C
+    on a terminal reaches the whole process group, and it is the coordinator's
+    to act on (it ends its workers); a worker that took it too would print a
+    traceback over the coordinator's one line. Ignored signals survive
+    ``exec``, so the supervisor resets them for every bot.
+    """
+    return [sys.executable, "-c", "import signal, runpy; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+            "runpy.run_module('arena.play._worker', run_name='__main__', alter_sys=True)", str(core)]
 
 
 class JobBot(NamedTuple):

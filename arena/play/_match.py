@@ -43,7 +43,7 @@ class MatchSettings:
     stderr_cap: int = 1024 * 1024
     log_dir: Path | None = None
     trace: Trace | None = None
-    progress: Callable[[int], None] | None = None  # called with hands played
+    progress: Callable[[int, list], None] | None = None  # called with hands played and each seat's payoff so far
     host: BotHost | None = None  # the process owner (sandbox level); None: the machine's default level
     native: bool = True  # native code where it takes an exchange (arena.play._exchange.Table); same matches
     pseudonyms: bool = False  # bots are told per-match pseudonyms (arena._seeds.pseudonyms), not each other's names
@@ -358,7 +358,7 @@ async def _drive(
                 next_checkpoint = exchanges + CHECKPOINT_EVERY
                 await trio.lowlevel.checkpoint()
                 if progress is not None:
-                    progress(dealer.standings()[0])
+                    progress(*dealer.standings())
     except ProtocolError as exc:
         faults.append((exc.seat, exc, exc.expected, _hand(dealer)))
         return None, faults, exchanges, table.native_messages
@@ -410,7 +410,7 @@ def _result(
             )
         )
     if settings.progress is not None:
-        settings.progress(hands)
+        settings.progress(hands, payoffs)
     used = [time_used(bots[i]) if i < len(bots) else (0.0, 0.0) for i in range(len(specs))]
     seats = [
         SeatResult(

@@ -33,6 +33,9 @@ def format_words(settings: dict[str, Any]) -> list[str]:
         words.append(f"gauntlet {inert(str(settings['gauntlet']))}")
     if settings.get("until_ci") is not None:
         words.append(f"until every 95% interval is within +/-{settings['until_ci']:g}")
+    if settings.get("sprt"):
+        s = settings["sprt"]
+        words.append(f"SPRT [{s['elo0']:g}, {s['elo1']:g}]")
     if settings.get("on_fault") == "score-so-far":
         words.append("faults keep their score so far (a fault can pay)")
     # (a tournament stored before --broken-start had none: it says so)
@@ -43,7 +46,7 @@ def format_words(settings: dict[str, Any]) -> list[str]:
 def standings_format(settings: dict[str, Any]) -> dict[str, Any]:
     """The same, for the JSON: the options that change what the standings mean."""
     return {"duplicate": bool(settings.get("duplicate")), "gauntlet": settings.get("gauntlet"),
-            "until_ci": settings.get("until_ci"), "on_fault": settings.get("on_fault", "forfeit"),
+            "until_ci": settings.get("until_ci"), "sprt": settings.get("sprt"), "on_fault": settings.get("on_fault", "forfeit"),
             "max_faults": settings.get("max_faults"), "broken_start": settings.get("broken_start")}
 
 

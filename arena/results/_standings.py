@@ -129,13 +129,19 @@ def compute_standings(
     by_mean = len({r["matches"] for r in rows if not r["disqualified"]}) > 1
     key = "mean" if by_mean else "score"
     order = sorted(range(len(names)), key=lambda i: (rows[i]["disqualified"], -rows[i][key], names[i]))
+    # With more than two seats, the row's own mean is the same whoever the
+    # column is (everyone meets everyone); the mean margin over the column in
+    # their shared matches is what tells opponents apart. Every seating is
+    # scheduled alike, so seat positions weigh the same in every pair.
+    margin = tally.seats > 2
     cross = {
-        names[a]: {names[b]: statistics.fmean(x for x, _, _ in v)
+        names[a]: {names[b]: statistics.fmean((x - y) if margin else x for x, y, _ in v)
                    for (x_, b), v in sorted(tally.pairs.items()) if x_ == a}
         for a in range(len(names))
     }
     return {"standings": [rows[i] for i in order], "ranked_by": key, "cross_table": cross,
-            "head_to_head": head_to_head(names, tally.pairs)}
+            "cross_table_measure": "margin" if margin else "mean", "seats": tally.seats,
+            "head_to_head": head_to_head(names, tally.pairs, elo=tally.seats == 2, paired=duplicate)}
 
 
 class _Tally:
@@ -149,11 +155,13 @@ class _Tally:
         self.disqualified_at: list[int | None] = [None] * n  # the schedule position of the deciding fault
         self.forfeits = [0] * n
         self.pairs: dict[tuple[int, int], list[tuple[float, float, Any]]] = {}
+        self.seats = 0  # the most seats of a match
         self.model = PlackettLuce()
         self.ratings = [self.model.rating(name=str(i)) for i in range(n)]
 
     def add(self, match: dict[str, Any], position: int) -> None:
         seats = match["seats"]
+        self.seats = max(self.seats, len(seats))
         out = [who for who in seats if self.disqualified_at[who] is not None]
         if out or match.get("status") == "forfeit":
             self._forfeit(match, position, out or [w for w in seats if self.rule.out[w]])
@@ -220,16 +228,36 @@ def _group(match: dict[str, Any], position: int, duplicate: bool) -> Any:
     return (match["round"], tuple(sorted(match["seats"]))) if duplicate else position
 
 
-def head_to_head(names: list[str], pairs: dict[tuple[int, int], list[tuple[float, float, Any]]]) -> list[dict[str, Any]]:
+def head_to_head(names: list[str], pairs: dict[tuple[int, int], list[tuple[float, float, Any]]], *,
+                 elo: bool = False, paired: bool = False) -> list[dict[str, Any]]:
     """Per ordered pair of entrants: their shared matches, wins/losses/draws by
-    score, and the first one's mean score with a 95% interval."""
+    score, the first one's mean score and its mean margin over the other
+    (its score minus the other's), each with a 95% interval. With ``elo``
+    (two-seat games), the Elo difference with its 95% interval and the
+    likelihood of superiority, as chess testers count them (arena.results._sprt;
+    ``paired``: from the pentanomial counts of duplicate deals)."""
+    from ._sprt import elo as elo_of, tally
+
     rows = []
     for (a, b), results in sorted(pairs.items()):
-        mean, low, high = grouped_ci([x for x, _, _ in results], [k for _, _, k in results])
+        extra: dict[str, Any] = {}
+        if elo:
+            found = elo_of(tally(results, paired=paired))
+            if found is not None:
+                extra = {"elo": _finite(found.diff), "elo_error": _finite(found.error), "los": found.los}
+        keys = [k for _, _, k in results]
+        mean, low, high = grouped_ci([x for x, _, _ in results], keys)
+        margin, m_low, m_high = grouped_ci([x - y for x, y, _ in results], keys)
         rows.append({
             "bot": names[a], "opponent": names[b], "matches": len(results),
             "wins": sum(x > y for x, y, _ in results), "losses": sum(x < y for x, y, _ in results),
             "draws": sum(x == y for x, y, _ in results),
             "mean": mean, "ci_low": low, "ci_high": high,
+            "margin": margin, "margin_low": m_low, "margin_high": m_high, **extra,
         })
     return rows
+
+
+def _finite(x: float) -> float | None:
+    """JSON has no infinity: an Elo that is (a clean sweep) is None."""
+    return x if math.isfinite(x) else None

@@ -283,6 +283,21 @@ class Store:
         ids = [r[0] for r in self.db.execute("SELECT id FROM tournaments ORDER BY id")]
         return [t for t in (self.tournament(i) for i in ids) if t is not None]
 
+    def tournament_list(self) -> list[dict[str, Any]]:
+        """Every stored tournament, oldest first, in a few words: id, game,
+        entrant names, status, when it started and finished, matches stored of scheduled."""
+        rows = self.db.execute(
+            "SELECT t.id, t.game, t.entrants, t.status, t.created, t.finished,"
+            " COUNT(m.id), COALESCE(SUM(m.status != 'pending'), 0)"
+            " FROM tournaments t LEFT JOIN matches m ON m.tournament = t.id GROUP BY t.id ORDER BY t.id"
+        ).fetchall()
+        return [{"id": r[0], "game": r[1], "entrants": [e["name"] for e in json.loads(r[2] or "[]")], "status": r[3],
+                 "created": r[4], "finished": r[5], "scheduled": r[6], "played": r[7]} for r in rows]
+
+    def latest_tournament(self) -> int | None:
+        row = self.db.execute("SELECT MAX(id) FROM tournaments").fetchone()
+        return None if row[0] is None else int(row[0])
+
     def set_rounds(self, tid: int, rounds: int) -> None:
         self.db.execute("UPDATE tournaments SET rounds=? WHERE id=?", (rounds, tid))
 
@@ -376,11 +391,13 @@ class Store:
                         "faults": _load(faults, []), "finished": finished, "entrants": entrants[tid]})
         return out
 
-    def matches(self, tid: int, *, pending: bool = False) -> list[dict[str, Any]]:
-        """The tournament's matches in schedule order (played and forfeited; pending too if asked)."""
+    def matches(self, tid: int, *, pending: bool = False, from_round: int = 0) -> list[dict[str, Any]]:
+        """The tournament's matches in schedule order (played and forfeited; pending too if asked),
+        from round ``from_round`` on."""
         where = "" if pending else " AND status != 'pending'"
         rows = self.db.execute(
-            f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament=?{where} ORDER BY round, idx", (tid,)
+            f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament=? AND round >= ?{where} ORDER BY round, idx",
+            (tid, from_round),
         )
         return [_match_row(r) for r in rows]
 

@@ -57,6 +57,7 @@ class TournamentConfig:
     duplicate: bool = False
     gauntlet: int | None = None  # the candidate's entrant index
     until_ci: float | None = None  # stop once every CI half-width is at most this
+    sprt: dict[str, Any] | None = None  # two entrants: stop when the SPRT decides (arena.results._sprt.Sprt)
     sample: int | None = None  # at most this many matches a round (whole sets of entrants, chosen by the seed)
     unplayed: float = 0.0  # a disqualified entrant's score in a match it does not play
     cluster: str | None = None  # a Dask scheduler's address: matches run there (not stored: a run option)
@@ -95,6 +96,7 @@ class TournamentConfig:
             "broken_start": self.broken_start, "duplicate": self.duplicate,
             "gauntlet": None if self.gauntlet is None else self.bots[self.gauntlet].name,
             "until_ci": self.until_ci, "sample": self.sample, "unplayed": self.unplayed,
+            **({"sprt": self.sprt} if self.sprt else {}),
             # Written only when set, so that other tournaments store what they always did.
             **({"pseudonyms": True} if self.pseudonyms else {}),
         }
@@ -120,6 +122,7 @@ class TournamentConfig:
             max_faults=data.get("max_faults"), broken_start=data.get("broken_start"),
             duplicate=bool(data.get("duplicate")), gauntlet=None if gauntlet is None else names.index(gauntlet),
             until_ci=data.get("until_ci"), sample=data.get("sample"), unplayed=data.get("unplayed", 0.0),
+            sprt=data.get("sprt"),
             cluster=cluster, pseudonyms=bool(data.get("pseudonyms", False)),
         )
 

@@ -18,7 +18,6 @@ import json
 import math
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -30,7 +29,7 @@ from ..play._exchange import resynchronise
 from ..play._host import open_host
 from ..play._match import MatchSettings, add_endings, failed_start, max_reply, play_on, told_names
 from ..play._transcript import Transcript
-from ..play._jobs import MatchJob, MatchRecord
+from ..play._jobs import MatchJob, MatchRecord, worker_argv
 from .._seeds import chance_stream
 from ._schedule import Pairing
 from ._state import TournamentRun
@@ -56,7 +55,7 @@ class Processes:
 
         async def worker(core: int) -> None:
             process = await trio.lowlevel.open_process(
-                [sys.executable, "-m", "arena.play._worker", str(core % cores)],
+                worker_argv(core % cores),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
             )

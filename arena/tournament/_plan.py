@@ -17,16 +17,20 @@ from .._plan import check_lifetime, check_limits, check_seed, load_plugin
 from ..sandbox import SandboxPolicy, resolve_level
 from .._spec import BotSpec
 from ..results._store import Store, file_digest
+from ..results._sprt import Sprt
 from ..results._standings import BROKEN_START
 from ..cluster import check_shippable
 from ..cluster._security import check_secured
 from ._config import COLUMNS, FAULT_RULES, TournamentConfig, unplayed_score
 
 
+#: the most rounds (pairs of matches) an SPRT plays when --rounds does not say
+SPRT_ROUNDS = 10_000
+
 #: Options a resume restores from the database (and refuses to change), as the command line names them.
 RESTORED = ("rounds", "seats", "lifetime", "seed", "timeout", "startup_timeout", "budget", "sandbox", "param",
             "memory_mb", "cpu_seconds", "pids", "on_fault", "max_faults", "broken_start", "duplicate", "gauntlet",
-            "until_ci")
+            "until_ci", "sprt")
 
 
 def check_cluster(address: str | None, lifetime: str, reach: bool = False, certs: Path | None = None) -> str | None:
@@ -74,7 +78,7 @@ def plan_tournament(
     memory_mb: int | None = None, cpu_seconds: int | None = None, pids: int | None = None,
     on_fault: str | None = None, max_faults: int | None = None, broken_start: int | None = None,
     duplicate: bool | None = None, gauntlet: str | None = None, until_ci: float | None = None,
-    sample: int | None = None,
+    sample: int | None = None, sprt: str | None = None,
 ) -> TournamentConfig:
     """Every option of a new tournament of ``game`` between the named entrants
     ``bots`` checked (raises UsageError naming the option); nothing stored.
@@ -102,6 +106,15 @@ def plan_tournament(
         raise UsageError(str(exc) if seats is None else f"--seats {seats}: {exc}") from None
     if len(bots) < table:
         raise UsageError(f"a {game} tournament needs at least {table} entrants, got {len(bots)}")
+    test = None
+    if sprt is not None:
+        test = Sprt.parse(sprt)
+        if len(bots) != 2 or table != 2:
+            raise UsageError(f"--sprt tests one entrant against another in a two-seat game; this {game} "
+                             f"tournament has {len(bots)} entrants at tables of {table}")
+        if until_ci is not None:
+            raise UsageError("--sprt and --until-ci are two ways to stop early: give one")
+        rounds = SPRT_ROUNDS if rounds is None else rounds  # --rounds is the cap
     rounds = 1 if rounds is None else rounds
     check_range("--rounds", rounds, 1, 1_000_000)
     seed = check_seed(seed)
@@ -133,6 +146,7 @@ def plan_tournament(
         sandbox=resolve_level(sandbox), policy=policy, on_fault=on_fault, max_faults=max_faults or None,
         broken_start=broken_start or None, duplicate=duplicate,
         gauntlet=None if gauntlet is None else names.index(gauntlet), until_ci=until_ci, sample=sample,
+        sprt=None if test is None else test.to_json(),
         unplayed=unplayed_score(plugin, params),
     )
 

@@ -19,6 +19,7 @@ from protocols import GamePlugin
 
 from ..play._bot import DEFAULT_SYNC_WAIT
 from ..play._jobs import MatchJob, MatchRecord
+from ..results._sprt import Sprt, elo, tally
 from ..results._standings import BROKEN_START, compute_standings
 from ..results._store import Store
 from ..sandbox import resolve_level
@@ -35,6 +36,7 @@ class Outcome:
     rounds: int  # rounds scheduled in the end
     finished: bool
     stopped_early: bool = False
+    sprt: dict[str, Any] | None = None  # with --sprt: the test's state when it stopped (see sprt_state)
 
 
 async def run_tournament(
@@ -67,8 +69,59 @@ async def run_tournament(
     return await _play_rounds(run, executor_for(run, cluster, sync_wait=sync_wait))
 
 
+def sprt_results(matches: list[dict[str, Any]]) -> list[tuple[float, float, Any]]:
+    """(first entrant's score, second's, round) of each match of a two-entrant tournament."""
+    out = []
+    for m in matches:
+        if len(m["seats"]) == 2 and m["scores"]:
+            first = m["seats"].index(0)
+            out.append((m["scores"][first], m["scores"][1 - first], m["round"]))
+    return out
+
+
+def sprt_state(test: Sprt, results: list[tuple[float, float, Any]], paired: bool) -> dict[str, Any]:
+    """What the test says of ``results``: LLR, its bounds, the decision so far, Elo and LOS."""
+    counts = tally(results, paired=paired)
+    llr = test.llr(counts)
+    found = elo(counts)
+    return {**test.to_json(), "llr": llr, "bounds": list(test.bounds), "decision": test.decide(llr),
+            "model_counts": "pentanomial" if counts.paired else "trinomial",
+            "counts": list(counts.pentanomial if counts.paired else counts.trinomial),
+            "elo": None if found is None else found.diff, "elo_error": None if found is None else found.error,
+            "los": None if found is None else found.los}
+
+
+async def _play_sprt(run: TournamentRun, executor: Executor) -> Outcome:
+    """Two entrants, a round (both seatings) at a time, as many rounds as there
+    are pairs of workers, until the SPRT accepts a hypothesis or ``rounds`` are played."""
+    config, store, tid = run.config, run.store, run.tid
+    assert config.sprt is not None
+    test = Sprt.from_json(config.sprt)
+    batch = max(1, (config.jobs + 1) // 2)
+    results: list[tuple[float, float, Any]] = []  # a resumed test reads its stored rounds again as it goes
+    state = sprt_state(test, results, config.duplicate)
+    r = 0
+    while r < config.rounds and state["decision"] is None:
+        todo = config.pairings(rounds=min(batch, config.rounds - r), first_round=r)
+        await executor.play(run, run.schedule(todo))
+        if not store.done_positions(tid) >= {(p.round, p.idx) for p in todo}:
+            return Outcome(r + 1, False, sprt=state)
+        results += [x for x in sprt_results(store.matches(tid, from_round=r)) if x[2] < r + batch]
+        r += batch
+        state = sprt_state(test, results, config.duplicate)
+    r = min(r, config.rounds)
+    store.set_rounds(tid, r)
+    store.finish_tournament(tid)
+    if state["decision"] is not None and r < config.rounds:
+        store.add_event(tid, f"stopped after round {r} of {config.rounds}: the SPRT accepted {state['decision']} "
+                             f"(LLR {state['llr']:.2f}, bounds {state['bounds'][0]:.2f}, {state['bounds'][1]:.2f})")
+    return Outcome(r, True, stopped_early=r < config.rounds, sprt=state)
+
+
 async def _play_rounds(run: TournamentRun, executor: Executor) -> Outcome:
     config, store, tid = run.config, run.store, run.tid
+    if config.sprt is not None:
+        return await _play_sprt(run, executor)
     if config.until_ci is None:
         await executor.play(run, run.schedule(config.pairings()))
         finished = store.done_positions(tid) >= {(p.round, p.idx) for p in config.pairings()}

@@ -16,7 +16,7 @@ class HoldemParams(BaseModel):
         default="cash", description="cash: every hand from equal stacks; freezeout: play until one seat has every chip")
     hands: int = Field(default=1000, ge=1, le=10_000_000, description="hands in a cash match")
     tournaments: int = Field(default=1000, ge=1, le=1_000_000,
-                             description="freezeout tournaments in a match (the seed planned about 1000)")
+                             description="freezeout tournaments in a match (the CodeProject challenge planned about 1000)")
     stack: int = Field(default=400, ge=2, le=10**9, description="chips each seat starts a hand (cash) or a tournament with")
     small_blind: int = Field(default=1, ge=0, le=10**8, description="the small blind (at the first level in freezeout)")
     big_blind: int = Field(default=2, ge=1, le=10**8, description="the big blind, also the smallest bet")

@@ -47,7 +47,7 @@ def test_same_seed_same_match_and_the_seed_is_printed():
 def test_table_is_printed_without_json():
     proc = run_arena("kuhn3", GOOD, GOOD, GOOD, "--seed", "4", "--hands", "9")
     assert proc.returncode == 0
-    assert "bankroll" in proc.stdout and "score" in proc.stdout
+    assert "chips" in proc.stdout and "chips/√hands" in proc.stdout  # kuhn3's words (docs/vocabulary.md)
     assert proc.stdout.count(str(SAMPLE_BOTS.parent.parent / "tests" / "bots" / "misbehave.py")) == 3
 
 

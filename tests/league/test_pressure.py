@@ -81,7 +81,7 @@ def test_a_league_on_a_tiny_disk_fills_it_stays_up_refuses_work_in_words_and_rec
             assert r.status_code == 201, r.text
             assert "Disk: " in server.stderr() and "resume" in server.stderr()
         finally:
-            assert server.stop() == 0, server.stderr()
+            assert server.stop() == 130, server.stderr()
         # A database on a filesystem that cannot be written is named for what it is.
         subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
         out = subprocess.run([PY, "-m", "arena", "users", "list", "--db", str(db)], capture_output=True,
@@ -161,7 +161,7 @@ def test_stuck_and_slow_submitters_do_not_hold_up_a_third_and_names_give_quarant
         assert v["state"] == "rejected" and "longer than 40 s in all" in v["message"], v
         assert server.version(ann)["state"] == "received"  # still building
     finally:
-        assert server.stop() == 0, server.stderr()
+        assert server.stop() == 130, server.stderr()
 
 
 # -- a version that faults in its first league matches ------------------------------------

@@ -237,4 +237,4 @@ def test_play_a_holdem_friendly_in_the_browser_then_see_it_drawn(browser, tmp_pa
         page.click("#mine-link")
         assert "caller" in page.inner_text("#mine") and "active" in page.inner_text("#mine")
     finally:
-        assert server.stop() == 0, server.stderr()
+        assert server.stop() == 130, server.stderr()

@@ -48,7 +48,7 @@ def test_a_server_killed_mid_tournament_resumes_it_without_losing_or_repeating(t
             f"/api/tournaments/{tid}").json()["tournament"]["status"] == "finished", timeout=240)
         assert f"Resuming tournament {tid}" in again.stderr()
     finally:
-        assert again.stop() == 0
+        assert again.stop() == 130
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT id, round, idx, status, finished FROM matches WHERE tournament=?", (tid,)).fetchall()
     assert len(rows) == total and all(r[3] == "done" for r in rows)
@@ -89,4 +89,4 @@ def test_the_demo_league_admits_every_sample_bot_and_the_limits_hold(tmp_path):
         v = server.settled(r.json()["bot"])
         assert v["state"] == "rejected" and "did not finish within 2 s" in v["message"], v
     finally:
-        assert server.stop() == 0, server.stderr()
+        assert server.stop() == 130, server.stderr()

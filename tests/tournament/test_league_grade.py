@@ -266,7 +266,7 @@ def test_seed_faithful_defaults(tmp_path):
     assert lifetime == "tournament"
     # what a round is: `arena games GAME`, which --rounds' help points to
     assert "(`arena games GAME`)" in " ".join(re.sub(r"[│╭╮╰╯─]", " ", run_arena("tournament", "--help").stdout).split())
-    assert "a round is both seatings of every pair of entrants: two of the seed's rounds" in \
+    assert "a round is both seatings of every pair of entrants: two rounds of the original challenge" in \
         run_arena("games", "rpsdraft").stdout
 
 

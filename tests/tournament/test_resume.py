@@ -95,14 +95,14 @@ def test_a_changed_bot_is_refused_unless_accepted(tmp_path):
         f.write("# a change after the start\n")
     proc = run_arena("tournament", "--resume", "1", "--db", str(db))
     assert proc.returncode == 2
-    assert "bot 'bot sluggish' changed since tournament 1 started" in proc.stderr, proc.stderr
+    assert "bot 'bot.py' changed since tournament 1 started" in proc.stderr, proc.stderr
     assert "--accept-changed-bots" in proc.stderr
     assert _stored(db) == done  # nothing was played
     proc = run_arena("tournament", "--resume", "1", "--db", str(db), "--accept-changed-bots", "--json", timeout=300)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["completed"]
-    assert [e for e in result["events"] if e.startswith("accepted: bot 'bot sluggish' changed")]
+    assert [e for e in result["events"] if e.startswith("accepted: bot 'bot.py' changed")]
 
 
 def test_one_tournament_is_never_played_twice_at_once(tmp_path):

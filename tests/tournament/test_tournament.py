@@ -55,7 +55,7 @@ def test_same_seed_same_standings_with_one_or_two_jobs(reference, tmp_path):
     assert one["cross_table"] == two["cross_table"]
     assert one["matches"] == 24 and one["completed"]
     rows = {r["bot"]: r for r in two["standings"]}
-    assert set(rows) == {"rule_bot", "rule_bot_rs", "random_bot --seed 3", "check_fold_bot"}
+    assert set(rows) == {"rule_bot", "rule_bot_rs", "random_bot.py", "check_fold_bot.py"}
     for row in two["standings"]:
         assert row["matches"] == 18  # 4 bots, 3 seats: each bot sits in 3/4 of 24 matches
         assert row["ci_low"] <= row["mean"] <= row["ci_high"]

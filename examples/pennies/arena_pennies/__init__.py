@@ -113,6 +113,8 @@ class PenniesPlugin(GamePlugin):
     spec = GameSpec(id="pennies", version=1, title="matching pennies", min_seats=2, max_seats=2,
                     description="Both seats show heads or tails; the matcher wins equal sides.")
     Params = PenniesParams
+    payoff_label = score_label = "points"
+    hand_label = "rounds"
     rules = __doc__ or ""
     reusable_processes = True
     max_reply_bytes = 256

@@ -1,0 +1,259 @@
+"""The command line as a newcomer meets it, driven in-process (typer's
+CliRunner): one help style, one error style with suggestions, the games'
+words, entrant names, `arena tournaments`, tables that fit 80 columns, and
+the hints for the commonest first mistakes."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import math
+import re
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from arena._faults import Fault, FaultKind
+from arena._plan import entrant_specs
+from arena.cli import app
+from arena.results._standings import compute_standings
+from arena.results._store import open_store
+
+from ..conftest import SAMPLE_BOTS
+
+RULE = str(SAMPLE_BOTS / "build" / "rule_bot")
+
+
+def arena(*args: str, columns: int = 80):
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": str(columns)})
+
+
+# -- one help style -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [["kuhn3"], ["holdem"], ["vonneumann"], ["tournament"], ["play"],
+                                     ["standings"], ["quarantine"], []])
+def test_help_names_values_one_way_and_defaults_one_way(command):
+    out = arena(*command, "--help")
+    assert out.exit_code == 0, out.output
+    text = out.stdout
+    flat = " ".join(re.sub(r"[│╭╮╰╯─]", " ", text).split())
+    assert not re.search(r"<(bool|int|float|str|path|list\[str\])>", text), text
+    assert "[default:" not in text, text
+    if command and command[0] in ("kuhn3", "play"):
+        assert "--timeout NUMBER Seconds allowed for each reply. (default: 1.0)" in flat, text
+
+
+def test_a_game_is_offered_only_the_options_it_can_use():
+    kuhn3, holdem, vonneumann = (" ".join(re.findall(r"(--[a-z-]+)\s", arena(g, "--help").stdout)) + " "
+                                 for g in ("kuhn3", "holdem", "vonneumann"))
+    assert "--lifetime " not in kuhn3 and "--hand-history " not in kuhn3 and "--acpc-log " in kuhn3
+    assert "--hand-history " in holdem and "--acpc-log " in holdem and "--matches " in holdem
+    assert "--lifetime " in vonneumann and "--acpc-log " not in vonneumann
+
+
+def test_no_seed_jargon_in_help():
+    for command in ([], ["holdem"], ["kuhn3"], ["strategy"]):
+        text = arena(*command, "--help", columns=200).stdout
+        assert not re.search(r"seed 00\d|the seed's", text), (command, text)
+
+
+# -- one error style ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args, words", [
+    (["kuhn"], "no command 'kuhn'; did you mean 'kuhn3'?"),
+    (["tournamnet"], "did you mean 'tournament'?"),
+    (["play", "kuhn", "x"], "no game 'kuhn' is installed; did you mean 'kuhn3'?"),
+    (["tournament", "holdm", "a", "b"], "did you mean 'holdem'?"),
+    (["kuhn3", "--timeot", "1", "a", "b", "c"], "no such option: --timeot"),
+    (["show"], "missing argument"),
+    (["standings", "--format", "xml"], "--format is one of table, json, csv, not 'xml'"),
+])
+def test_every_mistake_is_one_arena_error_line(args, words):
+    out = arena(*args)
+    assert out.exit_code == 2, out.output
+    assert out.stdout == ""
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("arena: error: ") and words in lines[0], out.stderr
+    assert "╭" not in out.stderr and "Traceback" not in out.stderr
+
+
+def test_an_unquoted_interpreter_is_refused_before_anything_starts(tmp_path):
+    bot = tmp_path / "mybot.py"
+    bot.write_text("print('hi')\n")
+    out = arena("kuhn3", "python3", str(bot), RULE)
+    assert out.exit_code == 2
+    assert "bot 'python3' is an interpreter with no program" in out.stderr
+    assert 'Quote each bot\'s whole command line, like "python3 mybot.py"' in out.stderr
+
+
+# -- hints in fault reports -------------------------------------------------------------
+
+
+def test_a_debug_line_on_stdout_gets_a_hint_and_a_reply_does_not():
+    def fault(received: str, detail: str) -> Fault:
+        return Fault(seat=0, bot="b", kind=FaultKind.MALFORMED_REPLY, detail=detail, received=received,
+                     expected='{"type": "ready"}')
+
+    json_debug = fault("thinking...", "not JSON: Expecting value")
+    text_debug = fault("got a card, I will call", "expected exactly 'READY'")
+    typo = fault("REDY", "expected exactly 'READY'")
+    broken = fault('{"type": "ready"', "not JSON: Expecting ',' delimiter")
+    for f in (json_debug, text_debug):
+        assert "hint: this line looks like debug output: stdout carries replies only; write anything else to " \
+               "stderr" in f.describe()
+    assert typo.hint() is None and broken.hint() is None
+
+
+def test_a_reply_that_never_came_shows_the_reply_expected_and_how_to_flush(tmp_path):
+    bot = tmp_path / "noflush.py"  # a pipe is not a terminal: print() waits in a buffer
+    bot.write_text("import sys\nfor line in sys.stdin:\n    print('{\"type\": \"ready\"}')\n")
+    out = arena("vonneumann", f"{sys.executable} {bot}", str(SAMPLE_BOTS.parent / "vonneumann" / "build" / "naive"),
+                "--startup-timeout", "0.5", "--seed", "1", "--sandbox", "none")
+    assert out.exit_code == 1, out.output
+    assert re.search(r"timeout: no first reply within [0-9.]+ s of starting", out.stderr), out.stderr
+    assert "\n  expected: {\"type\": \"ready\"}\n" in out.stderr
+    assert "hint: a reply ({\"type\": \"ready\"}) must end with a newline and be flushed: print(..., flush=True)" \
+           in out.stderr
+
+
+# -- entrant names -------------------------------------------------------------------------
+
+
+def test_entrant_names_are_the_program_told_apart_only_when_needed(tmp_path):
+    for folder in ("v1", "v2"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "bot").write_text("#!/bin/sh\n")
+        (tmp_path / folder / "bot").chmod(0o755)
+    script = tmp_path / "random_bot.py"
+    script.write_text("")
+
+    def names(*commands: str) -> list[str]:
+        return [s.name for s in entrant_specs(list(commands))]
+
+    assert names(RULE, f"node {SAMPLE_BOTS / 'rule_bot.js'}", f"python3 -u {script}") == \
+        ["rule_bot", "rule_bot.js", "random_bot.py"]
+    assert names(RULE, RULE, RULE) == ["rule_bot", "rule_bot-2", "rule_bot-3"]
+    assert names(f"python3 {script} --seed 1", f"python3 {script} --seed 2") == \
+        ["random_bot.py-seed-1", "random_bot.py-seed-2"]
+    assert names(str(tmp_path / "v1" / "bot"), str(tmp_path / "v2" / "bot")) == ["v1-bot", "v2-bot"]
+    assert names(f"rule_bot={RULE}", RULE) == ["rule_bot", "rule_bot-2"]
+    for name in names(f"python3 {script} --weird 'a b/c'", f"python3 {script}"):
+        assert re.fullmatch(r"[A-Za-z][A-Za-z0-9_.+-]{0,39}", name), name
+
+
+# -- what a database holds --------------------------------------------------------------
+
+
+def _stored(db, game: str, names: list[str], results: list[tuple[list[int], list[float]]]) -> int:
+    """A tournament written through the store's own methods, as a run writes it."""
+    store = open_store(db)
+    try:
+        entrants = [(n, store.bot_id(n, RULE, [RULE])) for n in names]
+        tid = store.new_tournament(game, 1, {}, "7", 1, "match", entrants)
+        for i, (seats, scores) in enumerate(results):
+            store.add_match(tid, {"round": 0, "idx": i, "seats": seats, "seed": f"s{i}", "completed": True,
+                                  "hands": 10, "scores": scores, "payoffs": scores, "faults": [], "timings": {}})
+        store.finish_tournament(tid)
+    finally:
+        store.close()
+    return tid
+
+
+def test_tournaments_lists_what_a_database_holds_and_standings_takes_the_latest(tmp_path):
+    db = tmp_path / "league.db"
+    empty = arena("tournaments", "--db", str(tmp_path / "none.db"))
+    assert empty.exit_code == 2 and "no such database" in empty.stderr
+    _stored(db, "kuhn3", ["ann", "bob", "cid"], [([0, 1, 2], [3, -1, -2])])
+    _stored(db, "pennies", ["pat", "quinn"], [([0, 1], [4, -4]), ([1, 0], [2, -2])])
+    out = arena("tournaments", "--db", str(db))
+    assert out.exit_code == 0, out.output
+    lines = out.stdout.splitlines()
+    assert lines[0] == f"tournaments in {db}"
+    one = next(line for line in lines if line.split()[:2] == ["1", "kuhn3"])
+    two = next(line for line in lines if line.split()[:2] == ["2", "pennies"])
+    assert "ann, bob, cid" in one and "1/1" in one and "finished" in one
+    assert "pat, quinn" in two and "2/2" in two
+    rows = [json.loads(line) for line in arena("tournaments", "--db", str(db), "--json").stdout.splitlines()]
+    assert [(r["id"], r["game"], r["entrants"], r["played"]) for r in rows] == \
+        [(1, "kuhn3", ["ann", "bob", "cid"], 1), (2, "pennies", ["pat", "quinn"], 2)]
+    latest = arena("standings", "--db", str(db), "--format", "json")
+    assert latest.exit_code == 0 and latest.stderr == f"arena: tournament 2, the latest in {db}\n"
+    assert json.loads(latest.stdout)["tournament"] == 2
+    assert json.loads(latest.stdout)["units"]["tournament"] == "points"
+
+
+# -- words -----------------------------------------------------------------------------------
+
+
+def test_every_game_names_its_units():
+    from arena._games import available_games, load_game
+
+    for game in available_games():
+        plugin = load_game(game)
+        units = plugin.units(plugin.Params())
+        assert set(units) == {"payoff", "hands", "score", "tournament"} and all(units.values()), game
+        assert units["payoff"] != "bankroll", game  # the unit, not a word some games do not have
+    assert load_game("kuhn3").units()["score"] == "chips/√hands"
+    assert load_game("kuhn3").units()["tournament"] == "chips"
+    holdem = load_game("holdem")
+    assert holdem.units(holdem.Params(format="freezeout", tournaments=1))["payoff"] == "points"
+    assert load_game("rpsdraft").units()["payoff"] == "turns won"
+
+
+# -- tables that fit ------------------------------------------------------------------------------
+
+
+def test_standings_fit_80_columns_and_show_what_varies():
+    from rich.console import Console
+
+    from arena.cli import _results
+
+    long = [f"a_rather_long_entrant_name_number_{i}" for i in range(4)]
+    matches = []
+    # 3 seats of 4 entrants: every table in every rotation, entrant 0 the strongest
+    for table in itertools.combinations(range(4), 3):
+        for k in range(3):
+            seats = list(table[k:] + table[:k])
+            scores = [30.0 if s == 0 else -15.0 + s for s in seats]
+            scores[-1] -= sum(scores)
+            matches.append({"seats": seats, "scores": scores, "faults": [], "status": "done",
+                            "round": 0, "idx": len(matches)})
+    table = compute_standings(long, matches)
+    cross = table["cross_table"]
+    assert table["cross_table_measure"] == "margin"
+    # a row's figures vary with the column, and a pair's margins are opposite
+    for a in long:
+        assert len({round(v, 6) for v in cross[a].values()}) > 1, cross[a]
+        for b, value in cross[a].items():
+            assert value == pytest.approx(-cross[b][a])
+    narrow = Console(width=80, record=True, file=io.StringIO())
+    _results.print_standings("kuhn3", 1, table, {}, console=narrow)
+    rendered = narrow.export_text()
+    assert max(map(len, rendered.splitlines())) <= 80, rendered
+    assert "…" not in rendered  # nothing cut: names wrap, columns go
+    assert f"{cross[long[0]][long[1]]:.3f}" in rendered
+    assert "1. a_rather_long_entrant_name_number_0" in rendered  # too wide for names over the columns
+    wide = Console(width=250, record=True, file=io.StringIO())
+    _results.print_standings("kuhn3", 1, table, {}, console=wide)
+    # with the width, names stay whole on their line
+    assert re.search(r"^ +1 +a_rather_long_entrant_name_number_0 +258\.000 ", wide.export_text(), re.M)
+    assert not re.search(r"^ +1 +a_rather_long_entrant_name_number_0 ", rendered, re.M)  # wrapped at 80
+    # two seats: Elo and LOS in the head-to-head
+    def played(i: int) -> dict:
+        a = 1.0 if i % 3 else -1.0  # entrant a wins 8 of 12, in either seat
+        seats = [0, 1] if i % 2 == 0 else [1, 0]
+        return {"seats": seats, "scores": [a, -a] if seats[0] == 0 else [-a, a], "faults": [],
+                "status": "done", "round": i // 2, "idx": i % 2}
+
+    two = compute_standings(["a", "b"], [played(i) for i in range(12)])
+    row = next(r for r in two["head_to_head"] if r["bot"] == "a")
+    assert row["wins"] == 8 and row["losses"] == 4
+    assert row["elo"] == pytest.approx(-400 * math.log10(1 / (8 / 12) - 1))
+    assert 0.5 < row["los"] < 1
+    shown = Console(width=80, record=True, file=io.StringIO())
+    _results.print_standings("pennies", 2, two, {}, console=shown)
+    assert re.search(r"\ba +b +12 +8 +4 .* \+120±\d+ +\d+\.\d%", shown.export_text()), shown.export_text()

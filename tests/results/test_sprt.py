@@ -1,0 +1,81 @@
+"""The SPRT, Elo and LOS of two entrants, against fastchess's decisions.
+
+Each case is a set of recorded results (the counts fastchess's own test suite
+uses), the test's parameters, the log-likelihood ratio fastchess's formulas
+give for them, and so the decision: H1 at or above ln((1-beta)/alpha), H0 at
+or below ln(beta/(1-alpha)), else play on.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from arena._checks import UsageError
+from arena.results._sprt import Sprt, Tally, elo, tally
+
+
+def trinomial(wins: int, losses: int, draws: int) -> Tally:
+    return Tally((losses, draws, wins))
+
+
+def pentanomial(ll: int, ld: int, wl: int, dd: int, wd: int, ww: int) -> Tally:
+    return Tally((0, 0, 0), (ll, ld, wl + dd, wd, ww))
+
+
+# (model, elo0, elo1, counts, fastchess's LLR, decision at alpha = beta = 0.05)
+CASES = [
+    ("normalized", 0, 2, trinomial(36433, 36027, 68692), 0.92, None),
+    ("normalized", -1.75, 0.25, trinomial(10871, 10650, 20431), 2.30, None),
+    ("normalized", 0, 10, trinomial(4250, 0, 0), 120.56, "H1"),
+    ("logistic", 0.5, 2.5, trinomial(21404, 21184, 40708), -1.57, None),
+    ("logistic", 0, 2, trinomial(57433, 57030, 106593), -2.59, None),
+    ("normalized", 0, 2, pentanomial(365, 16618, 36029, 200, 16974, 390), 2.25, None),
+    ("normalized", -1.75, 0.25, pentanomial(127, 4883, 10311, 401, 5150, 104), 3.01, "H1"),
+    ("normalized", 0, 5, pentanomial(0, 0, 0, 0, 0, 5550), 111.82, "H1"),
+    ("logistic", 0.5, 2.5, pentanomial(223, 9863, 20279, 1000, 10037, 246), -3.07, "H0"),
+    ("logistic", 0, 2, pentanomial(871, 26175, 55003, 980, 26678, 821), -4.98, "H0"),
+]
+
+
+@pytest.mark.parametrize("model, elo0, elo1, counts, llr, decision", CASES)
+def test_the_llr_and_decision_are_fastchess_s(model, elo0, elo1, counts, llr, decision):
+    test = Sprt(elo0, elo1, 0.05, 0.05, model)
+    found = test.llr(counts)
+    assert found == pytest.approx(llr, rel=0.01)
+    assert test.decide(found) == decision
+
+
+def test_bounds_and_the_command_line_form():
+    test = Sprt.parse("0,5")
+    assert (test.elo0, test.elo1, test.alpha, test.beta, test.model) == (0, 5, 0.05, 0.05, "normalized")
+    assert test.bounds == pytest.approx((-2.944, 2.944), abs=1e-3)
+    assert Sprt.parse("-3, 1, 0.1, 0.2").bounds == pytest.approx((math.log(0.2 / 0.9), math.log(0.8 / 0.1)))
+    for bad, words in (("5,0", "ELO0 (5) must be less than ELO1 (0)"), ("0,5,0.6,0.5", "ALPHA + BETA"),
+                       ("0,5,1,0.05", "ALPHA is a probability"), ("0", "ELO0,ELO1"), ("a,b", "ELO0,ELO1"),
+                       ("0,5,0.05", "ELO0,ELO1")):
+        with pytest.raises(UsageError, match=words.replace("(", r"\(").replace(")", r"\)").replace("+", r"\+")):
+            Sprt.parse(bad)
+
+
+def test_results_are_counted_as_fastchess_counts_games_and_pairs():
+    # (first's score, second's, deal): two deals played in both seatings, one unpaired
+    results = [(5, -5, "d1"), (-2, 2, "d1"), (3, 3, "d2"), (4, -4, "d2"), (1, 0, "d3")]
+    assert tally(results).trinomial == (1, 1, 3)  # losses, draws, wins
+    paired = tally(results, paired=True)
+    assert paired.pentanomial == (0, 0, 1, 1, 0)  # W+L over d1, D+W over d2; d3 waits for its twin
+    assert paired.n == 2
+
+
+def test_elo_and_los_as_fastchess_reports_them():
+    # 60 wins, 40 losses: a score of 0.6
+    found = elo(trinomial(60, 40, 0))
+    assert found.diff == pytest.approx(-400 * math.log10(1 / 0.6 - 1))  # +70.4
+    sd = math.sqrt(0.6 * 0.4 / 100)
+    low, high = 0.6 - 1.959963984540054 * sd, 0.6 + 1.959963984540054 * sd
+    assert found.error == pytest.approx((400 * math.log10(high / (1 - high)) - 400 * math.log10(low / (1 - low))) / 2)
+    assert found.los == pytest.approx((1 - math.erf(-0.1 / math.sqrt(2 * sd * sd))) / 2)
+    assert elo(Tally()) is None
+    even = elo(trinomial(10, 10, 5))
+    assert even.diff == pytest.approx(0) and even.los == pytest.approx(0.5)

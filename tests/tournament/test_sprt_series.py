@@ -1,0 +1,63 @@
+"""`arena tournament --sprt`: a two-entrant series that stops at the round where
+the test first decides, as fastchess stops a match (the decisions themselves
+are checked case by case in tests/results/test_sprt.py)."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.results._sprt import Sprt, tally
+
+from ..conftest import ROOT, SAMPLE_BOTS
+
+VN = ROOT / "sample_bots" / "vonneumann" / "build"
+
+
+def arena(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def test_the_series_stops_where_the_sprt_first_decides(tmp_path):
+    out = arena("tournament", "vonneumann", str(VN / "naive"), str(VN / "likeme"), "--sprt", "0,200",
+                "-p", "sessions=1", "-p", "games_per_session=10", "--seed", "3", "--sandbox", "none",
+                "--db", str(tmp_path / "t.db"), "--json")
+    assert out.exit_code == 0, out.stderr
+    result = json.loads(out.stdout)
+    state = result["sprt"]
+    rounds = result["rounds"]
+    assert state["decision"] == "H0" and state["llr"] <= state["bounds"][0]
+    assert result["stopped_early"] and rounds < result["rounds_planned"] == 10_000
+    assert f"stopped early after {rounds} of 10000 rounds" in out.stderr
+    assert "SPRT [0, 200]: LLR " in out.stderr and "H0 accepted: naive is not 200 Elo stronger" in out.stderr
+    # Replayed from the stored matches, round by round: no decision before the last round.
+    test = Sprt(0, 200)
+    results = []
+    for r in range(rounds):
+        for m in result["match_list"]:
+            if m["round"] == r:
+                first = m["entrants"].index("naive")
+                results.append((m["scores"][first], m["scores"][1 - first], r))
+        decided = test.decide(test.llr(tally(results)))
+        assert (decided is not None) == (r == rounds - 1), (r, decided)
+    assert len(result["match_list"]) == 2 * rounds
+    # the head-to-head carries the same Elo
+    row = next(h for h in result["head_to_head"] if h["bot"] == "naive")
+    assert row["elo"] == state["elo"] and row["los"] == state["los"]
+
+
+def test_sprt_is_for_two_entrants_of_a_two_seat_game(tmp_path):
+    rule = str(SAMPLE_BOTS / "build" / "rule_bot")
+    for args, words in (
+        (["kuhn3", rule, rule, rule, "--sprt", "0,5"], "--sprt tests one entrant against another in a two-seat game"),
+        (["vonneumann", str(VN / "naive"), str(VN / "naive"), str(VN / "likeme"), "--sprt", "0,5"],
+         "this vonneumann tournament has 3 entrants"),
+        (["vonneumann", str(VN / "naive"), str(VN / "likeme"), "--sprt", "0,5", "--until-ci", "3"],
+         "--sprt and --until-ci are two ways to stop early"),
+        (["vonneumann", str(VN / "naive"), str(VN / "likeme"), "--sprt", "5,0"], "must be less than ELO1"),
+    ):
+        out = arena("tournament", *args, "--db", str(tmp_path / "x.db"))
+        assert out.exit_code == 2 and words in out.stderr, (args, out.stderr)
+    assert not (tmp_path / "x.db").exists()
