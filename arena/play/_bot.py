@@ -150,6 +150,18 @@ class BotProcess:
 
     # -- writing ----------------------------------------------------------------
 
+    def send_nowait(self, data: bytes) -> int:
+        """Write what fits now, after anything held (part of the public API,
+        docs/api.md); the bytes of ``data`` written, or -1 when the pipe is broken."""
+        if self._trace is not None:
+            self._trace(self.seat, "->", data.decode())
+        held = self.take_held()
+        written = self._write_nowait(held + data)
+        if 0 <= written < len(held):  # the held part did not all fit: still held, first
+            self.held = held[written:]
+            return 0
+        return written if written < 0 else written - len(held)
+
     def _write_nowait(self, data: bytes) -> int:
         """Write what fits now; the bytes written, or -1 when the pipe is broken."""
         try:
