@@ -60,7 +60,7 @@ class League:
         """A client of a league another process started."""
         self = cls.__new__(cls)
         self.db, self.log, self.url, self.proc = db, db.with_suffix(".stderr.log"), url, None
-        self.http = httpx.Client(base_url=url, timeout=30)
+        self.http = _client(url)
         return self
 
     def __init__(self, db: Path, *args: str) -> None:
@@ -75,7 +75,7 @@ class League:
         m = re.search(r"League serving at (http://\S+)", line)
         assert m, f"no URL line from arena serve: {line!r}; stderr: {self.stderr()}"
         self.url = m[1]
-        self.http = httpx.Client(base_url=self.url, timeout=30)
+        self.http = _client(self.url)
 
     def stderr(self) -> str:
         return self.log.read_text(errors="replace")[-4000:]
@@ -191,6 +191,14 @@ def shared_league(tmp_path_factory: Any) -> League:
             state.write_text(json.dumps(info))
     server.tokens, server.pool = info["tokens"], info["pool"]
     return server
+
+
+def _client(url: str) -> httpx.Client:
+    # A new connection per request: a kept-alive one that the server closes
+    # (its keep-alive timeout) as the next request is sent ends that request
+    # with "Server disconnected without sending a response", which a loaded
+    # machine made happen once in the suite.
+    return httpx.Client(base_url=url, timeout=30, limits=httpx.Limits(max_keepalive_connections=0))
 
 
 def stop_shared_league(root: Path) -> None:
