@@ -191,3 +191,42 @@ def acpc(request) -> dict[str, Path]:
         built[name] = out
     built["games"] = ACPC
     return built
+
+
+# -- the order of the run ------------------------------------------------------
+
+#: Tests that take long in wall time, most of it waiting (a pip install, a
+#: league's stuck submitters, deadlines, servers starting) or in one long
+#: computation: run first, longest first, so that their waits overlap the
+#: rest of the suite instead of being the run's tail. `make test` hands out
+#: one test at a time (--dist load --maxschedchunk 1), so they spread over the
+#: workers. A prefix that matches nothing costs nothing.
+LONG_FIRST = (
+    "tests/league/test_pressure.py::test_stuck_and_slow_submitters",
+    "tests/project/test_distribution.py::test_a_game_package_installs",
+    "tests/cluster/test_cluster.py::test_a_tournament_survives",
+    "tests/play/test_rpsdraft_stats.py",
+    "tests/league/test_server_browser.py",
+    "tests/project/test_docs.py::test_the_examples_of_a_page_print_what_it_shows[docs/tournaments.md]",
+    "tests/games/test_holdem_oracle.py::test_random_hands",
+    "tests/sandbox/test_trust.py::test_a_worker_stays",
+    "tests/league/test_server_lifecycle.py",
+    "tests/cluster/test_cluster.py",
+    "tests/sandbox/test_adversarial.py::test_100_runs",
+    "tests/sandbox/test_trust.py::test_every_path",
+    "tests/play/test_openspiel_every_game.py",
+    "tests/sandbox/test_sandbox.py::test_levels_that_do_not_work",
+    "tests/tournament/test_api_example.py",
+    "tests/project/test_example_game.py",
+    "tests/tournament/test_resume.py",
+    "tests/tournament/test_tournament.py",
+    "tests/league/test_pressure.py",
+    "tests/project/test_docs.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    def rank(item) -> int:
+        return next((i for i, prefix in enumerate(LONG_FIRST) if item.nodeid.startswith(prefix)), len(LONG_FIRST))
+
+    items.sort(key=rank)  # stable: the rest keep pytest's order
