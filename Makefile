@@ -127,11 +127,9 @@ screenshots: install bots
 # user (when run as root; see tests/unprivileged.py; its report follows the
 # main one). Four workers on two cores: many tests wait on a bot's deadline,
 # and the others use that time; no assertion depends on how busy the machine is.
-# Tests go out one at a time, the long ones first (tests/conftest.py LONG_FIRST),
-# so that no worker is left with a long test at the end.
 test: install bots bytecode
 	@log=$$(mktemp); $(PY) tests/unprivileged.py > $$log 2>&1 & unprivileged=$$!; \
-	$(VENV)/bin/pytest -q -n 4 --dist load --maxschedchunk 1; main=$$?; \
+	$(VENV)/bin/pytest -q -n 4 --dist worksteal; main=$$?; \
 	wait $$unprivileged; second=$$?; cat $$log; rm -f $$log; \
 	[ $$main -eq 0 ] && [ $$second -eq 0 ]
 
