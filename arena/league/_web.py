@@ -20,6 +20,7 @@ login form); bearer requests carry no ambient credential and need none.
 from __future__ import annotations
 
 import functools
+import os
 import gzip
 from dataclasses import asdict
 import hmac
@@ -342,11 +343,26 @@ def _line_number(request: Request, key: str) -> int:
     return int(given)
 
 
-@functools.lru_cache(maxsize=64)
 def _transcript(path: str | None) -> list[dict[str, Any]]:
-    """A stored match's transcript, parsed (a finished match's file never changes)."""
+    """A stored match's transcript, parsed. Cached by the file's size and
+    time: a file read while it was missing or still being written (a page
+    asked for early) is read again once it changes, never served stale."""
+    stamp = _stamp(path)
+    return [] if stamp is None else _read_transcript(path, stamp)
+
+
+def _stamp(path: str | None) -> tuple[int, int] | None:
     if not path:
-        return []
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+@functools.lru_cache(maxsize=64)
+def _read_transcript(path: str, stamp: tuple[int, int]) -> list[dict[str, Any]]:
     out = []
     try:
         with gzip.open(path, "rt", encoding="utf-8", errors="backslashreplace") as f:
@@ -364,9 +380,13 @@ def _transcript(path: str | None) -> list[dict[str, Any]]:
     return out
 
 
-@functools.lru_cache(maxsize=64)
 def _hands(game: str, path: str | None) -> list[dict[str, Any]] | None:
     """A stored match's hands as the game reads them (``GamePlugin.hands_of``), cached like its transcript."""
+    return _read_hands(game, path, _stamp(path))
+
+
+@functools.lru_cache(maxsize=64)
+def _read_hands(game: str, path: str | None, stamp: tuple[int, int] | None) -> list[dict[str, Any]] | None:
     lines = _transcript(path)
     return load_game(game).hands_of([(ln["seat"], ln["dir"], ln["text"]) for ln in lines if ln["seat"] is not None])
 
