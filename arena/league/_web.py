@@ -387,7 +387,7 @@ def _hands(game: str, path: str | None) -> list[dict[str, Any]] | None:
 
 @functools.lru_cache(maxsize=64)
 def _read_hands(game: str, path: str | None, stamp: tuple[int, int] | None) -> list[dict[str, Any]] | None:
-    lines = _transcript(path)
+    lines = [] if stamp is None else _read_transcript(path, stamp)
     return load_game(game).hands_of([(ln["seat"], ln["dir"], ln["text"]) for ln in lines if ln["seat"] is not None])
 
 
