@@ -37,8 +37,11 @@ DEFAULT_STDERR_CAP = 1024 * 1024
 STDERR_TAIL = 2048
 #: How long the supervisor's report is waited for after the bot's stdout
 #: closed, to tell a crash (non-zero exit, signal) from a bot that merely
-#: closed its stdout.
-EXIT_STATUS_WAIT = 0.5
+#: closed its stdout. A bot's pipe closes as it exits, and the report follows
+#: once the supervisor and the arena get the CPU: 0.5 s was once too short in
+#: the full suite on two busy cores. Only a bot that closes its stdout and
+#: stays alive waits all of it.
+EXIT_STATUS_WAIT = 1.0
 #: Input the arena keeps for a bot that is not reading (beyond its pipe).
 OUTBOX_CAP = 1024 * 1024
 #: Notifications held back for a bot's next message, at most: with the
@@ -374,7 +377,8 @@ class BotProcess:
         received = partial.decode("utf-8", "backslashreplace") if partial else None
         with trio.move_on_after(EXIT_STATUS_WAIT):
             await self.wait_ended()
-        st = self.status
+        # The report may have arrived while this process itself waited for the CPU.
+        st = self.poll_status()
         if st.exec_errno is not None:
             raise BotFault(FaultKind.FAILED_TO_START, self._exec_error(st.exec_errno), received, seat=self.seat)
         if not st.started:
