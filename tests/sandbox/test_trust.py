@@ -26,7 +26,7 @@ from arena.play._match import MatchSettings, run_match, run_series
 from arena.sandbox import probe
 from arena import load_game
 
-from ..conftest import PY, ROOT, TEST_BOTS, clean_env, processes_with
+from ..conftest import PY, ROOT, TEST_BOTS, clean_env, processes_with, run_in_process
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -245,12 +245,12 @@ MINIMAL = ROOT / "sample_bots" / "rpsdraft" / "minimal_bot.py"
 
 
 def _run_arena(*args: str, env_level: str | None = None) -> subprocess.CompletedProcess:
+    """The command, in this process (its bots and workers are started as ever)."""
     env = clean_env()
     env.pop("ARENA_SANDBOX", None)
     if env_level is not None:
         env["ARENA_SANDBOX"] = env_level
-    return subprocess.run([PY, "-m", "arena", *args], capture_output=True, text=True, timeout=180, cwd=ROOT,
-                          env=env)
+    return run_in_process(list(args), env=env)
 
 
 def _probes(text: str) -> list[dict]:
