@@ -21,15 +21,15 @@ pytestmark = pytest.mark.slow
 S = ROOT / "sample_bots"
 TD = f"python3 {ROOT / 'shims/python/twocarddraw_runner.py'}"
 ENTRANTS = {
-    "kuhn3": (["-p", "hands=100"], [
+    "kuhn3": (["-p", "hands=30"], [
         str(S / "kuhn3/build/rule_bot"), f"node {S / 'kuhn3/rule_bot.js'}",
         f"{S / 'kuhn3/equilibrium_bot.py'} --seed 1", f"{S / 'kuhn3/random_bot.py'} --seed 2",
     ]),
-    "vonneumann": (["-p", "sessions=40"], [
+    "vonneumann": (["-p", "sessions=10"], [
         str(S / "vonneumann/build/naive"), str(S / "vonneumann/build/kuhn3"),
         str(S / "vonneumann/build/likeme"), f"python3 {S / 'vonneumann/reference_bot.py'}",
     ]),
-    "twocarddraw": (["-p", "hands=300"], [
+    "twocarddraw": (["-p", "hands=60"], [
         f"{TD} {S / 'twocarddraw/pair_of_fours.py'}", f"node {S / 'twocarddraw/pair_of_fours.js'}",
         f"{S / 'twocarddraw/random_bot.py'} --seed 1", f"{S / 'twocarddraw/random_bot.py'} --seed 2",
     ]),
