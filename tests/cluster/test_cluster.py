@@ -486,15 +486,13 @@ def test_cluster_options_are_checked_before_anything_starts(tmp_path):
         (["--cluster", "tcp://127.0.0.1:1", "--lifetime", "tournament"], "--lifetime tournament"),
         (["--cluster", "tcp://10.1.2.3:8786"], "is plain TCP to 10.1.2.3, which is not this machine's loopback"),
     ):
-        proc = subprocess.run([PY, "-m", "arena", "tournament", *ARGS, "--db", str(db), *args],
-                              capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=60)
+        proc = run_arena("tournament", *ARGS, "--db", str(db), *args)  # refused before Dask is reached
         assert proc.returncode == 2 and expected in proc.stderr, proc.stderr
     for args, expected in (
         (["tcp://127.0.0.1:9", "--cpus", "0-4096"], "--cpus 0-4096: this process may use CPUs"),
         (["tcp://127.0.0.1:9", "--listen", "0.0.0.0"], "--listen 0.0.0.0 is not this machine's loopback"),
     ):
-        proc = subprocess.run([PY, "-m", "arena", "worker", *args],
-                              capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=60)
+        proc = run_arena("worker", *args)
         assert proc.returncode == 2 and expected in proc.stderr, proc.stderr
     # Nobody listening, or a bot with a link out of its folder (to a port that answers):
     # said in words before anything is stored.
