@@ -16,12 +16,14 @@ import sys
 import tempfile
 import time
 import traceback
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Annotated, Optional
 
+import click
 import trio
 import typer
+import typer.main
 
 from ._game import field_range
 from .._games import DISTRIBUTION, PluginLoadError, available_games, load_game
@@ -506,10 +508,20 @@ def _term_as_interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
 
+@cache
+def command() -> click.Command:
+    """The command tree as click runs it, converted from ``app`` once a process.
+
+    typer converts every command's signature on each call of ``app()`` (some
+    60 ms, and more for each game's command): a caller that runs the arena
+    several times in one process (a test suite, a notebook) pays it once."""
+    return typer.main.get_command(app)
+
+
 def main() -> None:
     signal.signal(signal.SIGTERM, _term_as_interrupt)
     try:
-        app()
+        command()()
     except SystemExit:
         raise
     except Exception:  # an arena bug outside a match

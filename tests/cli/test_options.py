@@ -17,13 +17,12 @@ from pathlib import Path
 
 import click
 import pytest
-import typer.main
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from arena import available_games, load_game
-from arena.cli import app
+from arena.cli import command as arena_command
 
 from ..conftest import ROOT
 
@@ -103,7 +102,7 @@ def numeric_options() -> list[tuple[str, str, type]]:
                     if kind is not None:
                         found.append((full, opts[0], kind))
 
-    walk(typer.main.get_command(app), "")
+    walk(arena_command(), "")
     return found
 
 
@@ -172,7 +171,7 @@ def test_a_numeric_option_is_accepted_or_a_usage_error(command, option, kind, da
     value = data.draw(_values(option, kind), label=option)
     folder = tmp_path_factory.mktemp("opt")
     args = _args(command, option, value, folder)
-    result = CliRunner().invoke(app, args, env={"ARENA_SANDBOX": "none", "TMPDIR": str(folder)})
+    result = CliRunner().invoke(arena_command(), args, env={"ARENA_SANDBOX": "none", "TMPDIR": str(folder)})
     out = result.output + (result.stderr if hasattr(result, "stderr") else "")
     assert "Traceback" not in out, out
     if isinstance(result.exception, SystemExit) or result.exception is None:
@@ -207,7 +206,7 @@ def test_a_bad_db_is_a_clear_error(tmp_path):
         for args in (["tournament", "kuhn3", TRUE, TRUE, TRUE, "-p", "hands=1", "--db", str(db)],
                      ["show", "1", "--db", str(db)],
                      ["tournament", "--resume", "1", "--db", str(db)]):
-            result = runner.invoke(app, args, env=env)
+            result = runner.invoke(arena_command(), args, env=env)
             assert result.exit_code == 2, (args, result.output)
             assert f"--db {db}" in result.output and "Traceback" not in result.output, result.output
     assert corrupt.read_bytes() == b"this is not sqlite" * 100  # untouched
@@ -216,7 +215,7 @@ def test_a_bad_db_is_a_clear_error(tmp_path):
 def test_log_dir_naming_a_file_is_a_usage_error(tmp_path):
     log = tmp_path / "a-file"
     log.write_text("x")
-    result = CliRunner().invoke(app, ["kuhn3", TRUE, TRUE, TRUE, "--log-dir", str(log)],
+    result = CliRunner().invoke(arena_command(), ["kuhn3", TRUE, TRUE, TRUE, "--log-dir", str(log)],
                                 env={"ARENA_SANDBOX": "none"})
     assert result.exit_code == 2 and "--log-dir" in result.output and "is a file" in result.output
 
@@ -224,7 +223,7 @@ def test_log_dir_naming_a_file_is_a_usage_error(tmp_path):
 def test_the_arena_creates_its_files_private(tmp_path):
     db = tmp_path / "league" / "results.db"
     result = CliRunner().invoke(
-        app, ["tournament", "kuhn3", TRUE, TRUE, TRUE, "-p", "hands=1", "--db", str(db)],
+        arena_command(), ["tournament", "kuhn3", TRUE, TRUE, TRUE, "-p", "hands=1", "--db", str(db)],
         env={"ARENA_SANDBOX": "none"},
     )
     assert result.exit_code == 0, result.output

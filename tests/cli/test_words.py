@@ -13,11 +13,11 @@ import re
 import sys
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from arena._faults import Fault, FaultKind
 from arena._plan import entrant_specs
-from arena.cli import app
+from arena.cli import command
 from arena.results._standings import compute_standings
 from arena.results._store import open_store
 
@@ -27,7 +27,7 @@ RULE = str(SAMPLE_BOTS / "build" / "rule_bot")
 
 
 def arena(*args: str, columns: int = 80):
-    return CliRunner().invoke(app, list(args), env={"COLUMNS": str(columns)})
+    return CliRunner().invoke(command(), list(args), env={"COLUMNS": str(columns)})
 
 
 # -- one help style -------------------------------------------------------------------

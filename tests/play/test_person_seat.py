@@ -118,11 +118,11 @@ def test_choices_are_picked_by_word_and_amount_or_refused_with_the_reason():
 
 
 def test_human_with_trace_is_refused_before_anything_starts():
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
-    from arena.cli._main import app
+    from arena.cli import command
 
-    result = CliRunner().invoke(app, ["kuhn3", "human", KUHN3_BOT, KUHN3_BOT, "--trace"])
+    result = CliRunner().invoke(command(), ["kuhn3", "human", KUHN3_BOT, KUHN3_BOT, "--trace"])
     assert result.exit_code == 2
     assert "--trace shows every seat's messages" in result.output
 

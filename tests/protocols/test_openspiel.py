@@ -10,14 +10,14 @@ import shutil
 import sys
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from arena import load_game
 from arena._checks import UsageError
 from arena._games import PluginLoadError
 from arena._plan import plan_play
 from arena._seeds import chance_stream
-from arena.cli import app
+from arena.cli import command
 from games.openspiel import catalogue, load
 from protocols import ProtocolError
 from protocols.jsonlines import encode
@@ -124,7 +124,7 @@ def test_games_it_cannot_referee_are_refused_with_the_reason(game, reason):
 
 
 def test_games_list_shows_every_registered_game_and_why_some_are_refused():
-    result = CliRunner().invoke(app, ["games", "openspiel", "--list"])
+    result = CliRunner().invoke(command(), ["games", "openspiel", "--list"])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert len(lines) == 1 + len(catalogue()) >= 121
@@ -132,7 +132,7 @@ def test_games_list_shows_every_registered_game_and_why_some_are_refused():
     assert rows["kuhn_poker"].split()[1:3] == ["2-10", "yes"]
     assert "no: its dynamics are mean_field" in rows["mfg_garnet"]
     assert sum(" yes" in line for line in lines) >= 60
-    described = CliRunner().invoke(app, ["games", "openspiel"])
+    described = CliRunner().invoke(command(), ["games", "openspiel"])
     assert "game" in described.stdout and "kuhn_poker" in described.stdout
 
 
@@ -154,5 +154,5 @@ def test_without_openspiel_installed_the_game_says_how_to_get_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # what a missing package looks like to import
     with pytest.raises(ValueError, match=r"pip install 'arena-cardgames\[openspiel\]'"):
         load("kuhn_poker(players=4)")  # a string not loaded yet (load keeps what it loaded)
-    result = CliRunner().invoke(app, ["games", "openspiel", "--list"])
+    result = CliRunner().invoke(command(), ["games", "openspiel", "--list"])
     assert result.exit_code == 2 and "not installed" in result.stderr

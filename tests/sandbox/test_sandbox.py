@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 import trio
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from arena._spec import BotSpec
 from arena._checks import UsageError
 from arena.play._host import open_bots, open_host
 from arena.sandbox import SandboxUnavailable, doctor_report, probe, resolve_level
-from arena.cli import app
+from arena.cli import command
 from arena.sandbox._probe import Probe
 from arena.sandbox._view import build_view
 
@@ -37,7 +37,7 @@ def test_doctor_names_every_level_and_what_is_not_covered():
     for word in ("none", "basic", "strict", "cgroups", "not covered", "seccomp", "default level",
                  "default policy"):
         assert word in text
-    result = CliRunner().invoke(app, ["doctor"])
+    result = CliRunner().invoke(command(), ["doctor"])
     assert result.exit_code == 0 and "default level" in result.output
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
-from arena.cli import app
+from arena.cli import command
 from arena.results._sprt import Sprt, tally
 
 from ..conftest import ROOT, SAMPLE_BOTS
@@ -17,7 +17,7 @@ VN = ROOT / "sample_bots" / "vonneumann" / "build"
 
 
 def arena(*args: str):
-    return CliRunner().invoke(app, list(args))
+    return CliRunner().invoke(command(), list(args))
 
 
 def test_the_series_stops_where_the_sprt_first_decides(tmp_path):
