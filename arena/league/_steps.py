@@ -1,0 +1,238 @@
+"""A stored match read back step by step, for the match page of any game.
+
+A game that draws its hands (``GamePlugin.hands_of``: kuhn3, hold'em) gets
+its chart from them. Every other game, a third-party one included, gets the
+same chart and a table of its steps from what every game already gives the
+arena: its dialogue is played again, in-process, from the match's seed with
+the replies the transcript recorded, and ``standings()`` after each exchange
+is each seat's running payoff, counted in the game's own unit (``units()``);
+what a seat was told reads in the words of the game's ``seat_view``.
+
+The replay checks itself: every line it would send must be the line the
+transcript holds. Where it cannot go on (a seat faulted, the transcript was
+cut, or the match was dealt in a way the page cannot repeat), it stops and
+says so, and the chart falls back to the stored result alone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict, deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocols import GamePlugin
+
+from .._seeds import chance_stream
+from ..quarantine._conformance import drive
+
+#: the rows of the steps table a page shows (the transcript below holds every line)
+STEP_ROWS = 300
+
+
+class _Stop(Exception):
+    """The replay cannot follow the transcript further; the words say why."""
+
+
+@dataclass(slots=True)
+class ReadBack:
+    """A match read back: the chart's points and the steps table."""
+
+    #: what the chart's x axis counts: the game's hands word, or "moves"
+    #: for a match of one hand (an OpenSpiel game), where hands say nothing
+    unit: str
+    #: the game's word for what a match is counted in (``units()["hands"]``)
+    hands_word: str = "hands"
+    #: and its word for a seat's payoff (``units()["payoff"]``)
+    payoff_word: str = "points"
+    xs: list[int] = field(default_factory=list)
+    #: each seat's running payoff at each of ``xs``
+    totals: list[list[float]] = field(default_factory=list)
+    #: rows ``{"n", "seat", "hand", "told", "did"}`` in transcript order
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    #: the replay reached the dialogue's end (else ``problem`` says where it stopped)
+    complete: bool = False
+    problem: str | None = None
+    #: transcript line -> the hands completed when the replay sent it
+    hand_at: dict[int, int] = field(default_factory=dict)
+
+
+def words(line: str) -> str:
+    """A JSON protocol line in plain words (``{"type": "coin", "side": "heads"}``
+    -> ``coin: side heads``); any other line as it is."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return line
+    if not isinstance(message, dict):
+        return line
+    kind = message.pop("type", None)
+    parts = []
+    for key, value in message.items():
+        if value is None or value in ("", [], {}):
+            continue
+        if isinstance(value, list) and all(not isinstance(v, (list, dict)) for v in value):
+            shown = " ".join("null" if v is None else str(v) for v in value)
+        elif isinstance(value, (list, dict)):
+            shown = json.dumps(value, separators=(",", ":"))
+        else:
+            shown = str(value)
+        parts.append(f"{key} {shown}")
+    text = ", ".join(parts)
+    return f"{kind}: {text}" if kind is not None and text else str(kind) if kind is not None else text or line
+
+
+def _steps(plugin: GamePlugin, params: Any, lines: Sequence[tuple[int, str, str]]) -> list[dict[str, Any]]:
+    """The transcript's rows: per seat, what it was told up to a reply, and
+    that reply; told in the words of the game's ``seat_view`` where it has them."""
+    views: dict[int, Any] = {}
+    rows: list[dict[str, Any]] = []
+    open_row: dict[int, dict[str, Any]] = {}
+    for n, (seat, direction, text) in enumerate(lines):
+        row = open_row.get(seat)
+        if direction == "->":
+            if row is None:
+                row = open_row[seat] = {"n": n, "seat": seat, "told": [], "did": None}
+                rows.append(row)
+            row["told"].extend(_told(plugin, params, views, seat, text))
+        else:
+            if row is None:  # a reply nobody asked for shows on a row of its own
+                row = {"n": n, "seat": seat, "told": [], "did": None}
+                rows.append(row)
+            row["did"] = words(text)
+            open_row.pop(seat, None)
+    return rows
+
+
+def _told(plugin: GamePlugin, params: Any, views: dict[int, Any], seat: int, text: str) -> list[str]:
+    if seat not in views:
+        try:
+            views[seat] = plugin.seat_view(params, seat)
+        except Exception:
+            views[seat] = None
+    view = views[seat]
+    try:
+        turn = view.feed(text) if view is not None else None
+    except Exception:  # a view that cannot read the line: the line in plain words
+        views[seat] = None
+        return [words(text)]
+    if view is None:
+        return [words(text)]
+    if turn is None:
+        return []  # a message of several lines: its words come with its last
+    if getattr(turn, "raw", False) or turn.shown == [text]:
+        return [words(text)]  # the plain view shows the line as it came
+    return [s for s in turn.shown if s.strip()]
+
+
+def read_back(plugin: GamePlugin, params: Any, seed: str | None, names: Sequence[Sequence[str]],
+              lines: Sequence[tuple[int, str, str]]) -> ReadBack:
+    """``lines`` (the transcript's ``(seat, "->"/"<-", text)``) read back
+    through the game's dialogue; ``names``: the lists of seat names the bots
+    may have been told (the league tells pseudonyms, a friendly the names),
+    tried in turn until one gives the transcript's lines."""
+    unit = plugin.units(params)["hands"]
+    best: ReadBack | None = None
+    for told in names if seed is not None else ():
+        got = _replay(plugin, params, seed, list(told), lines, unit)
+        if got.complete:
+            best = got
+            break
+        if best is None or len(got.xs) > len(best.xs):
+            best = got
+    out = best or ReadBack(unit=unit, problem="the match's seed is not stored")
+    out.steps = _steps(plugin, params, lines)
+    out.hands_word, out.payoff_word = unit, plugin.units(params)["payoff"]
+    last = out.xs[-1] if out.xs and out.unit == unit else None
+    for row in out.steps:
+        done = out.hand_at.get(row["n"])
+        # The hand a row belongs to, from 1; none for what comes after the last (the match's end).
+        row["hand"] = done + 1 if done is not None and last is not None and done < last else None
+    out.hand_at = {}
+    return out
+
+
+def _replay(plugin: GamePlugin, params: Any, seed: str, names: list[str],
+            lines: Sequence[tuple[int, str, str]], unit: str) -> ReadBack:
+    sent: dict[int, deque[tuple[int, str]]] = defaultdict(deque)
+    replies: dict[int, deque[tuple[int, str]]] = defaultdict(deque)
+    for n, (seat, direction, text) in enumerate(lines):
+        (sent if direction == "->" else replies)[seat].append((n, text))
+    seats = len(names)
+    moves = hands_now = 0
+    out = ReadBack(unit=unit)
+    #: (hands completed, moves made, each seat's payoff) after every exchange
+    marks: list[tuple[int, int, list[float]]] = [(0, 0, [0.0] * seats)]
+
+    def note(run: Any) -> None:
+        nonlocal hands_now
+        hands, payoffs = run.standings()
+        hands_now = hands
+        marks.append((hands, moves, [float(p) for p in payoffs][:seats]))
+
+    def sink(wire: str) -> None:
+        seat_text, direction, text = wire.split(" ", 2)
+        if direction != "->":
+            return
+        seat = int(seat_text)
+        if not sent[seat]:
+            raise _Stop(f"the transcript ends before seat {seat} is told {text[:60]!r}")
+        n, recorded = sent[seat].popleft()
+        out.hand_at[n] = hands_now
+        if recorded != text:
+            raise _Stop(f"line {n + 1} of the transcript is not what the game's replay sends there")
+
+    def answer(run: Any, seat: int, payload: bytes) -> str:
+        nonlocal moves
+        if not replies[seat]:
+            raise _Stop(f"seat {seat} gave no reply where one was due (a fault, or the transcript's end)")
+        moves += 1
+        return replies[seat].popleft()[1]
+
+    try:
+        run = plugin.open_dialogue(params, chance_stream(seed), names, 0)
+        drive(_Noting(run, note), answer, sink, on_fault=lambda fault: None)
+        note(run)
+        out.complete = True
+    except _Stop as stop:
+        out.problem = str(stop)
+    except Exception as exc:  # the game refused a recorded reply (a fault), or cannot be replayed here
+        said = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        out.problem = f"the game's dialogue stopped there: {said}"
+    if marks[-1][0] > 1:
+        # One point per hand, as it stood when the hand was over; the last is the final standing.
+        points = {0: [0.0] * seats}
+        for hands, _, payoffs in marks:
+            points.setdefault(hands, payoffs)
+        points[marks[-1][0]] = marks[-1][2]
+    else:
+        out.unit = "moves"  # a match of one hand: its moves are what the chart can count
+        points = {}
+        for _, made, payoffs in marks:
+            points[made] = payoffs
+    if len(points) > 1:
+        out.xs = sorted(points)
+        out.totals = [[points[x][s] for x in out.xs] for s in range(seats)]
+    return out
+
+
+class _Noting:
+    """The dialogue run as ``drive`` sees it, noting the standings after every exchange."""
+
+    def __init__(self, run: Any, note: Any) -> None:
+        self._run, self._note = run, note
+
+    def run(self) -> Any:
+        gen = self._run.run()
+        replies = None
+        try:
+            while True:
+                exchange = gen.send(replies)
+                self._note(self._run)
+                replies = yield exchange
+        except StopIteration as stop:
+            return stop.value
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._run, name)
