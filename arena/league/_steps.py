@@ -29,6 +29,8 @@ from ..quarantine._conformance import drive
 
 #: the rows of the steps table a page shows (the transcript below holds every line)
 STEP_ROWS = 300
+#: the most points of a chart (a page with one per hand of 35,000 would weigh a megabyte)
+CHART_POINTS = 500
 
 
 class _Stop(Exception):
@@ -76,6 +78,8 @@ def words(line: str) -> str:
             shown = " ".join("null" if v is None else str(v) for v in value)
         elif isinstance(value, (list, dict)):
             shown = json.dumps(value, separators=(",", ":"))
+        elif isinstance(value, bool):
+            shown = "true" if value else "false"
         else:
             shown = str(value)
         parts.append(f"{key} {shown}")
@@ -212,7 +216,10 @@ def _replay(plugin: GamePlugin, params: Any, seed: str, names: list[str],
         for _, made, payoffs in marks:
             points[made] = payoffs
     if len(points) > 1:
-        out.xs = sorted(points)
+        xs = sorted(points)
+        # A long match is drawn from at most CHART_POINTS of its points, its last always among them.
+        every = -(-len(xs) // CHART_POINTS)
+        out.xs = xs[::every] + ([xs[-1]] if (len(xs) - 1) % every else [])
         out.totals = [[points[x][s] for x in out.xs] for s in range(seats)]
     return out
 

@@ -326,7 +326,8 @@ async def match_page(request: Request) -> Response:
     data = {
         "match": {"id": m["id"], "tournament": m["tournament"], "round": m["round"], "index": m["idx"],
                   "seed": shown_seed(m), "status": m["status"], "hands": m["hands"], "completed": m["completed"],
-                  "finished": m["finished"], "game": t["game"], "params": t["params"]},
+                  "finished": m["finished"], "game": t["game"], "params": t["params"],
+                  "hands_word": _hands_word(t["game"], t["params"])},
         "seats": seats,
         "faults": [_fault_words(f, names, private[f["seat"]]) for f in m["faults"]],
         "replay": (replay_command(t["game"], t["params"], defaults, local, m["seed"], t["settings"],
@@ -401,6 +402,15 @@ def _hands(game: str, path: str | None) -> list[dict[str, Any]] | None:
 def _read_hands(game: str, path: str | None, stamp: tuple[int, int] | None) -> list[dict[str, Any]] | None:
     lines = [] if stamp is None else _read_transcript(path, stamp)
     return load_game(game).hands_of([(ln["seat"], ln["dir"], ln["text"]) for ln in lines if ln["seat"] is not None])
+
+
+def _hands_word(game: str, params: dict[str, Any]) -> str:
+    """The game's word for what a match is counted in ("hands", "rounds", "games": ``units()``)."""
+    plugin = load_game(game)
+    try:
+        return plugin.units(plugin.Params.model_validate(params))["hands"]
+    except ValueError:  # parameters an older version of the game stored
+        return plugin.units()["hands"]
 
 
 def _read_back(game: str, params: str, seed: str | None, told: tuple[tuple[str, ...], ...],
