@@ -4,6 +4,7 @@ Ctrl-C, and nothing on screen that the seat may not know."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -58,7 +59,7 @@ def test_kuhn3_a_whole_match_with_a_wrong_word_asked_again():
 
 
 def test_holdem_a_whole_match_no_hole_card_but_ours_before_the_showdown():
-    term = arena("holdem", "human", HOLDEM_BOT, HOLDEM_BOT, "--hands", "3", "--seed", "4")
+    term = arena("holdem", "human", HOLDEM_BOT, HOLDEM_BOT, "--hands", "3", "--seed", "4", "--json")
     first = True
     while True:
         prompt = term.expect(PROMPT + "|Match over", timeout=30)
@@ -79,6 +80,12 @@ def test_holdem_a_whole_match_no_hole_card_but_ours_before_the_showdown():
     assert term.finish() == 0, term.screen
     assert "completed after 3 hands" in term.screen
     assert "you raise to" in term.screen
+    # The person's seat ran outside the sandbox, and says so; the bots at the host's level.
+    assert "seat 0: a person, outside the sandbox" in term.screen
+    result = json.loads(term.screen[term.screen.index("\n{"):])
+    level = result["sandbox"]["level"]
+    assert level != "person" and result["matches"][0]["sandbox"] == level
+    assert [s["sandbox"] for s in result["matches"][0]["seats"]] == ["person", level, level]
     card = r"(?:10|[2-9JQKA])[♠♥♦♣]"
     blocks = hands(term.screen)
     assert len(blocks) == 3
