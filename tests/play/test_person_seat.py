@@ -139,3 +139,17 @@ def test_human_is_refused_wherever_a_person_cannot_play():
         with pytest.raises(BadBotCommand, match="plays only in a single match"):
             BotSpec.parse(command)  # tournaments, quarantine and the league parse this way
     assert BotSpec.parse("human:ann", person_ok=True).name == "ann"
+
+
+def test_the_plain_view_of_a_third_party_game_asks_only_at_decisions():
+    # pennies (examples/pennies) has no seat view: each line is shown as sent
+    # and the reply typed; its round results are told, never asked about.
+    bot = str(ROOT / "examples" / "pennies" / "arena_pennies" / "bots" / "copy_bot.py")
+    term = arena("pennies", "human", bot, "--rounds", "3", "--seed", "5")
+    for n in range(3):
+        prompt = term.expect(r'\{"type":"(\w+)"[^\n]*\}\nReply \[a reply line of the protocol\] ')
+        assert prompt.group(1) == "choose", term.screen  # never after a round_result
+        term.type('{"type": "coin", "side": "heads"}\n')
+    assert term.finish() == 0, term.screen
+    assert term.screen.count("Reply [") == 3
+    assert term.screen.count('"type":"round_result"') == 3 and "completed after 3" in term.screen
