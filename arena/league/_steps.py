@@ -56,6 +56,8 @@ class ReadBack:
     #: the replay reached the dialogue's end (else ``problem`` says where it stopped)
     complete: bool = False
     problem: str | None = None
+    #: how many of the transcript's lines the replay sent as recorded (the furthest try is kept)
+    reached: int = 0
     #: transcript line -> the hands completed when the replay sent it
     hand_at: dict[int, int] = field(default_factory=dict)
 
@@ -138,13 +140,13 @@ def read_back(plugin: GamePlugin, params: Any, seed: str | None, names: Sequence
     tried in turn until one gives the transcript's lines."""
     unit = plugin.units(params)["hands"]
     best: ReadBack | None = None
-    for told in names if seed is not None else ():
-        got = _replay(plugin, params, seed, list(told), lines, unit)
+    tries = [(list(told), index) for told in names for index in _match_indexes(lines, len(told))]
+    for told, index in tries if seed is not None else ():
+        got = _replay(plugin, params, seed, told, index, lines, unit)
+        if best is None or got.reached > best.reached:
+            best = got
         if got.complete:
-            best = got
             break
-        if best is None or len(got.xs) > len(best.xs):
-            best = got
     out = best or ReadBack(unit=unit, problem="the match's seed is not stored")
     out.steps = _steps(plugin, params, lines)
     out.hands_word, out.payoff_word = unit, plugin.units(params)["payoff"]
@@ -157,7 +159,29 @@ def read_back(plugin: GamePlugin, params: Any, seed: str | None, names: Sequence
     return out
 
 
-def _replay(plugin: GamePlugin, params: Any, seed: str, names: list[str],
+def _match_indexes(lines: Sequence[tuple[int, str, str]], seats: int) -> list[Any]:
+    """The ``match_index`` values the match may have been opened with: 0 (a
+    fresh process per match), else what the JSON framing's ``match_start``
+    told each seat (``protocols.jsonlines.match_number``): one number per seat
+    when a tournament kept a process per entrant, one for all in a series."""
+    told: dict[int, Any] = {}
+    for seat, direction, text in lines:
+        if direction == "->" and seat not in told:
+            try:
+                message = json.loads(text)
+            except ValueError:
+                message = None
+            ok = isinstance(message, dict) and message.get("type") == "match_start"
+            told[seat] = message.get("match") if ok else None
+        if len(told) == seats:
+            break
+    numbers = [told.get(seat) for seat in range(seats)]
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers) or not any(numbers):
+        return [0]
+    return [0, numbers] + ([numbers[0]] if len(set(numbers)) == 1 else [])
+
+
+def _replay(plugin: GamePlugin, params: Any, seed: str, names: list[str], match_index: Any,
             lines: Sequence[tuple[int, str, str]], unit: str) -> ReadBack:
     sent: dict[int, deque[tuple[int, str]]] = defaultdict(deque)
     replies: dict[int, deque[tuple[int, str]]] = defaultdict(deque)
@@ -184,6 +208,7 @@ def _replay(plugin: GamePlugin, params: Any, seed: str, names: list[str],
             raise _Stop(f"the transcript ends before seat {seat} is told {text[:60]!r}")
         n, recorded = sent[seat].popleft()
         out.hand_at[n] = hands_now
+        out.reached += 1
         if recorded != text:
             raise _Stop(f"line {n + 1} of the transcript is not what the game's replay sends there")
 
@@ -195,7 +220,7 @@ def _replay(plugin: GamePlugin, params: Any, seed: str, names: list[str],
         return replies[seat].popleft()[1]
 
     try:
-        run = plugin.open_dialogue(params, chance_stream(seed), names, 0)
+        run = plugin.open_dialogue(params, chance_stream(seed), names, match_index)
         drive(_Noting(run, note), answer, sink, on_fault=lambda fault: None)
         note(run)
         out.complete = True

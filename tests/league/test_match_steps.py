@@ -29,22 +29,25 @@ from arena.play._transcript import Transcript
 from arena.quarantine._conformance import drive
 from arena.results._store import open_store
 
-#: (game, parameters, seed): small matches, each a few dozen lines
+#: (game, parameters, seed, match index): small matches, each a few dozen lines;
+#: the index as a tournament that keeps a process per entrant opens a match
+#: (each seat's own count), and as a series does (roles alternate on it)
 MATCHES = [
-    ("vonneumann", {"games_per_session": 4, "sessions": 2}, "vn-1"),
-    ("rpsdraft", {}, "rps-2"),
-    ("pennies", {"rounds": 7}, "pen-3"),
+    ("vonneumann", {"games_per_session": 4, "sessions": 2}, "vn-1", 0),
+    ("rpsdraft", {}, "rps-2", [3, 1]),
+    ("pennies", {"rounds": 7}, "pen-3", 0),
+    ("vonneumann", {"games_per_session": 3, "sessions": 1}, "vn-4", 1),
 ]
 
 
-def _store_match(store, league, folder, game: str, raw: dict, seed: str, *, cut: int | None = None) -> dict:
+def _store_match(store, league, folder, game: str, raw: dict, seed: str, index=0, *, cut: int | None = None) -> dict:
     """Play one match in-process and store it as a league tournament's match:
     the bots were told pseudonyms, as in the league's tournaments."""
     plugin = load_game(game)
     params = plugin.Params.model_validate(raw)
     seats = plugin.spec.min_seats
     names = pseudonyms(seed, seats)
-    run = plugin.open_dialogue(params, chance_stream(seed), names, 0)
+    run = plugin.open_dialogue(params, chance_stream(seed), names, index)
     rng = random.Random(seed)
     wire: list[tuple[int, str, str]] = []
 
@@ -88,7 +91,7 @@ def pages(tmp_path_factory):
     league = League(store)
     stored = [_store_match(store, league, folder, *m) for m in MATCHES]
     # A transcript cut short (a disk that filled, say): read back as far as it goes.
-    cut = _store_match(store, league, folder, "pennies", {"rounds": 7}, "pen-cut", cut=25)
+    cut = _store_match(store, league, folder, "pennies", {"rounds": 7}, "pen-cut", 0, cut=25)
     site = Site(league, LeagueRunner(league, store, None, LeagueSettings(games=["pennies"]), log=lambda _: None))
 
     async def render() -> list[tuple[dict, str, str]]:
@@ -108,7 +111,7 @@ def _chart_ends(html: str) -> dict[str, float]:
             re.findall(r'<polyline [^>]*points="[^"]+"><title>([^<]*): ([-0-9.e+]+)</title>', chart[1])}
 
 
-@pytest.mark.parametrize("n", range(len(MATCHES)), ids=[m[0] for m in MATCHES])
+@pytest.mark.parametrize("n", range(len(MATCHES)), ids=[f"{m[0]}-{m[2]}" for m in MATCHES])
 def test_every_game_gets_a_chart_ending_at_its_stored_result_and_its_steps_in_words(pages, n):
     match, html, _ = pages[n]
     # One line per seat, ending where the stored result says.
@@ -124,7 +127,7 @@ def test_every_game_gets_a_chart_ending_at_its_stored_result_and_its_steps_in_wo
 
 
 def test_the_steps_read_in_the_games_own_words(pages):
-    by_game = {m["game"]: html for m, html, _ in pages[:len(MATCHES)]}
+    by_game = {m["game"]: html for m, html, _ in pages[:3]}
     # pennies has no seat view of its own: its JSON lines read as words.
     assert re.search(r'<td class="told">choose: round 0</td><td class="did">coin: side (heads|tails)</td>',
                      by_game["pennies"])
