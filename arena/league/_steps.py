@@ -197,7 +197,8 @@ def _replay(plugin: GamePlugin, params: Any, seed: str, names: list[str], match_
         nonlocal hands_now
         hands, payoffs = run.standings()
         hands_now = hands
-        marks.append((hands, moves, [float(p) for p in payoffs][:seats]))
+        row = [float(p) for p in payoffs][:seats]
+        marks.append((hands, moves, row + [0.0] * (seats - len(row))))
 
     def sink(wire: str) -> None:
         seat_text, direction, text = wire.split(" ", 2)
@@ -207,10 +208,10 @@ def _replay(plugin: GamePlugin, params: Any, seed: str, names: list[str], match_
         if not sent[seat]:
             raise _Stop(f"the transcript ends before seat {seat} is told {text[:60]!r}")
         n, recorded = sent[seat].popleft()
-        out.hand_at[n] = hands_now
-        out.reached += 1
         if recorded != text:
             raise _Stop(f"line {n + 1} of the transcript is not what the game's replay sends there")
+        out.hand_at[n] = hands_now
+        out.reached += 1
 
     def answer(run: Any, seat: int, payload: bytes) -> str:
         nonlocal moves
