@@ -51,8 +51,10 @@ class ReadBack:
     xs: list[int] = field(default_factory=list)
     #: each seat's running payoff at each of ``xs``
     totals: list[list[float]] = field(default_factory=list)
-    #: rows ``{"n", "seat", "hand", "told", "did"}`` in transcript order
+    #: rows ``{"n", "seat", "hand", "told", "did"}`` in transcript order, the first STEP_ROWS
     steps: list[dict[str, Any]] = field(default_factory=list)
+    #: the rows in all
+    steps_total: int = 0
     #: the replay reached the dialogue's end (else ``problem`` says where it stopped)
     complete: bool = False
     problem: str | None = None
@@ -89,26 +91,31 @@ def words(line: str) -> str:
     return f"{kind}: {text}" if kind is not None and text else str(kind) if kind is not None else text or line
 
 
-def _steps(plugin: GamePlugin, params: Any, lines: Sequence[tuple[int, str, str]]) -> list[dict[str, Any]]:
+def _steps(plugin: GamePlugin, params: Any, lines: Sequence[tuple[int, str, str]],
+           limit: int) -> tuple[list[dict[str, Any]], int]:
     """The transcript's rows: per seat, what it was told up to a reply, and
-    that reply; told in the words of the game's ``seat_view`` where it has them."""
+    that reply; told in the words of the game's ``seat_view`` where it has
+    them. The first ``limit`` rows, and how many there are in all (the rest
+    are counted, never kept: a page shows the first ones)."""
     views: dict[int, Any] = {}
     rows: list[dict[str, Any]] = []
-    open_row: dict[int, dict[str, Any]] = {}
+    open_row: dict[int, dict[str, Any] | None] = {}  # a seat's row until its reply; None past the limit
+    count = 0
     for n, (seat, direction, text) in enumerate(lines):
-        row = open_row.get(seat)
+        if seat not in open_row:  # (a reply nobody asked for shows on a row of its own)
+            count += 1
+            open_row[seat] = {"n": n, "seat": seat, "told": [], "did": None} if count <= limit else None
+            if count <= limit:
+                rows.append(open_row[seat])  # type: ignore[arg-type]
+        row = open_row[seat]
         if direction == "->":
-            if row is None:
-                row = open_row[seat] = {"n": n, "seat": seat, "told": [], "did": None}
-                rows.append(row)
-            row["told"].extend(_told(plugin, params, views, seat, text))
+            if row is not None:
+                row["told"].extend(_told(plugin, params, views, seat, text))
         else:
-            if row is None:  # a reply nobody asked for shows on a row of its own
-                row = {"n": n, "seat": seat, "told": [], "did": None}
-                rows.append(row)
-            row["did"] = words(text)
-            open_row.pop(seat, None)
-    return rows
+            if row is not None:
+                row["did"] = words(text)
+            del open_row[seat]
+    return rows, count
 
 
 def _told(plugin: GamePlugin, params: Any, views: dict[int, Any], seat: int, text: str) -> list[str]:
@@ -148,7 +155,7 @@ def read_back(plugin: GamePlugin, params: Any, seed: str | None, names: Sequence
         if got.complete:
             break
     out = best or ReadBack(unit=unit, problem="the match's seed is not stored")
-    out.steps = _steps(plugin, params, lines)
+    out.steps, out.steps_total = _steps(plugin, params, lines, STEP_ROWS)
     out.hands_word, out.payoff_word = unit, plugin.units(params)["payoff"]
     last = out.xs[-1] if out.xs and out.unit == unit else None
     for row in out.steps:

@@ -53,7 +53,7 @@ from ..results._report import format_words, replay_command, standings_of
 from ..results._store import shown_seed
 from .._seeds import pseudonyms
 from ._charts import cumulative, lines_chart, sparkline
-from ._steps import STEP_ROWS, ReadBack, read_back
+from ._steps import ReadBack, read_back
 from ._db import League
 from ._friendly import Friendlies
 from ._ratings import Z95, Ratings
@@ -436,7 +436,7 @@ def _steps_shown(rb: ReadBack, m: dict[str, Any]) -> dict[str, Any]:
         words = "the stored result only"
     return {"unit": rb.unit if rb.xs else rb.hands_word, "payoff": rb.payoff_word, "hands_word": rb.hands_word, "xs": xs, "totals": totals,
             "complete": rb.complete, "problem": rb.problem, "from_result": words,
-            "steps": rb.steps[:STEP_ROWS], "steps_total": len(rb.steps)}
+            "steps": rb.steps, "steps_total": rb.steps_total}
 
 
 async def match_stderr(request: Request) -> Response:

@@ -23,7 +23,7 @@ from arena._games import load_game
 from arena._seeds import chance_stream, pseudonyms
 from arena.league._db import League
 from arena.league._runner import LeagueRunner, LeagueSettings
-from arena.league._steps import words
+from arena.league._steps import _steps, words
 from arena.league._web import Site, match_page
 from arena.play._transcript import Transcript
 from arena.quarantine._conformance import drive
@@ -71,7 +71,8 @@ def _store_match(store, league, folder, game: str, raw: dict, seed: str, index=0
         "transcript": str(path), "log_dir": None})
     store.finish_tournament(tid)
     return {"id": mid, "game": game, "payoffs": [float(p) for p in outcome.payoffs], "hands": outcome.hands,
-            "replies": [text for _, d, text in wire if d == "<-"], "names": [e[0] for e in entrants]}
+            "replies": [text for _, d, text in wire if d == "<-"], "names": [e[0] for e in entrants],
+            "wire": wire[:cut], "params": params}
 
 
 async def _page(site: Site, match_id: int, api: bool = False) -> tuple[int, str]:
@@ -144,3 +145,11 @@ def test_a_transcript_cut_short_is_read_back_as_far_as_it_goes(pages):
     ends = _chart_ends(html)
     assert len(ends) == 2 and ends != dict(zip(match["names"], match["payoffs"]))
     assert '"complete":false' in api.replace(" ", "") and '"steps_total":' in api
+
+
+def test_a_long_match_keeps_only_the_rows_a_page_shows_and_counts_the_rest(pages):
+    match = pages[2][0]
+    plugin = load_game(match["game"])
+    everything, total = _steps(plugin, match["params"], match["wire"], 10_000)
+    first, counted = _steps(plugin, match["params"], match["wire"], 5)
+    assert total == counted == len(everything) > 5 and first == everything[:5]
