@@ -423,7 +423,12 @@ def _read_back_cached(game: str, params: str, seed: str | None, told: tuple[tupl
                       path: str | None, stamp: tuple[int, int] | None) -> ReadBack:
     lines = [] if stamp is None else _read_transcript(path, stamp)
     plugin = load_game(game)
-    return read_back(plugin, plugin.Params.model_validate(json.loads(params)), seed, [list(n) for n in told if n],
+    try:
+        checked = plugin.Params.model_validate(json.loads(params))
+    except ValueError as exc:  # parameters an older version of the game stored
+        return ReadBack(unit=_hands_word(game, {}), problem=f"its parameters no longer fit {game}: "
+                                                           f"{str(exc).splitlines()[0]}")
+    return read_back(plugin, checked, seed, [list(n) for n in told if n],
                      [(ln["seat"], ln["dir"], ln["text"]) for ln in lines if ln["seat"] is not None])
 
 
@@ -434,8 +439,8 @@ def _steps_shown(rb: ReadBack, m: dict[str, Any]) -> dict[str, Any]:
     if not xs and m["payoffs"] and m["hands"]:
         xs, totals = [0, m["hands"]], [[0.0, float(p)] for p in m["payoffs"]]
         words = "the stored result only"
-    return {"unit": rb.unit if rb.xs else rb.hands_word, "payoff": rb.payoff_word, "hands_word": rb.hands_word, "xs": xs, "totals": totals,
-            "complete": rb.complete, "problem": rb.problem, "from_result": words,
+    return {"unit": rb.unit if rb.xs else rb.hands_word, "payoff": rb.payoff_word, "hands_word": rb.hands_word,
+            "xs": xs, "totals": totals, "complete": rb.complete, "problem": rb.problem, "from_result": words,
             "steps": rb.steps, "steps_total": rb.steps_total}
 
 
