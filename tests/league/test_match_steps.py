@@ -108,8 +108,9 @@ def pages(tmp_path_factory):
 def _chart_ends(html: str) -> dict[str, float]:
     chart = re.search(r'<div class="chartbox" id="winnings">(.*?)</svg>', html, re.S)
     assert chart, "no chart on the page"
-    return {label: float(value) for label, value in
-            re.findall(r'<polyline [^>]*points="[^"]+"><title>([^<]*): ([-0-9.e+]+)</title>', chart[1])}
+    lines = re.findall(r'<polyline [^>]*points="[^"]+"><title>([^<]*): ([-0-9.e+]+)</title>', chart[1])
+    assert len(lines) == chart[1].count("<polyline"), "a line without its end value"
+    return {label: float(value) for label, value in lines}
 
 
 @pytest.mark.parametrize("n", range(len(MATCHES)), ids=[f"{m[0]}-{m[2]}" for m in MATCHES])
@@ -117,6 +118,7 @@ def test_every_game_gets_a_chart_ending_at_its_stored_result_and_its_steps_in_wo
     match, html, _ = pages[n]
     # One line per seat, ending where the stored result says.
     assert _chart_ends(html) == dict(zip(match["names"], match["payoffs"]))
+    assert html.count("<polyline") == len(match["names"])
     assert "Read back up to" not in html and "stored result only" not in html
     # The steps table: every reply of the match, in order, in words.
     table = re.search(r'<table id="steps".*?</table>', html, re.S)
