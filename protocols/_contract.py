@@ -357,8 +357,10 @@ class GamePlugin:
         "cards", "profit"}`` (``profit``: what the hand won or lost it);
         ``streets``, each ``{"name", "board", "actions"}`` with actions
         ``{"seat", "words"}``; ``pots``, each ``{"amount", "winners",
-        "words"}``. None: the game draws no hands (the page shows the
-        per-step transcript and, from ``profit``-less results, no chart)."""
+        "words"}``. None: the game draws no hands; the page then replays
+        the dialogue from the match's seed and recorded replies, and charts
+        ``standings()`` over the hands with a table of the steps in the
+        words of ``seat_view``."""
         return None
 
     # --- variants -----------------------------------------------------------

@@ -103,6 +103,10 @@ class SeatView:
             if kind == "match_start":
                 return Turn([f"Match started: you are seat {message.get('seat')}"], auto='{"type": "ready"}')
             if kind == "match_end":
+                scores = message.get("scores")
+                if isinstance(scores, list) and all(isinstance(x, (int, float)) for x in scores):
+                    mine = f"; you (seat {self.seat}) scored {scores[self.seat]:+g}" if self.seat < len(scores) else ""
+                    return Turn([f"Match over: scores {', '.join(f'{x:g}' for x in scores)}{mine}"])
                 return Turn([f"Match over: {line}"])
         return Turn([line], raw=True, question="Reply")
 

@@ -386,7 +386,9 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
         log_dir = Path(tempfile.mkdtemp(prefix=f"arena-{game_id}-{seed}-"))
     names = [s.name for s in specs]
     typer.echo(f"Started {game_id} seed {seed}: {' vs '.join(map(inert, names))}", err=True)
-    typer.echo(f"Sandbox: {host.describe()}", err=True)
+    people = [str(i) for i, s in enumerate(specs) if s.person]
+    typer.echo(f"Sandbox: {host.describe()}" + (f"; seat {', '.join(people)}: a person, outside the sandbox"
+                                                 if people else ""), err=True)
     units = plugin.units(matches[0][0] if matches else None)
     # A person's terminal shows only their seat's view: no live line over it.
     progress = _Progress(enabled=not trace and not any(s.person for s in specs), label=f"{game_id} seed {seed}",

@@ -20,8 +20,9 @@ login form); bearer requests carry no ambient credential and need none.
 from __future__ import annotations
 
 import functools
-import os
 import gzip
+import json
+import os
 from dataclasses import asdict
 import hmac
 import math
@@ -50,7 +51,9 @@ from protocols.seatview import card_text
 from .._games import load_game
 from ..results._report import format_words, replay_command, standings_of
 from ..results._store import shown_seed
+from .._seeds import pseudonyms
 from ._charts import cumulative, lines_chart, sparkline
+from ._steps import ReadBack, read_back
 from ._db import League
 from ._friendly import Friendlies
 from ._ratings import Z95, Ratings
@@ -307,6 +310,13 @@ async def match_page(request: Request) -> Response:
     safe = [re.sub(r"[^A-Za-z0-9_.-]", "_", n) for n in names]
     local = [(n, "./" + n) for n in safe]
     hands = await trio.to_thread.run_sync(_hands, t["game"], m.get("transcript"))
+    steps = None
+    if not hands:  # a game that draws no hands: its dialogue read back (arena.league._steps)
+        told = (tuple(pseudonyms(m["seed"], len(names))) if m.get("seed") is not None else (),
+                tuple(t["entrants"][i]["name"] for i in m["seats"]))
+        steps = await trio.to_thread.run_sync(_read_back, t["game"], json.dumps(t["params"], sort_keys=True),
+                                              m.get("seed"), told, m.get("transcript"))
+        steps = _steps_shown(steps, m)
     seats = []
     for s, (name, v) in enumerate(zip(names, seated)):
         seats.append({"seat": s, "name": name, "bot": v["bot"] if v else None, "version": v["id"] if v else None,
@@ -316,7 +326,8 @@ async def match_page(request: Request) -> Response:
     data = {
         "match": {"id": m["id"], "tournament": m["tournament"], "round": m["round"], "index": m["idx"],
                   "seed": shown_seed(m), "status": m["status"], "hands": m["hands"], "completed": m["completed"],
-                  "finished": m["finished"], "game": t["game"], "params": t["params"]},
+                  "finished": m["finished"], "game": t["game"], "params": t["params"],
+                  "hands_word": _hands_word(t["game"], t["params"])},
         "seats": seats,
         "faults": [_fault_words(f, names, private[f["seat"]]) for f in m["faults"]],
         "replay": (replay_command(t["game"], t["params"], defaults, local, m["seed"], t["settings"],
@@ -327,6 +338,8 @@ async def match_page(request: Request) -> Response:
         "current": lines[step_i] if lines else None, "step": step_i, "permalink": f"/matches/{m['id']}",
         # As a person reads it (the game's hands_of), and each seat's running total over the hands.
         "hands": hands, "totals": cumulative(hands, len(names)) if hands else None,
+        # Any other game: each seat's running payoff over the game's unit, and its steps in words.
+        "readback": steps,
         "opened": "step" in request.query_params,
     }
     return _render(site, request, "match.html", data, auth)
@@ -389,6 +402,46 @@ def _hands(game: str, path: str | None) -> list[dict[str, Any]] | None:
 def _read_hands(game: str, path: str | None, stamp: tuple[int, int] | None) -> list[dict[str, Any]] | None:
     lines = [] if stamp is None else _read_transcript(path, stamp)
     return load_game(game).hands_of([(ln["seat"], ln["dir"], ln["text"]) for ln in lines if ln["seat"] is not None])
+
+
+def _hands_word(game: str, params: dict[str, Any]) -> str:
+    """The game's word for what a match is counted in ("hands", "rounds", "games": ``units()``)."""
+    plugin = load_game(game)
+    try:
+        return plugin.units(plugin.Params.model_validate(params))["hands"]
+    except ValueError:  # parameters an older version of the game stored
+        return plugin.units()["hands"]
+
+
+def _read_back(game: str, params: str, seed: str | None, told: tuple[tuple[str, ...], ...],
+               path: str | None) -> ReadBack:
+    return _read_back_cached(game, params, seed, told, path, _stamp(path))
+
+
+@functools.lru_cache(maxsize=32)
+def _read_back_cached(game: str, params: str, seed: str | None, told: tuple[tuple[str, ...], ...],
+                      path: str | None, stamp: tuple[int, int] | None) -> ReadBack:
+    lines = [] if stamp is None else _read_transcript(path, stamp)
+    plugin = load_game(game)
+    try:
+        checked = plugin.Params.model_validate(json.loads(params))
+    except ValueError as exc:  # parameters an older version of the game stored
+        return ReadBack(unit=_hands_word(game, {}), problem=f"its parameters no longer fit {game}: "
+                                                           f"{str(exc).splitlines()[0]}")
+    return read_back(plugin, checked, seed, [list(n) for n in told if n],
+                     [(ln["seat"], ln["dir"], ln["text"]) for ln in lines if ln["seat"] is not None])
+
+
+def _steps_shown(rb: ReadBack, m: dict[str, Any]) -> dict[str, Any]:
+    """What the match page shows of a read-back match (and its JSON twin): the
+    chart's points, from the stored result alone when the replay had none."""
+    xs, totals, words = rb.xs, rb.totals, None
+    if not xs and m["payoffs"] and m["hands"]:
+        xs, totals = [0, m["hands"]], [[0.0, float(p)] for p in m["payoffs"]]
+        words = "the stored result only"
+    return {"unit": rb.unit if rb.xs else rb.hands_word, "payoff": rb.payoff_word, "hands_word": rb.hands_word,
+            "xs": xs, "totals": totals, "complete": rb.complete, "problem": rb.problem, "from_result": words,
+            "steps": rb.steps, "steps_total": rb.steps_total}
 
 
 async def match_stderr(request: Request) -> Response:

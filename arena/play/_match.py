@@ -52,6 +52,10 @@ class MatchSettings:
         return Limits(self.timeout, self.startup_timeout, self.budget)
 
 
+#: what a person's seat records as its sandbox level: it ran outside the sandbox
+PERSON_LEVEL = "person"
+
+
 def told_names(specs: list[BotSpec], seed: str, settings: MatchSettings) -> list[str]:
     """What the bots of a match are told the seats are called."""
     return pseudonyms(seed, len(specs)) if settings.pseudonyms else [s.name for s in specs]
@@ -74,6 +78,9 @@ class SeatResult:
     slowest_reply: float = 0.0
     ending: str | None = None  # "exited N" by itself after stdin closed, or "killed"
     leftovers: int = 0  # processes it started still running when it ended (then killed)
+    #: how this seat's process ran: the host's sandbox level, or "person" for a
+    #: person's seat (the arena's own program on the person's terminal, outside the sandbox)
+    sandbox: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -85,6 +92,7 @@ class SeatResult:
             "slowest_reply": round(self.slowest_reply, 6),
             "ending": self.ending,
             "leftovers": self.leftovers,
+            "sandbox": self.sandbox,
         }
 
 
@@ -110,7 +118,7 @@ class MatchResult:
     forfeit_scores: list[float] | None = None
     #: the match went on to its end without the seats that faulted (``seat_gone``)
     played_on: bool = False
-    #: the sandbox level the bots ran at (``BotHost.level``)
+    #: the sandbox level the bots ran at (``BotHost.level``); each seat's is in ``seats``
     sandbox: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -190,6 +198,8 @@ async def run_series(
             host.close()
     for result in results:
         result.sandbox = host.level
+        for seat in result.seats:
+            seat.sandbox = PERSON_LEVEL if specs[seat.seat].person else host.level
     return results
 
 
@@ -511,6 +521,7 @@ def summarize_series(
             slowest_reply=max((m.seats[i].slowest_reply for m in results), default=0.0),
             ending=results[-1].seats[i].ending if results else None,
             leftovers=max((m.seats[i].leftovers for m in results), default=0),
+            sandbox=results[-1].seats[i].sandbox if results else None,
         )
         for i, spec in enumerate(specs)
     ]

@@ -4,6 +4,7 @@ Ctrl-C, and nothing on screen that the seat may not know."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -58,7 +59,7 @@ def test_kuhn3_a_whole_match_with_a_wrong_word_asked_again():
 
 
 def test_holdem_a_whole_match_no_hole_card_but_ours_before_the_showdown():
-    term = arena("holdem", "human", HOLDEM_BOT, HOLDEM_BOT, "--hands", "3", "--seed", "4")
+    term = arena("holdem", "human", HOLDEM_BOT, HOLDEM_BOT, "--hands", "3", "--seed", "4", "--json")
     first = True
     while True:
         prompt = term.expect(PROMPT + "|Match over", timeout=30)
@@ -79,6 +80,12 @@ def test_holdem_a_whole_match_no_hole_card_but_ours_before_the_showdown():
     assert term.finish() == 0, term.screen
     assert "completed after 3 hands" in term.screen
     assert "you raise to" in term.screen
+    # The person's seat ran outside the sandbox, and says so; the bots at the host's level.
+    assert "seat 0: a person, outside the sandbox" in term.screen
+    result = json.loads(term.screen[term.screen.index("\n{"):])
+    level = result["sandbox"]["level"]
+    assert level != "person" and result["matches"][0]["sandbox"] == level
+    assert [s["sandbox"] for s in result["matches"][0]["seats"]] == ["person", level, level]
     card = r"(?:10|[2-9JQKA])[♠♥♦♣]"
     blocks = hands(term.screen)
     assert len(blocks) == 3
@@ -132,3 +139,17 @@ def test_human_is_refused_wherever_a_person_cannot_play():
         with pytest.raises(BadBotCommand, match="plays only in a single match"):
             BotSpec.parse(command)  # tournaments, quarantine and the league parse this way
     assert BotSpec.parse("human:ann", person_ok=True).name == "ann"
+
+
+def test_the_plain_view_of_a_third_party_game_asks_only_at_decisions():
+    # pennies (examples/pennies) has no seat view: each line is shown as sent
+    # and the reply typed; its round results are told, never asked about.
+    bot = str(ROOT / "examples" / "pennies" / "arena_pennies" / "bots" / "copy_bot.py")
+    term = arena("pennies", "human", bot, "--rounds", "3", "--seed", "5")
+    for n in range(3):
+        prompt = term.expect(r'\{"type":"(\w+)"[^\n]*\}\nReply \[a reply line of the protocol\] ')
+        assert prompt.group(1) == "choose", term.screen  # never after a round_result
+        term.type('{"type": "coin", "side": "heads"}\n')
+    assert term.finish() == 0, term.screen
+    assert term.screen.count("Reply [") == 3
+    assert term.screen.count('"type":"round_result"') == 3 and "completed after 3" in term.screen
