@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -102,3 +103,30 @@ def test_the_result_table_uses_the_games_own_words():
     header = next(line for line in proc.stdout.splitlines() if "seat" in line and "bot" in line)
     assert "points" in header and "bankroll" not in header, proc.stdout
     assert "4 rounds" in proc.stdout
+
+
+def test_the_example_package_builds_without_a_warning_of_its_own(tmp_path):
+    """`make install` builds it with setuptools; a warning about its own folders
+    (bots, golden) once showed on every `make demo`. Built from a copy, offline,
+    with the setuptools uv keeps from that install."""
+    import shutil
+    import zipfile
+
+    source = tmp_path / "pennies"
+    shutil.copytree(ROOT / "examples" / "pennies", source,
+                    ignore=shutil.ignore_patterns("*.egg-info", "build", "__pycache__"))
+    uv = shutil.which("uv", path=str(Path(PY).parent))
+    assert uv, "uv is missing from the venv: `make install` installs it"
+    command = [uv, "build", "--wheel", "--out-dir", str(tmp_path / "dist"), str(source)]
+    built = subprocess.run([*command[:2], "--offline", *command[2:]], capture_output=True, text=True, timeout=120)
+    if built.returncode != 0 and "offline" in built.stderr.lower():  # uv's cache lacks setuptools: the index has it
+        built = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    said = built.stdout + built.stderr
+    assert built.returncode == 0, said[-3000:]
+    own = [line for line in said.splitlines() if "arena_pennies" in line and "warn" in line.lower()]
+    assert own == [], "\n".join(own)
+    (wheel,) = (tmp_path / "dist").glob("arena_pennies-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    for path in ("arena_pennies/golden/pennies.playthrough", "arena_pennies/bots/random_bot.py",
+                 "arena_pennies/bots/opponents.json"):
+        assert path in names, names
