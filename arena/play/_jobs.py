@@ -111,7 +111,7 @@ class MatchRecord:
         """The record of a match played by ``run_match`` (or ``play_on``) on a host whose summary is ``sandbox``."""
         return cls(
             key=key, completed=result.completed, hands=result.hands, faults=[f.to_json() for f in result.faults],
-            payoffs=[s.bankroll for s in result.seats], time_used=[round(s.time_used, 6) for s in result.seats],
+            payoffs=[s.payoff for s in result.seats], time_used=[round(s.time_used, 6) for s in result.seats],
             tournament_scores=list(result.tournament_scores),
             forfeit_scores=None if result.forfeit_scores is None else list(result.forfeit_scores),
             duration=round(result.duration, 6), exchanges=result.exchanges, played_on=result.played_on,

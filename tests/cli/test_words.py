@@ -204,6 +204,16 @@ def test_every_game_names_its_units():
     assert load_game("rpsdraft").units()["payoff"] == "turns won"
 
 
+def test_a_seats_json_says_payoff_and_keeps_the_old_key_for_scripts():
+    from arena.play._match import SeatResult
+
+    seat = SeatResult(seat=1, bot="b", payoff=-3, score=-1.5, time_used=0.25)
+    shown = seat.to_json()
+    assert shown["payoff"] == shown["bankroll"] == -3 and shown["score"] == -1.5
+    with pytest.warns(DeprecationWarning, match=r"SeatResult\.bankroll is now SeatResult\.payoff"):
+        assert seat.bankroll == -3
+
+
 # -- tables that fit ------------------------------------------------------------------------------
 
 

@@ -34,8 +34,8 @@ def test_two_example_players_play_heads_up(acpc):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert result["completed"] and result["faults"] == [], result["faults"]
     assert result["hands"] == 30
-    assert sum(s["bankroll"] for s in result["seats"]) == 0
-    assert any(s["bankroll"] for s in result["seats"])
+    assert sum(s["payoff"] for s in result["seats"]) == 0
+    assert any(s["payoff"] for s in result["seats"])
 
 
 def test_example_players_and_a_native_bot_share_a_table(acpc):
@@ -43,7 +43,7 @@ def test_example_players_and_a_native_bot_share_a_table(acpc):
                          "--big-blind", "100", "--hands", "15", "--seed", "2")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert result["completed"] and result["faults"] == [], result["faults"]
-    assert sum(s["bankroll"] for s in result["seats"]) == 0
+    assert sum(s["payoff"] for s in result["seats"]) == 0
 
 
 KUHN3_NATIVE = f"python3 {ROOT / 'sample_bots' / 'kuhn3' / 'random_bot.py'} --seed 4"

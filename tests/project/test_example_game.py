@@ -51,8 +51,8 @@ def test_the_example_game_plays_with_its_own_command_and_with_play():
     assert own.returncode == 0 and generic.returncode == 0, own.stderr + generic.stderr
     a, b = json.loads(own.stdout), json.loads(generic.stdout)
     assert a["hands"] == 12 and a["completed"]
-    assert [s["bankroll"] for s in a["seats"]] == [s["bankroll"] for s in b["seats"]]
-    assert sum(s["bankroll"] for s in a["seats"]) == 0
+    assert [s["payoff"] for s in a["seats"]] == [s["payoff"] for s in b["seats"]]
+    assert sum(s["payoff"] for s in a["seats"]) == 0
 
 
 def test_the_example_game_bad_parameter_is_a_usage_error():
@@ -92,7 +92,7 @@ def test_a_single_match_scores_a_fault_by_the_games_rule(tmp_path):
                      "--sandbox", "none")
     result = json.loads(proc.stdout)
     assert [f["seat"] for f in result["faults"]] == [0], proc.stdout
-    points = [s["bankroll"] for s in result["seats"]]
+    points = [s["payoff"] for s in result["seats"]]
     # pennies' rule: the faulting seat loses one more point per round not played (7 of 10)
     assert [s["score"] for s in result["seats"]] == [points[0] - 7, points[1]]
 
