@@ -47,6 +47,7 @@ from markupsafe import Markup, escape
 
 from protocols.seatview import card_text
 
+from .._checks import current_names
 from .._games import load_game
 from ..results._report import format_words, replay_command, standings_of
 from ..results._store import shown_seed
@@ -302,7 +303,8 @@ async def match_page(request: Request) -> Response:
     lines = await trio.to_thread.run_sync(_transcript, m.get("transcript"))
     step_i = min(_line_number(request, "step"), max(len(lines) - 1, 0))
     first = max(0, step_i - WINDOW)
-    defaults = load_game(t["game"]).Params().model_dump(mode="json")
+    model = load_game(t["game"]).Params
+    defaults = model().model_dump(mode="json")
     # Names as `arena play` takes them (no spaces), each bot a file the reader has.
     safe = [re.sub(r"[^A-Za-z0-9_.-]", "_", n) for n in names]
     local = [(n, "./" + n) for n in safe]
@@ -319,7 +321,7 @@ async def match_page(request: Request) -> Response:
                   "finished": m["finished"], "game": t["game"], "params": t["params"]},
         "seats": seats,
         "faults": [_fault_words(f, names, private[f["seat"]]) for f in m["faults"]],
-        "replay": (replay_command(t["game"], t["params"], defaults, local, m["seed"], t["settings"],
+        "replay": (replay_command(t["game"], current_names(model, t["params"]), defaults, local, m["seed"], t["settings"],
                                      t.get("lifetime", "match"))
                    if shown_seed(m) is not None else None),
         # A window of the transcript around the step; ?step=N moves it.

@@ -104,7 +104,7 @@ def test_acpc_cannot_express_antes_or_freezeouts(acpc):
     from arena._checks import UsageError
     from arena._plan import plan_play
 
-    for game, raw, why in (("holdem", {"ante": 1}, "no antes"), ("holdem", {"format": "freezeout"}, "freezeout"),
+    for game, raw, why in (("holdem", {"ante": 1}, "no antes"), ("holdem", {"mode": "freezeout"}, "freezeout"),
                            ("kuhn3", {"max_bet": 3}, "a bet to 2")):
         bots = [example(acpc)] * 2 + ([KUHN3_NATIVE] if game == "kuhn3" else [])
         with pytest.raises(UsageError, match=f"cannot play this match: .*{why}"):

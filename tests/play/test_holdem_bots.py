@@ -107,7 +107,7 @@ def test_six_bots_in_three_languages_play_cash(build):
 def test_six_bots_in_three_languages_play_a_freezeout(build):
     bots = six_bots(build)
     tournaments = 2
-    result, sent = play(*bots, "--format", "freezeout", "--tournaments", str(tournaments), "--seed", "5")
+    result, sent = play(*bots, "--mode", "freezeout", "--tournaments", str(tournaments), "--seed", "5")
     n = len(bots)
     ends = [m for m in sent if m["type"] == "tournament_end"]
     assert len(ends) == tournaments

@@ -385,7 +385,7 @@ def test_the_seed_bot_plays_a_cash_match(built):
 
 def test_the_seed_bot_plays_freezeouts_against_itself(built):
     seed = f"mono {built['seed']}"
-    proc, result = run_json("holdem", seed, seed, built["call_bot"], "--format", "freezeout",
+    proc, result = run_json("holdem", seed, seed, built["call_bot"], "--mode", "freezeout",
                             "--tournaments", "2", "--seed", "3", timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] and result["faults"] == [], result["faults"]

@@ -45,8 +45,8 @@ def test_check_game_command_reports_every_check():
 
 
 def test_the_example_game_plays_with_its_own_command_and_with_play():
-    own = run_arena("pennies", RANDOM, COPY, "--rounds", "12", "--seed", "5", "--json", "--sandbox", "none")
-    generic = run_arena("play", "pennies", RANDOM, COPY, "-p", "rounds=12", "--seed", "5", "--json",
+    own = run_arena("pennies", RANDOM, COPY, "--throws", "12", "--seed", "5", "--json", "--sandbox", "none")
+    generic = run_arena("play", "pennies", RANDOM, COPY, "-p", "throws=12", "--seed", "5", "--json",
                         "--sandbox", "none")
     assert own.returncode == 0 and generic.returncode == 0, own.stderr + generic.stderr
     a, b = json.loads(own.stdout), json.loads(generic.stdout)
@@ -56,15 +56,15 @@ def test_the_example_game_plays_with_its_own_command_and_with_play():
 
 
 def test_the_example_game_bad_parameter_is_a_usage_error():
-    proc = run_arena("pennies", RANDOM, COPY, "--rounds", "0", "--sandbox", "none")
-    assert proc.returncode == 2 and "--rounds" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run_arena("pennies", RANDOM, COPY, "--throws", "0", "--sandbox", "none")
+    assert proc.returncode == 2 and "--throws" in proc.stderr and "Traceback" not in proc.stderr
 
 
 @pytest.mark.slow
 def test_the_example_game_runs_a_tournament_and_a_quarantine(tmp_path):
     db = tmp_path / "t.db"
     tour = run_arena("tournament", "pennies", RANDOM, COPY, f"r2={PY} {BOTS / 'random_bot.py'} --seed 9",
-                     "-p", "rounds=10", "--db", str(db), "--sandbox", "none", "--json")
+                     "-p", "throws=10", "--db", str(db), "--sandbox", "none", "--json")
     assert tour.returncode == 0, tour.stderr
     assert len(json.loads(tour.stdout)["standings"]) == 3
     quarantine = run_arena("quarantine", "pennies", COPY, "--matches", "2", "--sandbox", "none")
@@ -80,7 +80,7 @@ for n, line in enumerate(sys.stdin):
         print(json.dumps({"type": "ready"}), flush=True)
     elif kind == "choose":
         if json.loads(line)["round"] == 3:
-            sys.exit(3)  # crashes when asked for round 3
+            sys.exit(3)  # crashes when asked for throw 3
         print(json.dumps({"type": "coin", "side": "heads"}), flush=True)
 """
 
@@ -88,21 +88,21 @@ for n, line in enumerate(sys.stdin):
 def test_a_single_match_scores_a_fault_by_the_games_rule(tmp_path):
     quitter = tmp_path / "quitter.py"
     quitter.write_text(QUITTER)
-    proc = run_arena("pennies", f"{PY} {quitter}", COPY, "--rounds", "10", "--seed", "5", "--json",
+    proc = run_arena("pennies", f"{PY} {quitter}", COPY, "--throws", "10", "--seed", "5", "--json",
                      "--sandbox", "none")
     result = json.loads(proc.stdout)
     assert [f["seat"] for f in result["faults"]] == [0], proc.stdout
     points = [s["payoff"] for s in result["seats"]]
-    # pennies' rule: the faulting seat loses one more point per round not played (7 of 10)
+    # pennies' rule: the faulting seat loses one more point per throw not played (7 of 10)
     assert [s["score"] for s in result["seats"]] == [points[0] - 7, points[1]]
 
 
 def test_the_result_table_uses_the_games_own_words():
-    proc = run_arena("pennies", RANDOM, COPY, "--rounds", "4", "--seed", "5", "--sandbox", "none")
+    proc = run_arena("pennies", RANDOM, COPY, "--throws", "4", "--seed", "5", "--sandbox", "none")
     assert proc.returncode == 0, proc.stderr
     header = next(line for line in proc.stdout.splitlines() if "seat" in line and "bot" in line)
     assert "points" in header and "bankroll" not in header, proc.stdout
-    assert "4 rounds" in proc.stdout
+    assert "4 throws" in proc.stdout
 
 
 def test_the_example_package_builds_without_a_warning_of_its_own(tmp_path):

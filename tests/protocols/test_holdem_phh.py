@@ -65,7 +65,7 @@ def test_cash_hands_replay_in_pokerkit(seats):
 
 
 def test_freezeout_hands_replay_in_pokerkit():
-    params = HoldemParams(format="freezeout", tournaments=1, stack=12, level_hands=2)
+    params = HoldemParams(mode="freezeout", tournaments=1, stack=12, level_hands=2)
     histories, _ = play(params, 3, seed=5)
     replay(histories.dumps(), 3)
     assert len(histories.done) >= 2
@@ -150,5 +150,5 @@ def test_arena_writes_acpc_logs_for_kuhn3(tmp_path):
     assert net == {s["bot"]: s["payoff"] for s in seats}
 
     bot = f"python3 {ROOT / 'sample_bots' / 'holdem' / 'random_bot.py'}"
-    refused = run_arena("holdem", bot, bot, "--format", "freezeout", "--acpc-log", str(out))
+    refused = run_arena("holdem", bot, bot, "--mode", "freezeout", "--acpc-log", str(out))
     assert refused.returncode == 2 and "--acpc-log" in refused.stderr and "freezeout" in refused.stderr
