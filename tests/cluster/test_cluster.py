@@ -272,10 +272,10 @@ def test_a_tournament_survives_a_killed_coordinator_and_the_loss_of_the_worker_h
 
     # Ctrl-C on a resumed run, as a terminal sends it (to the coordinator's process group):
     # one line that says how to resume, exit 130, no traceback.
+    said = log.stat().st_size
     interrupted = coordinator("--resume", "1", "--db", str(db), *cluster.args(), log=log)
-    at_start = len(stored(db))
-    wait_for("a match of the run to be interrupted",
-             lambda: len(stored(db)) > at_start or interrupted.poll() is not None, timeout=120)
+    wait_for("a match in flight on the cluster", lambda: "Started match" in log.read_bytes()[said:].decode(
+        errors="replace") or interrupted.poll() is not None, timeout=120)
     said = log.stat().st_size
     os.killpg(interrupted.pid, signal.SIGINT)
     interrupted.communicate(timeout=60)
