@@ -81,15 +81,56 @@ def parse_value(text: str) -> Any:
         return text
 
 
+def old_names(model: Any) -> dict[str, str]:
+    """A parameter model's renamed parameters: old name -> name. A field lists
+    its old names after its own in ``validation_alias=AliasChoices(name, old)``,
+    so that stored parameters and old command lines still validate."""
+    from pydantic import AliasChoices
+
+    renamed = {}
+    for name, field in model.model_fields.items():
+        if isinstance(field.validation_alias, AliasChoices):
+            renamed.update({old: name for old in field.validation_alias.choices
+                            if isinstance(old, str) and old != name})
+    return renamed
+
+
+def current_names(model: Any, raw: dict[str, Any]) -> dict[str, Any]:
+    """Parameters as stored or given, under their current names (``old_names``)."""
+    renamed = old_names(model)
+    return {renamed.get(k, k): v for k, v in raw.items()}
+
+
+_said: set[tuple[str, str]] = set()
+
+
 def game_params(plugin: Any, raw: dict[str, Any], *, keys: bool = False) -> Any:
     """The game's validated parameters from what the user gave, or a UsageError.
 
-    An unknown key is named with the game's parameters and their defaults;
-    then the pydantic model, then the game's own ``check_params`` for what a
-    model cannot say (a strategy file that must parse, say).
+    A parameter's old name is taken for the new one, with a warning on stderr
+    (once a process); an unknown key is named with the game's parameters and
+    their defaults; then the pydantic model, then the game's own
+    ``check_params`` for what a model cannot say (a strategy file that must
+    parse, say).
     """
+    import sys
+
     from pydantic import ValidationError
 
+    def named(field: str) -> str:
+        return f"-p {field}" if keys else "--" + field.replace("_", "-")
+
+    game = plugin.spec.id
+    for old, new in old_names(plugin.Params).items():
+        if old not in raw:
+            continue
+        if new in raw:
+            raise UsageError(f"{named(old)} is the old name of {named(new)} ({game}): give {named(new)} only")
+        raw = {(new if k == old else k): v for k, v in raw.items()}
+        if (game, old) not in _said:
+            _said.add((game, old))
+            print(f"arena: warning: {game} {named(old)} is now {named(new)} (the old name works until 0.2)",
+                  file=sys.stderr)
     fields = plugin.Params.model_fields
     unknown = sorted(set(raw) - set(fields))
     if unknown:

@@ -217,7 +217,7 @@ class HoldemDealer:
 
     def context(self) -> dict[str, int | None]:
         where: dict[str, int | None] = {"hand": self.hands if self.hand is not None else None}
-        if self.params.format == "freezeout":
+        if self.params.mode == "freezeout":
             where["tournament"] = self.tournaments
         return where
 
@@ -237,7 +237,7 @@ class HoldemDealer:
         scores = self.scores()
         if seat in self.out:
             scores[seat] = self.out[seat]
-        elif self.params.format == "cash":
+        elif self.params.mode == "cash":
             unfinished = self.params.hands - self.hands
             scores[seat] = float(self.totals[seat] - unfinished * self.params.stack)
         return scores
@@ -270,7 +270,7 @@ class HoldemDealer:
         n = self.seats
         # A seat that faulted is dealt no more (seat_gone); with fewer than two
         # seats left the match ends there.
-        if p.format == "cash":
+        if p.mode == "cash":
             for h in range(p.hands):
                 if n - len(self.out) < 2:
                     break
@@ -300,7 +300,7 @@ class HoldemDealer:
                 yield Exchange([(s, end) for s in self._live(list(range(n)))], reply=False)
         yield from end_match(self.match_index, self.scores(), n, skip=self.out)
         return MatchOutcome(payoffs=self.scores(), hands=self.hands,
-                            extra={"tournaments": self.tournaments} if p.format == "freezeout" else {})
+                            extra={"tournaments": self.tournaments} if p.mode == "freezeout" else {})
 
     def _play_hand(self, stacks: list[int], button: int, blinds: tuple[int, int, int], tournament: int | None):
         dealt = sum(1 for s in stacks if s)
@@ -541,7 +541,7 @@ class HoldemPlugin(BuiltinGame):
     payoff_label = score_label = "chips"
 
     def units(self, params: BaseModel | None = None) -> dict[str, str]:
-        if getattr(params, "format", "cash") == "freezeout":  # places, as points
+        if getattr(params, "mode", "cash") == "freezeout":  # places, as points
             return {"payoff": "points", "hands": "hands", "score": "points", "tournament": "points"}
         return super().units(params)
 
@@ -550,7 +550,7 @@ class HoldemPlugin(BuiltinGame):
     seatings = "rotations"
     playthrough_matches = (
         ({"hands": 3}, 7),
-        ({"format": "freezeout", "tournaments": 1, "stack": 8, "level_hands": 2}, 8),
+        ({"mode": "freezeout", "tournaments": 1, "stack": 8, "level_hands": 2}, 8),
     )
 
     def table_seats(self, entrants: int) -> int:

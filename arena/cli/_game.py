@@ -24,7 +24,7 @@ from typer.core import TyperGroup
 
 from protocols import GamePlugin
 
-from .._checks import UsageError, parse_value
+from .._checks import UsageError, old_names, parse_value
 from .._games import PluginLoadError, available_games, did_you_mean, load_game
 
 # typer carries its own copy of click (typer._click) and raises its exceptions;
@@ -101,10 +101,16 @@ def game_command(plugin: GamePlugin, play: Callable[..., Any], run: Callable[...
         option = typer.Option("--" + name.replace("_", "-"), metavar="VALUE", help=_option_help(info))
         params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
                                         annotation=Annotated[Optional[list[str]], option]))
+    # A renamed parameter's old option still works (game_params says its new name), unlisted.
+    olds = [old for old, new in old_names(plugin.Params).items() if new in fields and old not in taken | set(fields)]
+    for old in olds:
+        option = typer.Option("--" + old.replace("_", "-"), metavar="VALUE", hidden=True)
+        params.append(inspect.Parameter(old, inspect.Parameter.KEYWORD_ONLY, default=None,
+                                        annotation=Annotated[Optional[list[str]], option]))
     params += [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in shared]
 
     def command(bots: list[str], **options: Any) -> None:
-        given = {name: options.pop(name) for name in fields}
+        given = {name: options.pop(name) for name in [*fields, *olds]}
         try:
             raws = _matches_of(given)
         except UsageError as exc:

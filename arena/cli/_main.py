@@ -161,7 +161,7 @@ class _Progress:
     rate and each seat's payoff so far. It also keeps the latest figures, which
     an interrupted match reports (on a terminal or not)."""
 
-    def __init__(self, enabled: bool, label: str, names: list[str], payoff: str = "bankroll",
+    def __init__(self, enabled: bool, label: str, names: list[str], payoff: str = "payoff",
                  hands_word: str = "hands") -> None:
         self.enabled = enabled and sys.stderr.isatty()
         self.label, self.names, self.payoff, self.hands_word = label, names, payoff, hands_word
@@ -218,12 +218,12 @@ def _print_table(result: SeriesResult, units: dict[str, str]) -> None:
     status = "completed" if result.completed else "PLAYED ON WITHOUT A FAULTING SEAT" if result.played_on else "CANCELLED"
     matches = f"{len(result.matches)} matches · " if result.planned > 1 else ""
     payoff, score = units["payoff"], units["score"]
-    same = payoff == score and all(float(s.bankroll) == s.score for s in result.seats)
+    same = payoff == score and all(float(s.payoff) == s.score for s in result.seats)
     columns = [("seat", "r"), ("bot", "l"), (payoff, "r")] + ([] if same else [(score, "r")]) + [("fault", "l")]
     rows = []
     for seat in result.seats:
         fault = fault_by_seat.get(seat.seat)
-        rows.append([str(seat.seat), inert(seat.bot), f"{seat.bankroll:g}"]
+        rows.append([str(seat.seat), inert(seat.bot), f"{seat.payoff:g}"]
                     + ([] if same else [f"{seat.score:.3f}"]) + [str(fault.kind) if fault else ""])
     title = f"{result.game} · seed {result.seed} · {matches}{result.hands:,} {units['hands']} · {status}"
     # Off a terminal nothing is cut: the bot names must stay greppable.

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from .._checks import UsageError
+from .._checks import UsageError, current_names
 from ..results._report import format_words, replay_command, standings_format, standings_of
 from ..results._store import Store, open_store, shown_seed
 from .._text import inert
@@ -308,16 +308,17 @@ def export_cmd(
     if format == "phh":
         _export_phh(saved, entrants, rows)
         return
-    defaults = load_game(saved["game"]).Params().model_dump(mode="json")
+    model = load_game(saved["game"]).Params
+    defaults, params = model().model_dump(mode="json"), current_names(model, saved["params"])
     for m in rows:
         lineup = [entrants[i] for i in m["seats"]]
         sys.stdout.write(json.dumps({
             "tournament": tournament, "match": m["id"], "round": m["round"], "index": m["idx"],
-            "game": saved["game"], "game_version": saved["game_version"], "params": saved["params"],
+            "game": saved["game"], "game_version": saved["game_version"], "params": params,
             "seed": shown_seed(m), "entrants": [n for n, _ in lineup], "commands": [c for _, c in lineup],
             "status": m["status"], "completed": m["completed"], "hands": m["hands"], "scores": m["scores"],
             "payoffs": m["payoffs"], "faults": m["faults"],
-            "replay": (replay_command(saved["game"], saved["params"], defaults, lineup, m["seed"], saved["settings"],
+            "replay": (replay_command(saved["game"], params, defaults, lineup, m["seed"], saved["settings"],
                                      saved.get("lifetime", "match"))
                        if shown_seed(m) is not None else None),
         }) + "\n")

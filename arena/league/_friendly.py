@@ -219,7 +219,7 @@ class Friendlies:
                         for x in result.faults)
         f.match_id = store.add_match(tid, {
             "round": 0, "idx": 0, "seats": list(range(len(specs))), "seed": seed, "completed": result.completed,
-            "hands": result.hands, "scores": result.tournament_scores, "payoffs": [s.bankroll for s in result.seats],
+            "hands": result.hands, "scores": result.tournament_scores, "payoffs": [s.payoff for s in result.seats],
             "faults": faults, "timings": {"duration": result.duration, "abandoned": abandoned,
                         # The bots' level, and each seat's: the person's seat ran outside the sandbox.
                         "sandbox": result.sandbox, "seat_sandbox": [x.sandbox for x in result.seats]},

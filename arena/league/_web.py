@@ -48,7 +48,8 @@ from markupsafe import Markup, escape
 
 from protocols.seatview import card_text
 
-from .._games import load_game
+from .._checks import current_names
+from .._games import PluginLoadError, load_game
 from ..results._report import format_words, replay_command, standings_of
 from ..results._store import shown_seed
 from .._seeds import pseudonyms
@@ -326,11 +327,11 @@ async def match_page(request: Request) -> Response:
     data = {
         "match": {"id": m["id"], "tournament": m["tournament"], "round": m["round"], "index": m["idx"],
                   "seed": shown_seed(m), "status": m["status"], "hands": m["hands"], "completed": m["completed"],
-                  "finished": m["finished"], "game": t["game"], "params": t["params"],
+                  "finished": m["finished"], "game": t["game"], "params": _params_now(t),
                   "hands_word": _hands_word(t["game"], t["params"])},
         "seats": seats,
         "faults": [_fault_words(f, names, private[f["seat"]]) for f in m["faults"]],
-        "replay": (replay_command(t["game"], t["params"], defaults, local, m["seed"], t["settings"],
+        "replay": (replay_command(t["game"], _params_now(t), defaults, local, m["seed"], t["settings"],
                                      t.get("lifetime", "match"))
                    if shown_seed(m) is not None else None),
         # A window of the transcript around the step; ?step=N moves it.
@@ -482,6 +483,14 @@ async def tournaments_page(request: Request) -> Response:
     return _render(site, request, "tournaments.html", data, auth)
 
 
+def _params_now(t: dict[str, Any]) -> dict[str, Any]:
+    """A stored tournament's parameters under their current names (a renamed one, docs/vocabulary.md)."""
+    try:
+        return current_names(load_game(t["game"]).Params, t["params"])
+    except PluginLoadError:
+        return t["params"]
+
+
 async def tournament_page(request: Request) -> Response:
     site: Site = request.app.state.site
     auth = _auth(site, request)
@@ -506,7 +515,7 @@ async def tournament_page(request: Request) -> Response:
     rules = {"rounds": t["rounds"], "lifetime": t.get("lifetime", "match"), "timeout (s)": settings.get("timeout"),
              "seats per match": settings.get("seats")}
     data = {"tournament": {"id": tid, "game": t["game"], "kind": kinds[tid][0], "status": t["status"],
-                           "seed": shown_seed(t), "params": t["params"], "entrants": names,
+                           "seed": shown_seed(t), "params": _params_now(t), "entrants": names,
                            "matches": len(matches), "done": len(done),
                            "playing": tid in site.runner.live,
                            "rules": {k: v for k, v in rules.items() if v is not None},

@@ -5,6 +5,7 @@ pipe or through Dask as JSON (``to_json``/``from_json``)."""
 
 from __future__ import annotations
 
+import signal
 import sys
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -15,14 +16,24 @@ from ._match import MatchResult
 def worker_argv(core: int) -> list[str]:
     """The command of a worker process pinned to ``core``.
 
-    It starts with SIGINT ignored, before the arena is even imported: a Ctrl-C
-    on a terminal reaches the whole process group, and it is the coordinator's
-    to act on (it ends its workers); a worker that took it too would print a
-    traceback over the coordinator's one line. Ignored signals survive
+    It runs with SIGINT ignored: a Ctrl-C on a terminal reaches the whole
+    process group, and it is the coordinator's to act on (it ends its
+    workers); a worker that took it too would print a traceback over the
+    coordinator's one line. Started with ``ignore_sigint`` the worker has it
+    ignored from ``exec`` on; the first line of its command ignores it too,
+    for a starter that cannot run code in the child. Ignored signals survive
     ``exec``, so the supervisor resets them for every bot.
     """
     return [sys.executable, "-c", "import signal, runpy; signal.signal(signal.SIGINT, signal.SIG_IGN); "
             "runpy.run_module('arena.play._worker', run_name='__main__', alter_sys=True)", str(core)]
+
+
+def ignore_sigint() -> None:
+    """A ``preexec_fn`` for a worker: SIGINT ignored before ``exec``. Until its
+    command's first line ran, a worker started as a Ctrl-C arrived died of it
+    (exit -2) or failed in Python's start-up ("Fatal Python error:
+    init_import_site" and a traceback on the coordinator's terminal)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class JobBot(NamedTuple):
@@ -111,7 +122,7 @@ class MatchRecord:
         """The record of a match played by ``run_match`` (or ``play_on``) on a host whose summary is ``sandbox``."""
         return cls(
             key=key, completed=result.completed, hands=result.hands, faults=[f.to_json() for f in result.faults],
-            payoffs=[s.bankroll for s in result.seats], time_used=[round(s.time_used, 6) for s in result.seats],
+            payoffs=[s.payoff for s in result.seats], time_used=[round(s.time_used, 6) for s in result.seats],
             tournament_scores=list(result.tournament_scores),
             forfeit_scores=None if result.forfeit_scores is None else list(result.forfeit_scores),
             duration=round(result.duration, 6), exchanges=result.exchanges, played_on=result.played_on,

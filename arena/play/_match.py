@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,7 +73,8 @@ def max_reply(plugin: GamePlugin, settings: MatchSettings) -> int:
 class SeatResult:
     seat: int
     bot: str
-    bankroll: int
+    #: what the seat won in the game's own unit (docs/vocabulary.md, "payoff")
+    payoff: int
     score: float
     time_used: float
     slowest_reply: float = 0.0
@@ -86,7 +88,9 @@ class SeatResult:
         return {
             "seat": self.seat,
             "bot": self.bot,
-            "bankroll": self.bankroll,
+            "payoff": self.payoff,
+            # The key's old name, kept for scripts written before 0.2 (docs/vocabulary.md).
+            "bankroll": self.payoff,
             "score": self.score,
             "time_used": round(self.time_used, 6),
             "slowest_reply": round(self.slowest_reply, 6),
@@ -94,6 +98,13 @@ class SeatResult:
             "leftovers": self.leftovers,
             "sandbox": self.sandbox,
         }
+
+    @property
+    def bankroll(self) -> int:
+        """``payoff`` under its old name (until 0.2)."""
+        warnings.warn("SeatResult.bankroll is now SeatResult.payoff (docs/vocabulary.md)", DeprecationWarning,
+                      stacklevel=2)
+        return self.payoff
 
 
 @dataclass(slots=True)
@@ -426,7 +437,7 @@ def _result(
         SeatResult(
             seat=i,
             bot=spec.name,
-            bankroll=payoffs[i],
+            payoff=payoffs[i],
             score=scores[i],
             time_used=used[i][0],
             slowest_reply=used[i][1],
@@ -515,7 +526,7 @@ def summarize_series(
         SeatResult(
             seat=i,
             bot=spec.name,
-            bankroll=sum(m.seats[i].bankroll for m in results),
+            payoff=sum(m.seats[i].payoff for m in results),
             score=scores[i],
             time_used=sum(m.seats[i].time_used for m in results),
             slowest_reply=max((m.seats[i].slowest_reply for m in results), default=0.0),

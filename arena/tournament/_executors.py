@@ -29,7 +29,7 @@ from ..play._exchange import resynchronise
 from ..play._host import open_host
 from ..play._match import MatchSettings, add_endings, failed_start, max_reply, play_on, told_names
 from ..play._transcript import Transcript
-from ..play._jobs import MatchJob, MatchRecord, worker_argv
+from ..play._jobs import MatchJob, MatchRecord, ignore_sigint, worker_argv
 from .._seeds import chance_stream
 from ._schedule import Pairing
 from ._state import TournamentRun
@@ -58,6 +58,7 @@ class Processes:
                 worker_argv(core % cores),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
+                preexec_fn=ignore_sigint,
             )
             buffer = b""
             try:

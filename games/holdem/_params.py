@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 
 class HoldemParams(BaseModel):
@@ -12,8 +12,10 @@ class HoldemParams(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    format: Literal["cash", "freezeout"] = Field(
-        default="cash", description="cash: every hand from equal stacks; freezeout: play until one seat has every chip")
+    # "format" until 0.2, a word that --format (an output's format) also used
+    mode: Literal["cash", "freezeout"] = Field(
+        default="cash", validation_alias=AliasChoices("mode", "format"),
+        description="cash: every hand from equal stacks; freezeout: play until one seat has every chip")
     hands: int = Field(default=1000, ge=1, le=10_000_000, description="hands in a cash match")
     tournaments: int = Field(default=1000, ge=1, le=1_000_000,
                              description="freezeout tournaments in a match (the CodeProject challenge planned about 1000)")
@@ -33,7 +35,7 @@ class HoldemParams(BaseModel):
     def blinds(self, hand_in_tournament: int) -> tuple[int, int, int]:
         """(small blind, big blind, ante) for a hand: fixed in cash; in
         freezeout doubled every ``level_hands`` hands of the tournament."""
-        if self.format == "cash":
+        if self.mode == "cash":
             return self.small_blind, self.big_blind, self.ante
         factor = 1 << min(hand_in_tournament // self.level_hands, 40)
         return self.small_blind * factor, self.big_blind * factor, self.ante * factor

@@ -30,7 +30,7 @@ class AcpcFault(Exception):
 
 def refusal(params: dict) -> str | None:
     """Why a holdem match with these parameters cannot be played by an ACPC agent (None: it can)."""
-    if params.get("format", "cash") != "cash":
+    if params.get("mode", params.get("format", "cash")) != "cash":  # "format": an arena before 0.2
         return ("ACPC agents play cash hands only: a freezeout (stacks carried over from hand to hand, "
                 "rising blinds) cannot be written as an ACPC game definition")
     if params.get("ante", 0):

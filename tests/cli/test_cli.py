@@ -28,16 +28,16 @@ def test_json_has_the_promised_keys_and_exit_code_0():
     assert result["game"] == "kuhn3" and result["seed"] == "11" and result["hands"] == 7
     assert result["completed"] is True and result["faults"] == []
     assert [s["bot"] for s in result["seats"]] == [GOOD] * 3
-    assert sum(s["bankroll"] for s in result["seats"]) == 0
+    assert sum(s["payoff"] for s in result["seats"]) == 0
     for seat in result["seats"]:
-        assert seat["score"] == pytest.approx(seat["bankroll"] / 7 ** 0.5)
+        assert seat["score"] == pytest.approx(seat["payoff"] / 7 ** 0.5)
 
 
 def test_same_seed_same_match_and_the_seed_is_printed():
     first = run_json("kuhn3", GOOD, GOOD, GOOD, "--seed", "99", "--end-prob", "1/20")
     second = run_json("kuhn3", GOOD, GOOD, GOOD, "--seed", "99", "--end-prob", "1/20")
     for key in ("hands", "seats"):
-        assert [s["bankroll"] for s in first[1]["seats"]] == [s["bankroll"] for s in second[1]["seats"]]
+        assert [s["payoff"] for s in first[1]["seats"]] == [s["payoff"] for s in second[1]["seats"]]
         assert first[1]["hands"] == second[1]["hands"]
     assert "seed 99" in first[0].stderr
     unseeded = run_json("kuhn3", GOOD, GOOD, GOOD, "--hands", "1")

@@ -54,6 +54,31 @@ def test_a_game_is_offered_only_the_options_it_can_use():
     assert "--lifetime " in vonneumann and "--acpc-log " not in vonneumann
 
 
+def test_no_game_parameter_shares_a_name_with_an_option_and_old_names_still_work(monkeypatch, capsys):
+    from arena import _checks
+    from arena._games import load_game
+
+    holdem, pennies = (" ".join(re.findall(r"(--[a-z-]+)\s", arena(g, "--help").stdout)) + " "
+                       for g in ("holdem", "pennies"))
+    assert "--mode " in holdem and "--format " not in holdem
+    assert "--throws " in pennies and "--rounds " not in pennies
+    # The old names: taken for the new ones with a warning that names them (once a process),
+    # refused beside them, and read silently from what was stored (Params).
+    monkeypatch.setattr(_checks, "_said", set())
+    assert _checks.game_params(load_game("holdem"), {"format": "freezeout"}, keys=True).mode == "freezeout"
+    assert _checks.game_params(load_game("pennies"), {"rounds": 7}).throws == 7
+    assert _checks.game_params(load_game("pennies"), {"rounds": 8}).throws == 8
+    assert capsys.readouterr().err.splitlines() == [
+        "arena: warning: holdem -p format is now -p mode (the old name works until 0.2)",
+        "arena: warning: pennies --rounds is now --throws (the old name works until 0.2)"]
+    both = arena("pennies", "a", "b", "--rounds", "3", "--throws", "4")
+    assert both.exit_code == 2 and "arena: error: --rounds is the old name of --throws (pennies): give --throws only" \
+        in both.output, both.output
+    old = arena("play", "holdem", "a", "b", "-p", "format=poker")
+    assert old.exit_code == 2 and "-p mode: Input should be 'cash' or 'freezeout', got 'poker'" in old.output, old.output
+    assert load_game("pennies").Params.model_validate({"rounds": 5}).model_dump() == {"throws": 5}
+
+
 def test_no_seed_jargon_in_help():
     for command in ([], ["holdem"], ["kuhn3"], ["strategy"]):
         text = arena(*command, "--help", columns=200).stdout
@@ -200,8 +225,18 @@ def test_every_game_names_its_units():
     assert load_game("kuhn3").units()["score"] == "chips/√hands"
     assert load_game("kuhn3").units()["tournament"] == "chips"
     holdem = load_game("holdem")
-    assert holdem.units(holdem.Params(format="freezeout", tournaments=1))["payoff"] == "points"
+    assert holdem.units(holdem.Params(mode="freezeout", tournaments=1))["payoff"] == "points"
     assert load_game("rpsdraft").units()["payoff"] == "turns won"
+
+
+def test_a_seats_json_says_payoff_and_keeps_the_old_key_for_scripts():
+    from arena.play._match import SeatResult
+
+    seat = SeatResult(seat=1, bot="b", payoff=-3, score=-1.5, time_used=0.25)
+    shown = seat.to_json()
+    assert shown["payoff"] == shown["bankroll"] == -3 and shown["score"] == -1.5
+    with pytest.warns(DeprecationWarning, match=r"SeatResult\.bankroll is now SeatResult\.payoff"):
+        assert seat.bankroll == -3
 
 
 # -- tables that fit ------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from arena.cluster._artifacts import ArtifactError
 from arena.cluster._build import build
 from arena.cluster._security import init_certs
 
-from ..conftest import PY, ROOT, clean_env, run_arena, run_json
+from ..conftest import PY, ROOT, clean_env, run_arena, run_json, sigint_default
 from ..league.league_server import League, new_user, sample
 
 pytestmark = pytest.mark.slow
@@ -175,7 +175,8 @@ def by_seat(transcript: Path) -> dict[str, list[str]]:
 def coordinator(*args: str, log: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
     with open(log, "ab") as err:
         return subprocess.Popen([PY, "-m", "arena", "tournament", *args, "--json"], stdout=subprocess.PIPE,
-                                stderr=err, env={**clean_env(), **(env or {})}, cwd=ROOT, start_new_session=True)
+                                stderr=err, env={**clean_env(), **(env or {})}, cwd=ROOT, start_new_session=True,
+                                preexec_fn=sigint_default)
 
 
 def freeze_in_flight(worker: Worker, offset: int, deadline: float) -> str:
@@ -267,8 +268,26 @@ def test_a_tournament_survives_a_killed_coordinator_and_the_loss_of_the_worker_h
     os.killpg(first.pid, signal.SIGKILL)
     first.wait()
     first.stdout.close()
+    assert 4 <= len(stored(db)) < total
+
+    # Ctrl-C on a resumed run, as a terminal sends it (to the coordinator's process group):
+    # one line that says how to resume, exit 130, no traceback.
+    said = log.stat().st_size
+    interrupted = coordinator("--resume", "1", "--db", str(db), *cluster.args(), log=log)
+    wait_for("a match in flight on the cluster", lambda: "Started match" in log.read_bytes()[said:].decode(
+        errors="replace") or interrupted.poll() is not None, timeout=120)
+    said = log.stat().st_size
+    os.killpg(interrupted.pid, signal.SIGINT)
+    interrupted.communicate(timeout=60)
+    lines = log.read_bytes()[said:].decode(errors="replace").splitlines()
+    assert interrupted.returncode == 130, lines
+    # (a match's progress line may cross the signal; nothing else may be said)
+    words = [ln for ln in lines if not ln.startswith(("Started match ", "Finished match "))]
+    assert len(words) == 1 and re.fullmatch(
+        rf"Interrupted tournament 1 \(SIGINT\) after \d+ of {total} matches; "
+        rf"resume with: arena tournament --resume 1 --db {re.escape(str(db))}", words[0]), lines
     before = stored(db)
-    assert 4 <= len(before) < total
+    assert len(before) < total
 
     # On the resumed run B, the only worker, computes and holds the bots' artifacts. Once it
     # has played one of the run's matches it is frozen while it holds another, worker A

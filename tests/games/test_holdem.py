@@ -127,7 +127,7 @@ def test_hands_in_words_follow_eval7():
 
 
 def test_freezeout_places_and_shared_places():
-    params = HoldemParams(format="freezeout", stack=10)
+    params = HoldemParams(mode="freezeout", stack=10)
     t = Freezeout(4, params, 0)
     # the button (seat 0) gets the aces; seats 1-3 go out in the same hand from
     # equal stacks and share places 2 to 4
@@ -142,7 +142,7 @@ def test_freezeout_places_and_shared_places():
 
 
 def test_freezeout_blinds_double_every_level():
-    p = HoldemParams(format="freezeout", small_blind=5, big_blind=10, ante=1, level_hands=3)
+    p = HoldemParams(mode="freezeout", small_blind=5, big_blind=10, ante=1, level_hands=3)
     assert [p.blinds(h) for h in (0, 2, 3, 6)] == [(5, 10, 1), (5, 10, 1), (10, 20, 2), (20, 40, 4)]
     assert HoldemParams().blinds(99) == (1, 2, 0)  # cash: fixed
 

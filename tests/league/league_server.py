@@ -81,16 +81,24 @@ class League:
         return self.log.read_text(errors="replace")[-4000:]
 
     def stop(self, sig: int = signal.SIGINT) -> int:
+        """Send ``sig`` to the server's process group, as a terminal's Ctrl-C
+        does (its tournament workers get it too); the exit code. What it
+        wrote after the signal is kept in ``said_on_stop``."""
         self.http.close()
+        self.said_on_stop = ""
         if self.proc is None:
             return 0
         if self.proc.poll() is None:
-            self.proc.send_signal(sig)
+            before = self.log.stat().st_size
+            os.killpg(self.proc.pid, sig)  # its own session (start_new_session): the group is the server's
             try:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
+                os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
+            with open(self.log, "rb") as log:
+                log.seek(before)
+                self.said_on_stop = log.read().decode(errors="replace")
         self.proc.stdout.close()
         return self.proc.returncode
 

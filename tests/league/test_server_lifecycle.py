@@ -88,5 +88,16 @@ def test_the_demo_league_admits_every_sample_bot_and_the_limits_hold(tmp_path):
                           name="slow-build")
         v = server.settled(r.json()["bot"])
         assert v["state"] == "rejected" and "did not finish within 2 s" in v["message"], v
+        # A tournament under way when the server is stopped: its worker processes share the group.
+        r = server.http.post("/api/tournaments/start", headers={"Authorization": f"Bearer {token}"},
+                             data={"game": "kuhn3"})
+        assert r.status_code == 202, r.text
+        server.wait("the tournament to be under way", lambda: [
+            t for t in server.http.get("/api/games").json()["live"] if t["kind"] == "manual"])
     finally:
+        # Ctrl-C as a terminal sends it, to the whole process group: one line, nothing after it.
         assert server.stop() == 130, server.stderr()
+    said = server.said_on_stop
+    assert not any(noise in said for noise in ("Traceback", "KeyboardInterrupt", "Exception Group")), said
+    assert said.rstrip("\n").rsplit("\n", 1)[-1].startswith("Stopped the league (SIGINT): "), said
+    assert said.count("Stopped the league") == 1, said

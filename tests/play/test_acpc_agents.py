@@ -34,8 +34,8 @@ def test_two_example_players_play_heads_up(acpc):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert result["completed"] and result["faults"] == [], result["faults"]
     assert result["hands"] == 30
-    assert sum(s["bankroll"] for s in result["seats"]) == 0
-    assert any(s["bankroll"] for s in result["seats"])
+    assert sum(s["payoff"] for s in result["seats"]) == 0
+    assert any(s["payoff"] for s in result["seats"])
 
 
 def test_example_players_and_a_native_bot_share_a_table(acpc):
@@ -43,7 +43,7 @@ def test_example_players_and_a_native_bot_share_a_table(acpc):
                          "--big-blind", "100", "--hands", "15", "--seed", "2")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert result["completed"] and result["faults"] == [], result["faults"]
-    assert sum(s["bankroll"] for s in result["seats"]) == 0
+    assert sum(s["payoff"] for s in result["seats"]) == 0
 
 
 KUHN3_NATIVE = f"python3 {ROOT / 'sample_bots' / 'kuhn3' / 'random_bot.py'} --seed 4"
@@ -104,7 +104,7 @@ def test_acpc_cannot_express_antes_or_freezeouts(acpc):
     from arena._checks import UsageError
     from arena._plan import plan_play
 
-    for game, raw, why in (("holdem", {"ante": 1}, "no antes"), ("holdem", {"format": "freezeout"}, "freezeout"),
+    for game, raw, why in (("holdem", {"ante": 1}, "no antes"), ("holdem", {"mode": "freezeout"}, "freezeout"),
                            ("kuhn3", {"max_bet": 3}, "a bet to 2")):
         bots = [example(acpc)] * 2 + ([KUHN3_NATIVE] if game == "kuhn3" else [])
         with pytest.raises(UsageError, match=f"cannot play this match: .*{why}"):

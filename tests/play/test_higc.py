@@ -80,4 +80,4 @@ def test_one_higc_process_plays_a_series_starting_each_match_with_start(tmp_path
     said = (tmp_path / "seat0.stderr.log").read_text().splitlines()  # the bot's own debugging lines
     assert said.count("leduc_poker 0") == 1 and said.count("tournament over") == 1
     assert [line for line in said if line.startswith("score: ")] == [
-        f"score: {int(r.seats[0].bankroll)}" for r in results]
+        f"score: {int(r.seats[0].payoff)}" for r in results]

@@ -93,21 +93,21 @@ def test_six_bots_in_three_languages_play_cash(build):
     result, sent = play(*bots, *args)
     assert result["hands"] == 60
     assert [m["completed"] for m in result["matches"]] == [True, True]
-    assert sum(s["bankroll"] for s in result["seats"]) == 0  # chips won and lost balance
+    assert sum(s["payoff"] for s in result["seats"]) == 0  # chips won and lost balance
     for match in result["matches"]:
-        assert sum(s["bankroll"] for s in match["seats"]) == 0
+        assert sum(s["payoff"] for s in match["seats"]) == 0
     assert all(s["ending"] == "exited 0" for s in result["seats"]), result["seats"]
     assert sum(m["type"] == "match_start" for m in sent) == 2 * len(bots)
     check_hands(sent, len(bots), 60, cash=True)
     # every bot is seeded: the same match again is played the same way
     again, _ = play(*bots, *args)
-    assert [s["bankroll"] for s in again["seats"]] == [s["bankroll"] for s in result["seats"]]
+    assert [s["payoff"] for s in again["seats"]] == [s["payoff"] for s in result["seats"]]
 
 
 def test_six_bots_in_three_languages_play_a_freezeout(build):
     bots = six_bots(build)
     tournaments = 2
-    result, sent = play(*bots, "--format", "freezeout", "--tournaments", str(tournaments), "--seed", "5")
+    result, sent = play(*bots, "--mode", "freezeout", "--tournaments", str(tournaments), "--seed", "5")
     n = len(bots)
     ends = [m for m in sent if m["type"] == "tournament_end"]
     assert len(ends) == tournaments

@@ -379,13 +379,13 @@ def test_the_seed_bot_plays_a_cash_match(built):
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] and result["faults"] == [], result["faults"]
     assert result["hands"] == 60
-    assert sum(s["bankroll"] for s in result["seats"]) == 0
+    assert sum(s["payoff"] for s in result["seats"]) == 0
     assert result["seats"][0]["ending"] == "exited 0"
 
 
 def test_the_seed_bot_plays_freezeouts_against_itself(built):
     seed = f"mono {built['seed']}"
-    proc, result = run_json("holdem", seed, seed, built["call_bot"], "--format", "freezeout",
+    proc, result = run_json("holdem", seed, seed, built["call_bot"], "--mode", "freezeout",
                             "--tournaments", "2", "--seed", "3", timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] and result["faults"] == [], result["faults"]
@@ -397,7 +397,7 @@ def test_a_fold_when_checking_is_free_is_sent_as_a_check(built):
                             timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] and result["faults"] == [], result["faults"]
-    assert result["seats"][1]["bankroll"] < 0
+    assert result["seats"][1]["payoff"] < 0
 
 
 SEED_READINGS = r"""

@@ -99,7 +99,7 @@ def test_every_seat_reads_exactly_its_lines_woken_once_a_decision(six_seats, nat
 def test_both_ways_the_same_match(six_seats):
     (native, said_n, *_), (pure, said_p, *_) = six_seats[True], six_seats[False]
     assert said_n == said_p
-    assert [s.bankroll for s in native.seats] == [s.bankroll for s in pure.seats]
+    assert [s.payoff for s in native.seats] == [s.payoff for s in pure.seats]
     assert native.native_messages > 0 and pure.native_messages == 0
 
 
@@ -118,10 +118,10 @@ def test_a_seat_that_closed_its_input_is_charged_and_the_others_play_on(hand):
         assert [(str(f.kind), f.seat) for f in result.faults] == [("disconnected", 1)], result.faults
         assert "while writing to it" in result.faults[0].detail
         assert result.faults[0].hand == hand
-        assert result.forfeit_scores[1] < result.seats[1].bankroll  # the hand it left counts as lost
+        assert result.forfeit_scores[1] < result.seats[1].payoff  # the hand it left counts as lost
         assert result.hands == 4  # the other two played every hand
         for seat in (0, 2):
             assert writes[seat] == said[seat]
-        outcomes.append(([s.bankroll for s in result.seats], result.forfeit_scores,
+        outcomes.append(([s.payoff for s in result.seats], result.forfeit_scores,
                          [(f.detail, f.hand) for f in result.faults]))
     assert outcomes[0] == outcomes[1]

@@ -73,7 +73,7 @@ def summary(result: MatchResult) -> dict[str, Any]:
         "hands": result.hands,
         "completed": result.completed,
         "exchanges": result.exchanges,
-        "seats": [(s.seat, s.bot, s.bankroll, s.score) for s in result.seats],
+        "seats": [(s.seat, s.bot, s.payoff, s.score) for s in result.seats],
         "tournament_scores": result.tournament_scores,
         "forfeit_scores": result.forfeit_scores,
         "faults": [(str(f.kind), f.seat, f.detail, f.received, f.expected, f.hand) for f in result.faults],

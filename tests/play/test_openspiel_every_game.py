@@ -72,7 +72,7 @@ def test_every_accepted_game_plays_a_real_match_and_the_seed_repeats_it():
 
     trio.run(main)
     def seen(r):  # the returns and how many exchanges it took to reach them
-        return [s.bankroll for s in r.seats], r.exchanges
+        return [s.payoff for s in r.seats], r.exchanges
 
     for game in playable:
         first, again = results[game, 1, 0], results[game, 1, 1]

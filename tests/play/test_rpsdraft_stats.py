@@ -97,9 +97,9 @@ def test_simple_against_minimal_matches_the_exact_expectation():
     proc, result = run_json("rpsdraft", simple, minimal, "--seed", "20210618", "--matches", str(MATCHES),
                             "--lifetime", "tournament", timeout=300)
     assert proc.returncode == 0, proc.stderr
-    won = [m["seats"][0]["bankroll"] for m in result["matches"]]
+    won = [m["seats"][0]["payoff"] for m in result["matches"]]
     assert len(won) == MATCHES
-    assert all(m["seats"][0]["bankroll"] + m["seats"][1]["bankroll"] == 10 for m in result["matches"])
+    assert all(m["seats"][0]["payoff"] + m["seats"][1]["payoff"] == 10 for m in result["matches"])
     mean = sum(won) / MATCHES
     sd = math.sqrt(sum((w - mean) ** 2 for w in won) / (MATCHES - 1))
     se = sd / math.sqrt(MATCHES)

@@ -33,7 +33,7 @@ def test_sample_bots_complete_a_round(lineup):
     proc, result = run_json("kuhn3", *(BOTS[b] for b in lineup), "--seed", "17", "--hands", "2000")
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] and result["hands"] == 2000 and result["faults"] == []
-    assert sum(s["bankroll"] for s in result["seats"]) == 0
+    assert sum(s["payoff"] for s in result["seats"]) == 0
 
 
 def test_equilibrium_bots_break_even_against_each_other():
@@ -48,7 +48,7 @@ def test_equilibrium_bots_break_even_against_each_other():
                             "--seed", "3", "--hands", str(hands))
     assert proc.returncode == 0, proc.stderr
     for seat in result["seats"]:
-        assert abs(seat["bankroll"]) < 4 * 1.2 * hands ** 0.5
+        assert abs(seat["payoff"]) < 4 * 1.2 * hands ** 0.5
 
 
 def test_the_equilibrium_bot_beats_check_fold():
@@ -56,4 +56,4 @@ def test_the_equilibrium_bot_beats_check_fold():
         "kuhn3", BOTS["equilibrium"], BOTS["check_fold"], BOTS["check_fold"], "--seed", "5", "--hands", "3000"
     )
     assert proc.returncode == 0, proc.stderr
-    assert result["seats"][0]["bankroll"] > 0
+    assert result["seats"][0]["payoff"] > 0

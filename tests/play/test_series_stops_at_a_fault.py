@@ -26,5 +26,5 @@ def test_well_behaved_bots_complete_a_series(tag):
     proc, result = play([good, good], "--matches", "3", "--lifetime", "tournament")
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] is True
-    assert [sum(s["bankroll"] for s in m["seats"]) for m in result["matches"]] == [10, 10, 10]
+    assert [sum(s["payoff"] for s in m["seats"]) for m in result["matches"]] == [10, 10, 10]
     assert processes_with(tag) == []

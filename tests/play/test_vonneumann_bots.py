@@ -182,7 +182,7 @@ def test_sample_bots_complete_a_match(c_bots, pair):
     bots = {**c_bots, "reference": REFERENCE}
     result = play([bots[p] for p in pair], VonNeumannParams(sessions=20), 11)
     assert result.completed and result.faults == [], result.faults
-    assert sum(s.bankroll for s in result.seats) == 0
+    assert sum(s.payoff for s in result.seats) == 0
     assert math.isclose(sum(s.score for s in result.seats), 0.0, abs_tol=1e-9)
 
 

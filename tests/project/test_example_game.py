@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -44,26 +45,26 @@ def test_check_game_command_reports_every_check():
 
 
 def test_the_example_game_plays_with_its_own_command_and_with_play():
-    own = run_arena("pennies", RANDOM, COPY, "--rounds", "12", "--seed", "5", "--json", "--sandbox", "none")
-    generic = run_arena("play", "pennies", RANDOM, COPY, "-p", "rounds=12", "--seed", "5", "--json",
+    own = run_arena("pennies", RANDOM, COPY, "--throws", "12", "--seed", "5", "--json", "--sandbox", "none")
+    generic = run_arena("play", "pennies", RANDOM, COPY, "-p", "throws=12", "--seed", "5", "--json",
                         "--sandbox", "none")
     assert own.returncode == 0 and generic.returncode == 0, own.stderr + generic.stderr
     a, b = json.loads(own.stdout), json.loads(generic.stdout)
     assert a["hands"] == 12 and a["completed"]
-    assert [s["bankroll"] for s in a["seats"]] == [s["bankroll"] for s in b["seats"]]
-    assert sum(s["bankroll"] for s in a["seats"]) == 0
+    assert [s["payoff"] for s in a["seats"]] == [s["payoff"] for s in b["seats"]]
+    assert sum(s["payoff"] for s in a["seats"]) == 0
 
 
 def test_the_example_game_bad_parameter_is_a_usage_error():
-    proc = run_arena("pennies", RANDOM, COPY, "--rounds", "0", "--sandbox", "none")
-    assert proc.returncode == 2 and "--rounds" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run_arena("pennies", RANDOM, COPY, "--throws", "0", "--sandbox", "none")
+    assert proc.returncode == 2 and "--throws" in proc.stderr and "Traceback" not in proc.stderr
 
 
 @pytest.mark.slow
 def test_the_example_game_runs_a_tournament_and_a_quarantine(tmp_path):
     db = tmp_path / "t.db"
     tour = run_arena("tournament", "pennies", RANDOM, COPY, f"r2={PY} {BOTS / 'random_bot.py'} --seed 9",
-                     "-p", "rounds=10", "--db", str(db), "--sandbox", "none", "--json")
+                     "-p", "throws=10", "--db", str(db), "--sandbox", "none", "--json")
     assert tour.returncode == 0, tour.stderr
     assert len(json.loads(tour.stdout)["standings"]) == 3
     quarantine = run_arena("quarantine", "pennies", COPY, "--matches", "2", "--sandbox", "none")
@@ -79,7 +80,7 @@ for n, line in enumerate(sys.stdin):
         print(json.dumps({"type": "ready"}), flush=True)
     elif kind == "choose":
         if json.loads(line)["round"] == 3:
-            sys.exit(3)  # crashes when asked for round 3
+            sys.exit(3)  # crashes when asked for throw 3
         print(json.dumps({"type": "coin", "side": "heads"}), flush=True)
 """
 
@@ -87,18 +88,45 @@ for n, line in enumerate(sys.stdin):
 def test_a_single_match_scores_a_fault_by_the_games_rule(tmp_path):
     quitter = tmp_path / "quitter.py"
     quitter.write_text(QUITTER)
-    proc = run_arena("pennies", f"{PY} {quitter}", COPY, "--rounds", "10", "--seed", "5", "--json",
+    proc = run_arena("pennies", f"{PY} {quitter}", COPY, "--throws", "10", "--seed", "5", "--json",
                      "--sandbox", "none")
     result = json.loads(proc.stdout)
     assert [f["seat"] for f in result["faults"]] == [0], proc.stdout
-    points = [s["bankroll"] for s in result["seats"]]
-    # pennies' rule: the faulting seat loses one more point per round not played (7 of 10)
+    points = [s["payoff"] for s in result["seats"]]
+    # pennies' rule: the faulting seat loses one more point per throw not played (7 of 10)
     assert [s["score"] for s in result["seats"]] == [points[0] - 7, points[1]]
 
 
 def test_the_result_table_uses_the_games_own_words():
-    proc = run_arena("pennies", RANDOM, COPY, "--rounds", "4", "--seed", "5", "--sandbox", "none")
+    proc = run_arena("pennies", RANDOM, COPY, "--throws", "4", "--seed", "5", "--sandbox", "none")
     assert proc.returncode == 0, proc.stderr
     header = next(line for line in proc.stdout.splitlines() if "seat" in line and "bot" in line)
     assert "points" in header and "bankroll" not in header, proc.stdout
-    assert "4 rounds" in proc.stdout
+    assert "4 throws" in proc.stdout
+
+
+def test_the_example_package_builds_without_a_warning_of_its_own(tmp_path):
+    """`make install` builds it with setuptools; a warning about its own folders
+    (bots, golden) once showed on every `make demo`. Built from a copy, offline,
+    with the setuptools uv keeps from that install."""
+    import shutil
+    import zipfile
+
+    source = tmp_path / "pennies"
+    shutil.copytree(ROOT / "examples" / "pennies", source,
+                    ignore=shutil.ignore_patterns("*.egg-info", "build", "__pycache__"))
+    uv = shutil.which("uv", path=str(Path(PY).parent))
+    assert uv, "uv is missing from the venv: `make install` installs it"
+    command = [uv, "build", "--wheel", "--out-dir", str(tmp_path / "dist"), str(source)]
+    built = subprocess.run([*command[:2], "--offline", *command[2:]], capture_output=True, text=True, timeout=120)
+    if built.returncode != 0 and "offline" in built.stderr.lower():  # uv's cache lacks setuptools: the index has it
+        built = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    said = built.stdout + built.stderr
+    assert built.returncode == 0, said[-3000:]
+    own = [line for line in said.splitlines() if "arena_pennies" in line and "warn" in line.lower()]
+    assert own == [], "\n".join(own)
+    (wheel,) = (tmp_path / "dist").glob("arena_pennies-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    for path in ("arena_pennies/golden/pennies.playthrough", "arena_pennies/bots/random_bot.py",
+                 "arena_pennies/bots/opponents.json"):
+        assert path in names, names

@@ -65,7 +65,7 @@ def test_cash_hands_replay_in_pokerkit(seats):
 
 
 def test_freezeout_hands_replay_in_pokerkit():
-    params = HoldemParams(format="freezeout", tournaments=1, stack=12, level_hands=2)
+    params = HoldemParams(mode="freezeout", tournaments=1, stack=12, level_hands=2)
     histories, _ = play(params, 3, seed=5)
     replay(histories.dumps(), 3)
     assert len(histories.done) >= 2
@@ -78,7 +78,7 @@ def test_arena_holdem_writes_the_file(tmp_path):
     proc = run_arena("holdem", f"A={bot} --seed 1", f"B={bot} --seed 2", f"C={bot} --seed 3", "--hands", "4",
                      "--seed", "2", "--hand-history", str(out), "--acpc-log", str(log), "--json")
     assert proc.returncode == 0, proc.stderr[-2000:]
-    bankrolls = {s["bot"]: s["bankroll"] for s in json.loads(proc.stdout)["seats"]}
+    bankrolls = {s["bot"]: s["payoff"] for s in json.loads(proc.stdout)["seats"]}
     assert replay(out.read_text(), 3) == bankrolls
     lines = log.read_text().splitlines()
     net = {name: 0 for name in bankrolls}
@@ -147,8 +147,8 @@ def test_arena_writes_acpc_logs_for_kuhn3(tmp_path):
         assert set(betting) <= set("crf") and len(cards.split("|")) == 3
         for name, r in zip(players.split("|"), results.split("|")):
             net[name] += int(r)
-    assert net == {s["bot"]: s["bankroll"] for s in seats}
+    assert net == {s["bot"]: s["payoff"] for s in seats}
 
     bot = f"python3 {ROOT / 'sample_bots' / 'holdem' / 'random_bot.py'}"
-    refused = run_arena("holdem", bot, bot, "--format", "freezeout", "--acpc-log", str(out))
+    refused = run_arena("holdem", bot, bot, "--mode", "freezeout", "--acpc-log", str(out))
     assert refused.returncode == 2 and "--acpc-log" in refused.stderr and "freezeout" in refused.stderr

@@ -88,4 +88,4 @@ def test_seed_example_line_for_line(focus, tmp_path):
     assert got == sent
     # The final totals, in canonical seats, match the example's last Money line.
     expected = {focus: 0, (focus + 1) % 3: -2, (focus + 2) % 3: 2}
-    assert [s.bankroll for s in result.seats] == [expected[s] for s in range(3)]
+    assert [s.payoff for s in result.seats] == [expected[s] for s in range(3)]

@@ -184,7 +184,7 @@ def test_the_shim_loads_every_form_of_bot_file(form, tmp_path, tag):
     other = python_bot("misbehave_rpsdraft.py", "none", "main", tag)
     proc, result = run_json("rpsdraft", bot, other, "--seed", "2")
     assert proc.returncode == 0, proc.stderr
-    assert result["completed"] and sum(s["bankroll"] for s in result["seats"]) == 10
+    assert result["completed"] and sum(s["payoff"] for s in result["seats"]) == 10
     assert processes_with(tag) == []
 
 
@@ -278,7 +278,7 @@ def test_sample_bots_complete_a_series(pair):
                             "--lifetime", "tournament")
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] and len(result["matches"]) == 10
-    assert sum(s["bankroll"] for s in result["seats"]) == 100
+    assert sum(s["payoff"] for s in result["seats"]) == 100
 
 
 @needs_node
@@ -287,5 +287,5 @@ def test_the_odds_bots_beat_the_simple_ones():
         proc, result = run_json("rpsdraft", SAMPLE[odds], SAMPLE[simple], "--seed", "12", "--matches", "60",
                                 "--lifetime", "tournament")
         assert proc.returncode == 0, proc.stderr
-        won = [s["bankroll"] for s in result["seats"]]
+        won = [s["payoff"] for s in result["seats"]]
         assert won[0] > won[1] + 60, won  # about 6.2 against 3.8 turns a match

@@ -118,7 +118,7 @@ def test_a_word_seed_replays_the_same_match():
     one = run_json("kuhn3", *bots, "--hands", "40", "--seed", "league-week-3")[1]
     two = run_json("kuhn3", *bots, "--hands", "40", "--seed", "league-week-3")[1]
     assert one["seed"] == "league-week-3"
-    assert [s["bankroll"] for s in one["seats"]] == [s["bankroll"] for s in two["seats"]]
+    assert [s["payoff"] for s in one["seats"]] == [s["payoff"] for s in two["seats"]]
 
 
 # The schema-3 tables as they were (integer seeds).

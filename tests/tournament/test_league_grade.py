@@ -236,7 +236,7 @@ def test_standings_matches_and_export(tmp_path):
     assert words[:3] == ["arena", "play", "kuhn3"] and "--seed" in words
     replay = run_arena(*words[1:], "--json")
     assert replay.returncode == 0, replay.stderr
-    assert [s["bankroll"] for s in json.loads(replay.stdout)["seats"]] == clean["payoffs"]
+    assert [s["payoff"] for s in json.loads(replay.stdout)["seats"]] == clean["payoffs"]
 
 
 # -- usage errors, defaults -----------------------------------------------------------

@@ -4,24 +4,24 @@ Rules
 =====
 
 * Two seats. Seat 0 is the *matcher*, seat 1 the *mismatcher*.
-* A match is ``rounds`` rounds (100 by default). In each round both seats
+* A match is ``throws`` throws (100 by default). In each throw both seats
   choose a side of a coin, heads or tails, at the same time, without seeing
   the other's choice.
 * If the sides are the same the matcher wins one point from the mismatcher;
   otherwise the mismatcher wins one point from the matcher.
-* After each round both seats are told both choices.
+* After each throw both seats are told both choices.
 * A seat's score is its points: the two scores always add up to zero.
 * Fault rule: a seat that faults scores the worst it could still have ended
-  with (its points so far minus one for every round not played); the other
+  with (its points so far minus one for every throw not played); the other
   seat keeps its points.
 
 Wire protocol (JSON lines, the arena's framing)
 ===============================================
 
-``match_start`` -> ``{"type": "ready"}``; then per round
+``match_start`` -> ``{"type": "ready"}``; then per throw
 ``{"type": "choose", "round": N}`` -> ``{"type": "coin", "side": "heads"|"tails"}``
-and the notification ``{"type": "round_result", "round": N, "sides": [s0, s1]}``;
-then ``match_end``.
+and the notification ``{"type": "round_result", "round": N, "sides": [s0, s1]}``
+(``round`` counts the throws from 0); then ``match_end``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import random
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from games import GameSpec
 from protocols import GamePlugin, MatchOutcome
@@ -45,12 +45,14 @@ SIDES = ("heads", "tails")
 
 class PenniesParams(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-    rounds: int = Field(default=100, ge=1, le=1_000_000, description="rounds in a match")
+    # "rounds" until 0.2, a word that a tournament's --rounds also used
+    throws: int = Field(default=100, ge=1, le=1_000_000, validation_alias=AliasChoices("throws", "rounds"),
+                        description="throws in a match")
 
 
 class Choose(Message):
     type: Literal["choose"] = "choose"
-    round: int = Field(description="the round, from 0")
+    round: int = Field(description="the throw, from 0")
 
 
 class Coin(Reply):
@@ -88,7 +90,7 @@ class PenniesMatch:
 
     def forfeit(self, seat: int) -> list[float]:
         scores = self.scores()
-        scores[seat] -= self.params.rounds - self.played
+        scores[seat] -= self.params.throws - self.played
         return scores
 
     def abandon(self) -> list[tuple[int, bytes]]:
@@ -96,7 +98,7 @@ class PenniesMatch:
 
     def run(self):
         yield from start_match("pennies", 1, self.match_index, self.names, self.params, ["matcher", "mismatcher"])
-        for n in range(self.params.rounds):
+        for n in range(self.params.throws):
             coins = yield from ask_all([(0, Choose(round=n)), (1, Choose(round=n))], Coin,
                                        '{"type": "coin", "side": "heads" or "tails"}')
             sides = (coins[0].side, coins[1].side)
@@ -114,14 +116,12 @@ class PenniesPlugin(GamePlugin):
                     description="Both seats show heads or tails; the matcher wins equal sides.")
     Params = PenniesParams
     payoff_label = score_label = "points"
-    hand_label = "rounds"
+    hand_label = "throws"
     rules = __doc__ or ""
     reusable_processes = True
     max_reply_bytes = 256
     message_models = (*FRAMING_MODELS, Choose, Coin, RoundResult)
-    playthrough_matches = (({"rounds": 6}, 7),)
-    payoff_label = "points"  # the result table's words: "points" and "rounds", not "bankroll" and "hands"
-    hand_label = "rounds"
+    playthrough_matches = (({"throws": 6}, 7),)
 
     def open_dialogue(self, params: PenniesParams, rng: random.Random, names: list[str],
                       match_index: int = 0) -> PenniesMatch:

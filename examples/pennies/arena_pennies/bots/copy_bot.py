@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A pennies bot that shows the side its opponent showed last round."""
+"""A pennies bot that shows the side its opponent showed last throw."""
 
 import json
 import sys
