@@ -137,7 +137,7 @@ def test_the_steps_read_in_the_games_own_words(pages):
     # von Neumann poker has a seat view: what a seat is told is the person's screen.
     assert re.search(r'<td class="told">Game 1: your card 0\.\d{4}; your money', by_game["vonneumann"])
     # The x axis counts the game's unit.
-    assert "rounds played" in by_game["pennies"] and "turns played" in by_game["rpsdraft"]
+    assert "throws played" in by_game["pennies"] and "turns played" in by_game["rpsdraft"]
     assert "games played" in by_game["vonneumann"]
 
 
