@@ -30,6 +30,13 @@ PY = sys.executable
 os.environ["PATH"] = os.pathsep.join([str(Path(PY).parent), os.environ.get("PATH", "")])
 
 
+# pytest rewrites each test module (for its assertion messages) and keeps the
+# result only where Python may write bytecode. With PYTHONDONTWRITEBYTECODE set,
+# as on these machines, every worker of every run rewrote every module again:
+# about 4 CPU-s a worker before its first test. This process writes them (next
+# to the modules, in __pycache__); the processes it starts keep the setting.
+sys.dont_write_bytecode = False
+
 # Arena runs keep the stderr logs of faulted matches in a temporary folder;
 # give the ones started by the tests a folder of their own, removed at exit.
 _SCRATCH = tempfile.mkdtemp(prefix="arena-tests-")
