@@ -131,7 +131,7 @@ def test_attack_is_contained(attack, level, tag, tmp_path):
     else:
         assert not result.completed
         (fault,) = result.faults
-        assert fault.seat == seat
+        assert fault.seat == seat, fault.describe()
         if attack == "close-stdout":  # under a wrapper no EOF: only the deadline sees it
             assert fault.kind in ("timeout", "disconnected")
         else:
