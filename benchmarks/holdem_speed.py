@@ -16,7 +16,10 @@ interleaved runs, medians. Side by side:
   kuhn3    the arena, three C rule bots (the compiled dialogue), and the
            minimal blocking Python kuhn3 dealer on the same bots;
   vn       the arena's vonneumann (C bots naive and likeme) and its minimal
-           JSON-lines dealer (benchmarks.minimal_dealers).
+           JSON-lines dealer (benchmarks.minimal_dealers); besides games/s,
+           the CPU per game of each whole process tree (dealer and bots,
+           start-up taken off by a one-session run of each), which the
+           machine's load moves far less than the wall time.
 
 Hands per second are timed as each side reports them: the ACPC dealer from
 its start to its end (players' start-up included, which favours the arena),
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -69,13 +73,44 @@ def _arena(bots: list[str], hands: int, seed: int) -> dict:
     return json.loads(out.stdout)
 
 
+def _cpu_of(run, *args):
+    """run(*args), and the CPU seconds of the processes it started (children, bots included)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = run(*args)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return out, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _vn_cpu_per_game(seed: int) -> tuple[float, float, float, float, int]:
+    """vonneumann, arena and minimal dealer: games/s of each, CPU microseconds per game of
+    each (a one-session run's CPU, the start-up, taken off), and the games played."""
+    (vn, _, games), cpu = _cpu_of(arena_vonneumann, seed)  # benchmarks.exchange_ratios' run
+    (_, _, small), cpu_small = _cpu_of(_arena_vonneumann, seed, 1)
+    (vn_min, _), cpu_min = _cpu_of(minimal_run, "vonneumann", VN_BOTS, games, seed)
+    (_, _), cpu_min_small = _cpu_of(minimal_run, "vonneumann", VN_BOTS, small, seed)
+    per_game = 1e6 * (cpu - cpu_small) / (games - small)
+    per_game_min = 1e6 * (cpu_min - cpu_min_small) / (games - small)
+    return vn, vn_min, per_game, per_game_min, games
+
+
+def _arena_vonneumann(seed: int, sessions: int) -> tuple[float, float, int]:
+    out = subprocess.run(
+        pinned([sys.executable, "-m", "arena", "vonneumann", *VN_BOTS, "--sessions", str(sessions), "--seed",
+                str(seed), "--sandbox", "none", "--json"]),
+        capture_output=True, text=True, cwd=ROOT)
+    if out.returncode != 0:
+        sys.exit(f"the arena vonneumann run failed (exit {out.returncode}):\n{out.stderr[-2000:]}")
+    r = json.loads(out.stdout)
+    return r["hands"] / r["duration"], r["exchanges"] / r["hands"], r["hands"]
+
+
 def measure() -> dict:
     acpc = build_acpc()
     agent = f"acpc:{acpc['example_player']} {{gamedef}}"
     json_bots = [str(HOLDEM / "rule_bot"), str(HOLDEM / "call_bot")]
     six = [json_bots[i % 2] for i in range(6)]
     keys = ("acpc", "json", "json_x", "relay", "relay_x", "six", "six_x", "kuhn3", "kuhn3_x", "kuhn3_min",
-            "vn", "vn_min")
+            "vn", "vn_min", "vn_cpu", "vn_min_cpu", "vn_ratio")
     runs: dict[str, list[float]] = {k: [] for k in keys}
     for i in range(RUNS):
         seed = i + 1
@@ -88,13 +123,14 @@ def measure() -> dict:
         s["six"], s["six_x"] = r["hands"] / r["duration"], r["exchanges"] / r["hands"]
         s["kuhn3"], s["kuhn3_x"] = arena_run(seed=seed)
         s["kuhn3_min"], _ = minimal_run("kuhn3", [str(C_BOT)] * 3, HANDS, seed)
-        s["vn"], _, games = arena_vonneumann(seed)
-        s["vn_min"], _ = minimal_run("vonneumann", VN_BOTS, games, seed)
+        s["vn"], s["vn_min"], s["vn_cpu"], s["vn_min_cpu"], _ = _vn_cpu_per_game(seed)
+        s["vn_ratio"] = s["vn"] / s["vn_min"]  # the two sides of one run, next to each other in time
         for key, value in s.items():
             runs[key].append(value)
         print(f"  run {i + 1}: ACPC dealer {s['acpc']:>7,.0f} | arena JSON {s['json']:>6,.0f} relay {s['relay']:>5,.0f}"
               f" 6-seat {s['six']:>5,.0f} hands/s | kuhn3 {s['kuhn3']:>7,.0f} minimal {s['kuhn3_min']:>7,.0f}"
-              f" hands/s | vonneumann {s['vn']:>6,.0f} minimal {s['vn_min']:>6,.0f} games/s", flush=True)
+              f" hands/s | vonneumann {s['vn']:>6,.0f} minimal {s['vn_min']:>6,.0f} games/s"
+              f" (CPU {s['vn_cpu']:.1f} / {s['vn_min_cpu']:.1f} us a game)", flush=True)
     m = {k: statistics.median(v) for k, v in runs.items()}
     six_us = 1e6 / (m["six"] * m["six_x"])
     kuhn3_us = 1e6 / (m["kuhn3"] * m["kuhn3_x"])
@@ -108,6 +144,7 @@ def measure() -> dict:
         "relay_over_acpc": m["relay"] / m["acpc"],
         "six_over_kuhn3": six_us / kuhn3_us,
         "vn_over_minimal": m["vn"] / m["vn_min"],
+        "vn_cpu_over_minimal": m["vn_min_cpu"] / m["vn_cpu"],
         "kuhn3_over_minimal": m["kuhn3"] / m["kuhn3_min"],
     }
 
@@ -121,7 +158,10 @@ def report(f: dict) -> None:
           f"per message ({m['six_x']:.1f} messages/hand)")
     print(f"arena, kuhn3, 3 C rule bots           : {m['kuhn3']:>8,.0f} hands/s = {f['kuhn3_us_per_message']:6.2f} us "
           f"per message; minimal dealer {m['kuhn3_min']:,.0f} hands/s")
-    print(f"vonneumann, arena / minimal dealer    : {m['vn']:>8,.0f} / {m['vn_min']:,.0f} games/s")
+    print(f"vonneumann, arena / minimal dealer    : {m['vn']:>8,.0f} / {m['vn_min']:,.0f} games/s; CPU per game "
+          f"(whole tree, start-up off) {m['vn_cpu']:.1f} / {m['vn_min_cpu']:.1f} us = "
+          f"{f['vn_cpu_over_minimal']:.2f}x the dealer's speed; median of the runs' own ratios "
+          f"{m['vn_ratio']:.2f}x")
     width = max(len(t[0]) for t in TARGETS)
     for label, key, target, ceiling in TARGETS:
         value = f[key]

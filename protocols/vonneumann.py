@@ -17,21 +17,23 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
-from typing import Annotated, ClassVar, Literal
+from enum import IntEnum
+from pathlib import Path
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, StrictBool, StrictInt
 
 import games.vonneumann
 from games import GameSpec, IllegalAction
-from games.vonneumann import Phase, VonNeumannMatch, VonNeumannParams, session_points
+from games.vonneumann import UNKNOWN_CARD, Phase, VonNeumannMatch, VonNeumannParams, session_points
 
 from ._builtin import BuiltinGame
-from ._contract import Exchange, MatchOutcome
+from ._contract import CompiledDialogue, Exchange, MatchOutcome
 from ._errors import ProtocolError
 from .seatview import Choice, SeatView, Turn
 from .jsonlines import (
-    FRAMING_MODELS, MatchIndex, Message, Reply, abandoned, encode_fields, end_match, match_number, reply_fields,
-    series_position, start_match,
+    FRAMING_MODELS, MatchIndex, Message, Ready, Reply, abandoned, decode, encode_fields, end_match, match_number,
+    reply_fields, series_position, start_match,
 )
 
 GAME = "vonneumann"
@@ -41,6 +43,7 @@ CARD_BITS = 24
 
 EXPECT_BET = '{"type": "bet", "amount": <whole dollars; 0 or less passes>}'
 EXPECT_CALL = '{"type": "call", "call": true | false}'
+EXPECT_READY = '{"type": "ready"}'
 
 Deal = Callable[[], tuple[float, float]]
 
@@ -105,11 +108,68 @@ def _fields(seat: int, line: str, model: type[Reply], expected: str) -> dict:
         raise ProtocolError(seat, "malformed_reply", line, expected, f"not JSON: {exc}") from None
 
 
+class Step(IntEnum):
+    """Which exchange of the dialogue comes next."""
+
+    START = 0  # match_start -> ready (both seats)
+    A_TURN = 1  # a_turn -> bet (A)
+    B_TURN = 2  # b_turn -> call (B)
+    END = 3  # match_end (both seats, no reply)
+    DONE = 4
+
+
+_PHASES = (Phase.DEAL, Phase.A_TO_ACT, Phase.B_TO_ACT, Phase.OVER)
+_PHASE_CODE = {p: i for i, p in enumerate(_PHASES)}
+_GRID = float(1 << CARD_BITS)
+#: sessions the compiled dialogue may close in one call before it hands back
+CLOSED_MAX = 32
+
+#: The compiled twin of the dialogue (vonneumann_compiled.c) and the layout of
+#: the state it shares with it: the only declaration of that layout. Cards are
+#: their numerators k of k / 2**24 (-1: none, or not shown); ``closed_*``: the
+#: sessions the compiled dialogue closed in its last call (each seat's money
+#: won, the games played), for the engine's session list.
+VONNEUMANN_COMPILED = CompiledDialogue(
+    source=Path(__file__).with_name("vonneumann_compiled.c"),
+    function="vonneumann_play",
+    struct="VNState",
+    layout=(
+        ("step", 1), ("phase", 1), ("session", 1), ("game", 1), ("match_game", 1), ("money", 2),
+        ("previous", 2), ("cards", 2), ("bet", 1), ("settled", 2),
+        ("closed", 1), ("closed_won0", CLOSED_MAX), ("closed_won1", CLOSED_MAX), ("closed_games", CLOSED_MAX),
+    ),
+    # match_start and match_end stay in Python
+    steps=frozenset({Step.A_TURN, Step.B_TURN}),
+)
+
+
+def _grid(card: float) -> int:
+    """A card as its numerator k of k / 2**24 (-1, unknown, stays -1)."""
+    if card == UNKNOWN_CARD:
+        return -1
+    k = int(card * _GRID)
+    if k / _GRID != card:
+        raise ValueError(f"card {card!r} is not a multiple of 2**-{CARD_BITS}")
+    return k
+
+
+def _card(k: int) -> float:
+    return UNKNOWN_CARD if k < 0 else k / _GRID
+
+
 class VonNeumannDealer:
     """Runs one vonneumann match over JSON lines.
 
     ``deal`` returns (A's card, B's card) for each game; the arena passes one
     drawn from the match seed, tests may pass rigged ones.
+
+    A state machine (``step``; ``next_exchange`` renders the exchange due,
+    ``feed`` judges its replies), so that the compiled dialogue beside this
+    file (vonneumann_compiled.c, declared by ``VONNEUMANN_COMPILED``) can play
+    on from its state and hand it back; ``resume`` picks the dialogue up
+    wherever ``step`` stands. Games the compiled dialogue plays leave no entry
+    in the engine's ``results`` log (everything else of the engine, its
+    sessions included, is handed back).
     """
 
     def __init__(self, params: VonNeumannParams, deal: Deal, names: list[str] | None = None,
@@ -120,11 +180,11 @@ class VonNeumannDealer:
         # Alternate who is A first from one match of a series to the next.
         self.state = VonNeumannMatch(params, first_a=series_position(match_index) % 2)
         self._deal = deal
-        self._started = False
+        self.step = Step.START
 
     def context(self) -> dict[str, int | None]:
         m = self.state
-        if not self._started or m.phase is Phase.OVER:
+        if self.step is Step.START or m.phase is Phase.OVER:
             return {"hand": None, "session": None}
         return {"hand": m.match_game, "session": m.session, "game": m.game}
 
@@ -171,40 +231,136 @@ class VonNeumannDealer:
             last: value,
         })
 
+    # -- the dialogue -----------------------------------------------------------
+
     def run(self):  # -> Dialogue
+        return (yield from self.resume())
+
+    def resume(self):  # -> Dialogue
+        while (exchange := self.next_exchange()) is not None:
+            self.feed((yield exchange))
         m = self.state
-        yield from start_match(GAME, VERSION, self.match_index, self.names, self.params)
-        self._started = True
-        while m.phase is not Phase.OVER:
-            m.apply_deal(*self._deal())
-            a, b = m.a_seat, m.b_seat
-            request = self._turn(a, "a_turn", "max_bet", m.clamp(self.params.max_bet))
-            (line,) = yield Exchange([(a, request)], EXPECT_BET)
-            reply = _fields(a, line, BetReply, EXPECT_BET)
-            try:
-                bet = m.apply_bet(reply["amount"])
-            except IllegalAction as exc:
-                raise ProtocolError(a, "illegal_action", line, EXPECT_BET, str(exc)) from None
-            if m.phase is Phase.B_TO_ACT:
-                request = self._turn(b, "b_turn", "bet", bet)
-                (line,) = yield Exchange([(b, request)], EXPECT_CALL)
-                m.apply_call(_fields(b, line, CallReply, EXPECT_CALL)["call"])
-        yield from end_match(self.match_index, m.scores(), 2)
         return MatchOutcome(
             payoffs=m.payoffs(),
             hands=m.match_game,
             extra={"sessions": len(m.session_games), "session_games": list(m.session_games)},
         )
 
+    def next_exchange(self) -> Exchange | None:
+        m, step = self.state, self.step
+        if step is Step.A_TURN:
+            a = m.a_seat
+            return Exchange([(a, self._turn(a, "a_turn", "max_bet", m.clamp(self.params.max_bet)))], EXPECT_BET)
+        if step is Step.B_TURN:
+            b = m.b_seat
+            return Exchange([(b, self._turn(b, "b_turn", "bet", m.bet))], EXPECT_CALL)
+        if step is Step.START:
+            return next(start_match(GAME, VERSION, self.match_index, self.names, self.params))
+        if step is Step.END:
+            return next(end_match(self.match_index, m.scores(), 2))
+        return None
 
-def seeded_deal(rng) -> Deal:
-    """Both cards of a game from one ``random.Random``: A's first, then B's."""
-    scale = float(1 << CARD_BITS)
+    def feed(self, replies: list[str]) -> None:
+        m, step = self.state, self.step
+        if step is Step.A_TURN:
+            (line,) = replies
+            a = m.a_seat
+            reply = _fields(a, line, BetReply, EXPECT_BET)
+            try:
+                m.apply_bet(reply["amount"])
+            except IllegalAction as exc:
+                raise ProtocolError(a, "illegal_action", line, EXPECT_BET, str(exc)) from None
+            if m.phase is Phase.B_TO_ACT:
+                self.step = Step.B_TURN
+            else:
+                self._next_game()
+        elif step is Step.B_TURN:
+            (line,) = replies
+            m.apply_call(_fields(m.b_seat, line, CallReply, EXPECT_CALL)["call"])
+            self._next_game()
+        elif step is Step.START:
+            for seat, line in enumerate(replies):
+                decode(seat, line, Ready, EXPECT_READY)
+            self._next_game()
+        elif step is Step.END:
+            self.step = Step.DONE
+        else:
+            raise RuntimeError("the vonneumann dialogue is over")
 
-    def deal() -> tuple[float, float]:
-        return rng.getrandbits(CARD_BITS) / scale, rng.getrandbits(CARD_BITS) / scale
+    def _next_game(self) -> None:
+        m = self.state
+        if m.phase is Phase.OVER:
+            self.step = Step.END
+            return
+        m.apply_deal(*self._deal())
+        self.step = Step.A_TURN
 
-    return deal
+    # -- the state as plain integers (for the compiled dialogue) ----------------
+
+    #: the compiled twin of this dialogue (``protocols.CompiledDialogue``)
+    compiled = VONNEUMANN_COMPILED
+
+    def native_chance(self) -> tuple[Callable[[], tuple[int, int]], None] | None:
+        """The deal as numerators k of k / 2**24, when it is the seeded kind (a
+        rigged test dialogue keeps the Python path)."""
+        deal = self._deal
+        return (deal.numerators, None) if isinstance(deal, SeededDeal) else None
+
+    def native_params(self) -> tuple[int, ...]:
+        """ante, max_bet, stack, games_per_session, sessions, first_a, each seat's match number."""
+        p = self.params
+        return (p.ante, p.max_bet, p.stack, p.games_per_session, p.sessions, self.state.first_a,
+                match_number(self.match_index, 0), match_number(self.match_index, 1))
+
+    def native_state(self) -> dict[str, int | tuple[int, ...]]:
+        """Everything the dialogue and the match hold, by field of ``VONNEUMANN_COMPILED.layout``."""
+        m = self.state
+        none = (0,) * CLOSED_MAX
+        return {
+            "step": int(self.step), "phase": _PHASE_CODE[m.phase], "session": m.session, "game": m.game,
+            "match_game": m.match_game, "money": tuple(m.money), "previous": tuple(map(_grid, m.previous_card)),
+            "cards": tuple(map(_grid, m.cards)) if m.cards is not None else (-1, -1), "bet": m.bet,
+            "settled": tuple(m.settled), "closed": 0, "closed_won0": none, "closed_won1": none,
+            "closed_games": none,
+        }
+
+    def load_native_state(self, v: dict[str, Any]) -> None:
+        """The inverse of ``native_state``: take over where the compiled dialogue
+        stopped, the sessions it closed added to the engine's in order."""
+        m = self.state
+        for i in range(v["closed"]):
+            games = v["closed_games"][i]
+            for seat, won in enumerate((v["closed_won0"][i], v["closed_won1"][i])):
+                m.session_points[seat].append(session_points(won, games))
+            m.session_games.append(games)
+        self.step = Step(v["step"])
+        m.phase = _PHASES[v["phase"]]
+        m.session, m.game, m.match_game = v["session"], v["game"], v["match_game"]
+        m.money = list(v["money"])
+        m.previous_card = [_card(k) for k in v["previous"]]
+        m.cards = (_card(v["cards"][0]), _card(v["cards"][1])) if v["cards"][0] >= 0 else None
+        m.bet = v["bet"]
+        m.settled = list(v["settled"])
+
+
+class SeededDeal:
+    """Both cards of a game from one ``random.Random``: A's first, then B's.
+    ``numerators`` is the same draw as the numerators k of k / 2**24 (what the
+    compiled dialogue takes)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def __call__(self) -> tuple[float, float]:
+        a, b = self.numerators()
+        return a / _GRID, b / _GRID
+
+    def numerators(self) -> tuple[int, int]:
+        return self.rng.getrandbits(CARD_BITS), self.rng.getrandbits(CARD_BITS)
+
+
+def seeded_deal(rng: random.Random) -> SeededDeal:
+    return SeededDeal(rng)
 
 
 class VonNeumannPlugin(BuiltinGame):

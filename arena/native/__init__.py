@@ -187,10 +187,12 @@ def compiled_dialogue(spec: Any) -> Callable[..., Any] | None:
 def main() -> None:
     """``python -m arena.native``: build the helpers now and print where."""
     from protocols.kuhn3 import KUHN3_COMPILED
+    from protocols.vonneumann import VONNEUMANN_COMPILED
 
     print(supervisor_path())
     print(fastloop_path())
-    print(compiled_dialogue_path(KUHN3_COMPILED))
+    for spec in (KUHN3_COMPILED, VONNEUMANN_COMPILED):
+        print(compiled_dialogue_path(spec))
 
 
 if __name__ == "__main__":
