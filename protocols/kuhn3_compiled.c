@@ -375,34 +375,6 @@ static int k3_advance(K3 *k) {
     return 0;
 }
 
-static int read_ints(PyObject *seq, long long *out, Py_ssize_t n, const char *what) {
-    if (!PyTuple_Check(seq) || PyTuple_GET_SIZE(seq) != n) {
-        PyErr_Format(PyExc_ValueError, "%s: a tuple of %zd integers", what, n);
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        out[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(seq, i));
-        if (out[i] == -1 && PyErr_Occurred())
-            return -1;
-    }
-    return 0;
-}
-
-static PyObject *ints_tuple(const long long *v, Py_ssize_t n) {
-    PyObject *t = PyTuple_New(n);
-    if (t == NULL)
-        return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *x = PyLong_FromLongLong(v[i]);
-        if (x == NULL) {
-            Py_DECREF(t);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(t, i, x);
-    }
-    return t;
-}
-
 static PyObject *pair3(const double v[3]) {
     return Py_BuildValue("(ddd)", v[0], v[1], v[2]);
 }

@@ -288,34 +288,6 @@ static int vn_advance(VN *v) {
     return vn_next_game(v);
 }
 
-static int read_ints(PyObject *seq, long long *out, Py_ssize_t n, const char *what) {
-    if (!PyTuple_Check(seq) || PyTuple_GET_SIZE(seq) != n) {
-        PyErr_Format(PyExc_ValueError, "%s: a tuple of %zd integers", what, n);
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        out[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(seq, i));
-        if (out[i] == -1 && PyErr_Occurred())
-            return -1;
-    }
-    return 0;
-}
-
-static PyObject *ints_tuple(const long long *x, Py_ssize_t n) {
-    PyObject *t = PyTuple_New(n);
-    if (t == NULL)
-        return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *o = PyLong_FromLongLong(x[i]);
-        if (o == NULL) {
-            Py_DECREF(t);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(t, i, o);
-    }
-    return t;
-}
-
 /* vonneumann_play(state, params, deal, ends, wfds, rfds, time_used, slowest,
  *                 timeout, budget, spin, max_line, trace, budget_messages)
  * -> (stopped_mid, state, written, accepted, lead, time_used, slowest, extra, eof, messages)

@@ -31,6 +31,38 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* ---- tuples of integers between Python and a compiled dialogue ---------- */
+
+/* out[0..n) from a tuple of n integers; -1 with a Python error otherwise. */
+static inline int read_ints(PyObject *seq, long long *out, Py_ssize_t n, const char *what) {
+    if (!PyTuple_Check(seq) || PyTuple_GET_SIZE(seq) != n) {
+        PyErr_Format(PyExc_ValueError, "%s: a tuple of %zd integers", what, n);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        out[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(seq, i));
+        if (out[i] == -1 && PyErr_Occurred())
+            return -1;
+    }
+    return 0;
+}
+
+/* A new tuple of x[0..n), or NULL with a Python error. */
+static inline PyObject *ints_tuple(const long long *x, Py_ssize_t n) {
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PyLong_FromLongLong(x[i]);
+        if (o == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, o);
+    }
+    return t;
+}
+
 /* ---- per-seat I/O state ------------------------------------------------- */
 
 typedef struct {
