@@ -193,6 +193,9 @@ def main() -> None:
     print(fastloop_path())
     for spec in (KUHN3_COMPILED, VONNEUMANN_COMPILED):
         print(compiled_dialogue_path(spec))
+    from games.holdem._native import engine_path  # hold'em's engine, built by games itself
+
+    print(engine_path())
 
 
 if __name__ == "__main__":
