@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import random
 from enum import IntEnum
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, model_validator
@@ -40,7 +41,7 @@ from games.holdem import (
 )
 
 from ._builtin import BuiltinGame
-from ._contract import Exchange, MatchOutcome
+from ._contract import CompiledDialogue, Exchange, MatchOutcome
 from ._errors import ProtocolError
 from .seatview import Choice, SeatView, Turn, card_text
 from .jsonlines import (
@@ -208,6 +209,22 @@ class Step(IntEnum):
     TOURNAMENT_END = 7
     END = 8  # match_end
     DONE = 9
+
+
+#: The compiled twin of the betting (holdem_compiled.c), which works on the
+#: dealer's own HoldemHand (it includes the engine's source: one copy of the
+#: rules) and shares with the dialogue only where it stands: the step, the
+#: seat asked, the board cards announced, the hand's number, and a seat
+#: whose action it applied but could not tell (``acted``, -1: none).
+HOLDEM_COMPILED = CompiledDialogue(
+    source=Path(__file__).with_name("holdem_compiled.c"),
+    function="holdem_play",
+    struct="HLState",
+    layout=(("step", 1), ("asked", 1), ("shown", 1), ("hand", 1), ("acted", 1)),
+    steps=frozenset({Step.ASK}),
+    includes=(Path(games.holdem.__file__).with_name("_engine.c"),),
+    takes_held=True,
+)
 
 
 class HoldemDealer:
@@ -472,6 +489,29 @@ class HoldemDealer:
         self.hand = HoldemHand(stacks, button, *blinds, deck)
         self._shown = 0
         self.step = Step.HAND_START
+
+    # -- where the dialogue stands, for the compiled betting -------------------
+
+    #: the compiled twin of the betting (``protocols.CompiledDialogue``)
+    compiled = HOLDEM_COMPILED
+
+    def native_chance(self) -> tuple[HoldemHand, None] | None:
+        """The hand the compiled betting plays on, while it may: cash, every
+        seat still playing and every fold told (else the Python path)."""
+        if self.params.format != "cash" or self.out or self._unannounced or self.hand is None:
+            return None
+        return self.hand, None
+
+    def native_params(self) -> tuple[int, ...]:
+        return (self.seats,)
+
+    def native_state(self) -> dict[str, int]:
+        return {"step": int(self.step), "asked": self._asked, "shown": self._shown, "hand": self.hands, "acted": -1}
+
+    def load_native_state(self, v: dict[str, int]) -> None:
+        self.step, self._asked, self._shown = Step(v["step"]), v["asked"], v["shown"]
+        if v["acted"] >= 0:  # its action was applied, and every seat is to be told (here)
+            self._acted(v["acted"])
 
     def _hand_start(self, hand: HoldemHand, s: int, n: int) -> bytes:
         # The messages are written from their fields in their models' order,

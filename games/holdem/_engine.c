@@ -7,6 +7,10 @@
  * Seats are indexes (at most MAXSEATS), cards ints; the showdown's values
  * come from eval7 through games.holdem._cards.evaluate_holes (Python, C
  * underneath). Refusals raise games.IllegalAction with the reason in words.
+ *
+ * protocols/holdem_compiled.c includes this file (HOLDEM_ENGINE_EMBEDDED:
+ * without the module) and works on the very Hand objects this module makes:
+ * one source, so one struct and one copy of the rules.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -893,6 +897,7 @@ static PyMethodDef Hand_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+#ifndef HOLDEM_ENGINE_EMBEDDED /* a compiled dialogue includes this file for the rules alone */
 static PyTypeObject HandType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "games.holdem.Hand",
@@ -941,3 +946,4 @@ PyMODINIT_FUNC CAT(PyInit_, ENGINE_MODULE)(void) {
     }
     return m;
 }
+#endif
