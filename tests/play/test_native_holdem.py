@@ -11,12 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import trio
 
-from arena import load_game
+from arena import BotSpec, MatchSettings, load_game, run_match
 from arena.native import compiled_dialogue
 from protocols.holdem import HOLDEM_COMPILED
 
-from ..conftest import ROOT
+from ..conftest import PY, ROOT, TEST_BOTS
 from .test_native import assert_same_match, assert_same_transcripts, both_ways, bot_command, patient, play, summary
 
 __all__ = ["patient"]  # a fixture, used by name
@@ -211,3 +212,22 @@ def test_faults_are_the_same_on_both_paths(mode, holdem_bot, patient):
     assert native.native_messages > 0 and pure.native_messages == 0
     assert summary(native) == summary(pure)
     assert_same_transcripts(native_lines, pure_lines)
+
+
+def test_a_bot_is_woken_once_a_decision_on_the_compiled_path(tmp_path, patient):
+    # The compiled betting holds the notices as BotProcess.hold does: a bot that
+    # counts its reads is woken about once per request, as on the Python path.
+    commands = [RULE, CALL, RULE, CALL, RULE, f"{PY} {TEST_BOTS / 'holdem_reads.py'}"]
+    lines: list[str] = []
+
+    def trace(seat: int, direction: str, text: str) -> None:
+        if seat == 5 and direction == "->":
+            lines.extend(text.splitlines())
+
+    result = trio.run(lambda: run_match(HOLDEM, [BotSpec.parse(c) for c in commands], HOLDEM.Params(hands=6), 5,
+                                        MatchSettings(trace=trace, host=patient, log_dir=tmp_path)))
+    assert result.completed and result.native_messages > result.exchanges / 2
+    reads, read_lines = (int(x) for x in (tmp_path / "seat5.stderr.log").read_text().split()[1:4:2])
+    asked = sum(1 for line in lines if line.startswith(('{"type":"act"', '{"type":"match_start"')))
+    assert read_lines == len(lines)
+    assert reads <= asked + 1 < read_lines / 2, (reads, asked, read_lines)
