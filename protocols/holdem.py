@@ -495,12 +495,12 @@ class HoldemDealer:
     #: the compiled twin of the betting (``protocols.CompiledDialogue``)
     compiled = HOLDEM_COMPILED
 
-    def native_chance(self) -> tuple[HoldemHand, None] | None:
+    def native_chance(self) -> tuple[tuple[HoldemHand, HoldemDealer], None] | None:
         """The hand the compiled betting plays on, while it may: cash, every
         seat still playing and every fold told (else the Python path)."""
         if self.params.format != "cash" or self.out or self._unannounced or self.hand is None:
             return None
-        return self.hand, None
+        return (self.hand, self), None  # the dealer: between hands, its own steps are driven from C
 
     def native_params(self) -> tuple[int, ...]:
         return (self.seats,)

@@ -27,7 +27,7 @@
 #define HOLD_CAP 3072 /* arena/play/_bot.py */
 #define MSG_MAX 4096
 
-enum { S_ASK = 3, S_NOTICE = 5, S_HAND_END = 6 }; /* protocols.holdem.Step */
+enum { S_HAND_START_ = 1, S_BOARD = 2, S_ASK = 3, S_NOTICE = 5, S_HAND_END = 6 }; /* protocols.holdem.Step */
 static const char *STREET_NAME[] = {"preflop", "flop", "turn", "river"};
 static const char RANK[] = "23456789TJQKA", SUIT[] = "cdhs";
 
@@ -227,6 +227,120 @@ static int hold_notice(HL *x, Io *io) {
     return seats * (1 + streets);
 }
 
+static int read_ints(PyObject *seq, long long *out, Py_ssize_t n, const char *what);
+
+/* Between two hands, the Python dialogue's own steps, driven from here:
+ * hand_end, the next deal and its hand_start (and the streets of a hand
+ * nobody can act in) are rendered and moved on by the dealer
+ * (next_exchange, feed), and each is held for every seat here, as
+ * Table.replies holds a notification (joined per seat, BotProcess.hold's
+ * rules); one that would not be held for every seat is left to Python, the
+ * dealer standing before it. Then the dealer's state is read back (a new
+ * hand: x->h). The messages counted, or -1 with an error set. */
+/* Where the dealer stands (its native_state and its hand), into x. */
+static int read_back(HL *x, PyObject *dealer, long *step) {
+    PyObject *state = PyObject_CallMethod(dealer, "native_state", NULL);
+    if (state == NULL)
+        return -1;
+    static const char *names[] = {"step", "asked", "shown", "hand"};
+    long long *to[] = {&x->st.step, &x->st.asked, &x->st.shown, &x->st.hand};
+    for (int i = 0; i < 4; i++) {
+        PyObject *v = PyDict_GetItemString(state, names[i]);
+        *to[i] = v != NULL ? PyLong_AsLongLong(v) : -1;
+    }
+    Py_DECREF(state);
+    if (PyErr_Occurred())
+        return -1;
+    PyObject *hand = PyObject_GetAttrString(dealer, "hand");
+    if (hand == NULL)
+        return -1;
+    if (hand != Py_None)
+        x->h = (Hand *)hand; /* the dealer holds it */
+    Py_DECREF(hand);
+    *step = (long)x->st.step;
+    return 0;
+}
+
+static int between_hands(HL *x, Io *io, PyObject *dealer) {
+    int counted = 0;
+    /* the dealer takes over where this loop stands (the hand is over) */
+    PyObject *r0 = PyObject_CallMethod(dealer, "load_native_state", "({s:L,s:L,s:L,s:L,s:i})", "step",
+                                       x->st.step, "asked", x->st.asked, "shown", x->st.shown, "hand", x->st.hand,
+                                       "acted", -1);
+    if (r0 == NULL)
+        return -1;
+    Py_DECREF(r0);
+    for (;;) {
+        long step;
+        if (read_back(x, dealer, &step) < 0)
+            return -1;
+        if (step != S_HAND_START_ && step != S_BOARD && step != S_HAND_END)
+            return counted; /* the next request, or a step Python plays */
+        PyObject *exchange = PyObject_CallMethod(dealer, "next_exchange", NULL);
+        if (exchange == NULL)
+            return -1;
+        PyObject *sends = PyObject_GetAttrString(exchange, "sends");
+        Py_DECREF(exchange);
+        if (sends == NULL || !PyList_Check(sends)) {
+            Py_XDECREF(sends);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "a notification's sends are a list");
+            return -1;
+        }
+        /* joined per seat, the seats in the order of their first message (per_seat) */
+        int order[MAXSEATS], nord = 0, len[MAXSEATS] = {0};
+        static char joined[MAXSEATS][HOLD_CAP + 1];
+        Py_ssize_t n = PyList_GET_SIZE(sends);
+        int fits = 1;
+        for (Py_ssize_t i = 0; i < n && fits; i++) {
+            int seat;
+            const char *data;
+            Py_ssize_t size;
+            PyObject *item = PyList_GET_ITEM(sends, i);
+            PyObject *payload;
+            if (!PyArg_ParseTuple(item, "iO", &seat, &payload) || !PyBytes_Check(payload) || seat < 0 ||
+                seat >= x->n) {
+                Py_DECREF(sends);
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_TypeError, "a send is (seat, bytes)");
+                return -1;
+            }
+            data = PyBytes_AS_STRING(payload);
+            size = PyBytes_GET_SIZE(payload);
+            int known = 0;
+            for (int j = 0; j < nord; j++)
+                known |= order[j] == seat;
+            if (!known)
+                order[nord++] = seat;
+            if (x->held_len[seat] + len[seat] + size > HOLD_CAP) {
+                fits = 0; /* Python writes it (BotProcess.hold) */
+                break;
+            }
+            memcpy(joined[seat] + len[seat], data, (size_t)size);
+            len[seat] += (int)size;
+        }
+        for (int j = 0; j < nord && fits; j++) {
+            struct pollfd p = {io->wfd[order[j]], 0, 0};
+            fits = poll(&p, 1, 0) == 0; /* its input closed: Python writes it now, and finds it */
+        }
+        Py_DECREF(sends);
+        if (!fits)
+            return counted; /* the dealer stands before this notice (x was read back above) */
+        for (int j = 0; j < nord; j++) {
+            int seat = order[j];
+            memcpy(x->held[seat] + x->held_len[seat], joined[seat], (size_t)len[seat]);
+            x->held_len[seat] += len[seat];
+            if (trace_text(io, seat, "->", joined[seat], len[seat]) < 0)
+                return -1;
+        }
+        counted += (int)n;
+        PyObject *r = PyObject_CallMethod(dealer, "feed", "(N)", PyList_New(0));
+        if (r == NULL)
+            return -1;
+        Py_DECREF(r);
+    }
+}
+
 static int read_ints(PyObject *seq, long long *out, Py_ssize_t n, const char *what) {
     if (!PyTuple_Check(seq) || PyTuple_GET_SIZE(seq) != n) {
         PyErr_Format(PyExc_ValueError, "%s: a tuple of %zd integers", what, n);
@@ -275,6 +389,9 @@ static PyObject *holdem_play(PyObject *self, PyObject *args) {
     if (read_ints(state, (long long *)&x.st, NSTATE, "state") < 0 || read_ints(params, p, 1, "params") < 0)
         return NULL;
     x.n = (int)p[0];
+    PyObject *dealer;
+    if (!PyArg_ParseTuple(hand, "OO", &hand, &dealer))
+        return NULL;
     x.h = (Hand *)hand; /* a HoldemHand: the engine's struct (one source, _engine.c) */
     if (x.n < 2 || x.n > MAXSEATS || x.h->n != x.n) {
         PyErr_SetString(PyExc_ValueError, "holdem_play: the hand and the seats do not match");
@@ -363,7 +480,13 @@ static PyObject *holdem_play(PyObject *self, PyObject *args) {
         messages += told;
         if (x.h->street == OVER) {
             x.st.step = S_HAND_END;
-            break;
+            int b = between_hands(&x, io, dealer);
+            if (b < 0)
+                goto done;
+            messages += b;
+            if (x.st.step != S_ASK)
+                break;
+            continue;
         }
         x.st.asked = x.h->actors[0];
     }
