@@ -1,22 +1,26 @@
-/* hold'em's compiled dialogue: the betting of a cash hand (act -> action,
- * then the action and street notices to every seat) played in C over the
- * bots' pipes, on the very HoldemHand the Python dialogue holds.
+/* hold'em's compiled dialogue: cash hands played in C over the bots' pipes
+ * (act -> action, the action and street notices to every seat), on the
+ * very HoldemHand the Python dialogue holds.
  *
  * The rules are not copied: this file includes games/holdem/_engine.c (the
  * engine, without its module), so the Hand struct and every rule are the
  * engine's own, and the object the dealer holds is worked on in place.
+ * Between hands the loop drives the Python dialogue's own steps
+ * (HoldemDealer.next_exchange and feed: hand_end, the next deal from the
+ * match's chance, hand_start) and holds what they say for each seat, so no
+ * message is rendered here that Python renders too, but act, action and
+ * street.
  *
  * As kuhn3's and vonneumann's: a reply is taken only in its canonical forms
  * ({"type":"action","action":"call"}, fold, allin, or raise with an
  * integer "to"; compact or with Python's default separators) and only if
  * the engine finds it legal; anything else hands the match back to the
  * Python dialogue mid-exchange, which judges it in its own words. It also
- * hands back at the hand's end (hand_end and the next deal are Python's),
- * when a seat's held notices would pass HOLD_CAP, when a seat's end of its
- * stdin is closed (Python writes that notice at once and finds the fault),
- * and every `budget` messages. Notices are held per seat and written with
- * that seat's next request, as BotProcess.hold does; what is still held
- * goes back to each bot's `held`.
+ * hands back when a seat's held notices would pass HOLD_CAP, when a seat's
+ * end of its stdin is closed (Python writes that notice at once and finds
+ * the fault), at the match's end, and every `budget` messages. Notices are
+ * held per seat and written with that seat's next request, as
+ * BotProcess.hold does; what is still held goes back to each bot's `held`.
  */
 #define HOLDEM_ENGINE_EMBEDDED
 #include "../games/holdem/_engine.c"
