@@ -102,6 +102,12 @@ class CompiledDialogue:
     struct: str
     layout: tuple[tuple[str, int], ...]
     steps: frozenset[int]
+    #: other files the source includes (hold'em's: its engine), part of what a build is keyed by
+    includes: tuple[Path, ...] = ()
+    #: the loop takes each seat's held notices (``BotProcess.held``) as they
+    #: are and gives back what it still holds, instead of their being written
+    #: before it starts (one write less per seat and turn)
+    takes_held: bool = False
 
     @property
     def size(self) -> int:

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import json
 import random
+from enum import IntEnum
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, model_validator
@@ -39,12 +41,13 @@ from games.holdem import (
 )
 
 from ._builtin import BuiltinGame
-from ._contract import Exchange, MatchOutcome
+from ._contract import CompiledDialogue, Exchange, MatchOutcome
 from ._errors import ProtocolError
 from .seatview import Choice, SeatView, Turn, card_text
 from .jsonlines import (
     FRAMING_MODELS,
     Message,
+    Ready,
     Reply,
     abandoned,
     decode,
@@ -193,6 +196,37 @@ def _expect(legal: games.holdem.Legal):
     return words
 
 
+class Step(IntEnum):
+    """Which exchange of the dialogue comes next."""
+
+    START = 0  # match_start -> ready
+    HAND_START = 1  # hand_start to every seat dealt in
+    BOARD = 2  # the streets of a hand nobody could act in
+    ASK = 3  # act -> action (the seat to act)
+    FAULT = 4  # the reply just refused, reported (the others play on)
+    NOTICE = 5  # action (and the streets it opened) to every seat of the hand
+    HAND_END = 6
+    TOURNAMENT_END = 7
+    END = 8  # match_end
+    DONE = 9
+
+
+#: The compiled twin of the betting (holdem_compiled.c), which works on the
+#: dealer's own HoldemHand (it includes the engine's source: one copy of the
+#: rules) and shares with the dialogue only where it stands: the step, the
+#: seat asked, the board cards announced, the hand's number, and a seat
+#: whose action it applied but could not tell (``acted``, -1: none).
+HOLDEM_COMPILED = CompiledDialogue(
+    source=Path(__file__).with_name("holdem_compiled.c"),
+    function="holdem_play",
+    struct="HLState",
+    layout=(("step", 1), ("asked", 1), ("shown", 1), ("hand", 1), ("acted", 1)),
+    steps=frozenset({Step.ASK}),
+    includes=(Path(games.holdem.__file__).with_name("_engine.c"),),
+    takes_held=True,
+)
+
+
 class HoldemDealer:
     """Runs one match: ``hands`` cash hands or ``tournaments`` freezeouts."""
 
@@ -212,6 +246,11 @@ class HoldemDealer:
         #: never written to again; their scores by the fault rule, fixed then
         self.out: dict[int, float] = {}
         self._unannounced: list[int] = []  # folded out between requests: not yet told to the others
+        self.step = Step.START
+        self._shown = 0  # board cards announced in the hand in play
+        self._sends: list[tuple[int, bytes]] = []  # the notice due (Step.NOTICE, Step.TOURNAMENT_END)
+        self._fault: ProtocolError | None = None  # the refused reply due (Step.FAULT)
+        self._asked = -1  # the seat asked (Step.ASK, Step.FAULT)
 
     # -- reports --------------------------------------------------------------
 
@@ -256,91 +295,234 @@ class HoldemDealer:
             self.tour.drop(seat)
         return True
 
-    def _live(self, seats: list[int]) -> list[int]:
-        return [s for s in seats if s not in self.out]
-
     def abandon(self) -> list[tuple[int, bytes]]:
         return [(s, m) for s, m in abandoned(self.match_index, self.scores(), self.seats) if s not in self.out]
 
     # -- the dialogue ---------------------------------------------------------
+    #
+    # A state machine: ``step`` says which exchange comes next,
+    # ``next_exchange`` renders it from the dealer's and the hand's state and
+    # ``feed`` takes its replies and moves on; ``run`` is the generator the
+    # contract asks for, ``resume`` the same loop picked up wherever ``step``
+    # stands (what a compiled dialogue needs to hand a match back).
+    # A seat that faulted is dealt no more (seat_gone); with fewer than two
+    # seats left the match ends there.
 
     def run(self):  # -> Dialogue
+        return (yield from self.resume())
+
+    def resume(self):  # -> Dialogue
+        while (exchange := self.next_exchange()) is not None:
+            self.feed((yield exchange))
         p = self.params
-        yield from start_match(GAME, VERSION, self.match_index, self.names, p)
-        n = self.seats
-        # A seat that faulted is dealt no more (seat_gone); with fewer than two
-        # seats left the match ends there.
-        if p.mode == "cash":
-            for h in range(p.hands):
-                if n - len(self.out) < 2:
-                    break
-                button = next(s for s in ((h + i) % n for i in range(n)) if s not in self.out)
-                stacks = [0 if s in self.out else p.stack for s in range(n)]
-                hand = yield from self._play_hand(stacks, button, p.blinds(h), None)
-                for s, profit in enumerate(hand.profits()):
-                    self.totals[s] += profit
-                self.hands += 1
-        else:
-            for t in range(p.tournaments):
-                if n - len(self.out) < 2:
-                    break
-                tour = self.tour = Freezeout(n, p, t)
-                for s in self.out:
-                    tour.drop(s)
-                while not tour.over:
-                    hand = yield from self._play_hand(tour.stacks, tour.next_button(), tour.blinds(), t)
-                    tour.record(hand)
-                    self.hands += 1
-                self.tour = None
-                points = tour.points()
-                for s in range(n):
-                    self.totals[s] += points[s]
-                self.tournaments += 1
-                end = encode(TournamentEnd(tournament=t, places=[float(x) for x in tour.places], points=points))
-                yield Exchange([(s, end) for s in self._live(list(range(n)))], reply=False)
-        yield from end_match(self.match_index, self.scores(), n, skip=self.out)
         return MatchOutcome(payoffs=self.scores(), hands=self.hands,
                             extra={"tournaments": self.tournaments} if p.mode == "freezeout" else {})
 
-    def _play_hand(self, stacks: list[int], button: int, blinds: tuple[int, int, int], tournament: int | None):
+    def next_exchange(self) -> Exchange | None:
+        step, hand, n = self.step, self.hand, self.hands
+        if step is Step.ASK:
+            assert hand is not None
+            return self._ask(hand, self._asked, n)
+        if step is Step.NOTICE or step is Step.TOURNAMENT_END:
+            return Exchange([(x, m) for x, m in self._sends if x not in self.out], reply=False)
+        if step is Step.HAND_START:
+            assert hand is not None
+            return Exchange([(s, self._hand_start(hand, s, n)) for s in sorted(hand.order)], reply=False)
+        if step is Step.BOARD:
+            assert hand is not None
+            return Exchange([(x, m) for x, m in self._streets(hand, n, 0) if x not in self.out], reply=False)
+        if step is Step.FAULT:
+            return Exchange([], reply=False, fault=self._fault)
+        if step is Step.HAND_END:
+            assert hand is not None
+            return Exchange([(x, m) for x, m in self._hand_end(hand, sorted(hand.order), n) if x not in self.out],
+                            reply=False)
+        if step is Step.START:
+            return next(start_match(GAME, VERSION, self.match_index, self.names, self.params))
+        if step is Step.END:
+            return next(end_match(self.match_index, self.scores(), self.seats, skip=self.out))
+        return None
+
+    def feed(self, replies: list[str]) -> None:
+        step, hand = self.step, self.hand
+        if step is Step.ASK:
+            assert hand is not None
+            seat = self._asked
+            (line,) = replies
+            if line is not None:  # None: it faulted and is folded out (seat_gone)
+                error = self._take(hand, seat, line)
+                if error is not None:  # the others play on without it: folded out now, the fault reported
+                    self.seat_gone(seat)
+                    self._fault, self.step = error, Step.FAULT
+                    return
+            self._acted(seat)
+        elif step is Step.FAULT:
+            self._fault = None
+            self._acted(self._asked)
+        elif step is Step.NOTICE:
+            self._play_on()
+        elif step is Step.HAND_START:
+            assert hand is not None
+            if hand.board:  # nobody could act: the streets were dealt at once, each still announced
+                self.step = Step.BOARD
+            else:
+                self._play_on()
+        elif step is Step.BOARD:
+            assert hand is not None
+            self._shown = len(hand.board)
+            self._play_on()
+        elif step is Step.HAND_END:
+            self._hand_over()
+        elif step is Step.TOURNAMENT_END:
+            self._next_hand()
+        elif step is Step.START:
+            for seat, line in enumerate(replies):
+                decode(seat, line, Ready, '{"type": "ready"}')
+            self._next_hand()
+        elif step is Step.END:
+            self.step = Step.DONE
+        else:
+            raise RuntimeError("the hold'em dialogue is over")
+
+    def _take(self, hand: HoldemHand, seat: int, line: str) -> ProtocolError | None:
+        """Apply ``seat``'s reply to the hand; the error to report, or None."""
+        legal = hand.legal()
+        expect = _expect(legal)
+        try:
+            fields = fast_reply(line, ActionReply)
+            if fields is not None:  # the canonical forms; anything else is judged by pydantic
+                hand.act(fields["action"], fields.get("to"))
+                return None
+            reply = decode(seat, line, ActionReply, expect())
+            hand.act(reply.action, reply.to)
+            return None
+        except IllegalAction as exc:
+            return ProtocolError(seat, "illegal_action", line, expect(), str(exc))
+        except ProtocolError as exc:
+            return exc
+
+    def _acted(self, seat: int) -> None:
+        """``seat``'s turn is over (it acted, or was folded out): every seat is told."""
+        hand = self.hand
+        assert hand is not None
+        if seat in self._unannounced:  # folded out while it was asked: told now
+            self._unannounced.remove(seat)
+        self._notify(self._notice(hand, self.hands, hand.last_action, hand.after_action, self._shown))
+
+    def _notify(self, sends: list[tuple[int, bytes]]) -> None:
+        assert self.hand is not None
+        self._sends = sends
+        self._shown = len(self.hand.board)
+        self.step = Step.NOTICE
+
+    def _play_on(self) -> None:
+        """The hand goes on: seats folded out between requests (a fault found
+        while writing) are told first, then the next seat is asked, or the hand ends."""
+        hand = self.hand
+        assert hand is not None
+        if self._unannounced:
+            seat = self._unannounced.pop(0)
+            self._notify(self._notice(hand, self.hands, (seat, "fold", 0), (hand.bet[seat], hand.stack[seat]),
+                                      self._shown))
+        elif hand.over:
+            self.step = Step.HAND_END
+        else:
+            self._asked = hand.to_act  # type: ignore[assignment]
+            self.step = Step.ASK
+
+    def _hand_over(self) -> None:
+        hand = self.hand
+        assert hand is not None
+        self.hand = None
+        tour = self.tour
+        if tour is None:  # cash
+            for s, profit in enumerate(hand.profits()):
+                self.totals[s] += profit
+            self.hands += 1
+            self._next_hand()
+            return
+        tour.record(hand)
+        self.hands += 1
+        if not tour.over:
+            self._next_hand()
+            return
+        self._end_tournament(tour)
+
+    def _end_tournament(self, tour: Freezeout) -> None:
+        self.tour = None
+        points = tour.points()
+        for s in range(self.seats):
+            self.totals[s] += points[s]
+        t = self.tournaments
+        self.tournaments += 1
+        end = encode(TournamentEnd(tournament=t, places=[float(x) for x in tour.places], points=points))
+        self._sends = [(s, end) for s in range(self.seats)]
+        self.step = Step.TOURNAMENT_END
+
+    def _next_hand(self) -> None:
+        """Deal the next hand, or end the tournament or the match."""
+        p, n = self.params, self.seats
+        if p.mode == "cash":
+            h = self.hands
+            if h >= p.hands or n - len(self.out) < 2:
+                self.step = Step.END
+                return
+            button = next(s for s in ((h + i) % n for i in range(n)) if s not in self.out)
+            self._deal([0 if s in self.out else p.stack for s in range(n)], button, p.blinds(h))
+            return
+        tour = self.tour
+        if tour is None:
+            if self.tournaments >= p.tournaments or n - len(self.out) < 2:
+                self.step = Step.END
+                return
+            tour = self.tour = Freezeout(n, p, self.tournaments)
+            for s in self.out:
+                tour.drop(s)
+            if tour.over:
+                self._end_tournament(tour)
+                return
+        self._deal(tour.stacks, tour.next_button(), tour.blinds())
+
+    def _deal(self, stacks: list[int], button: int, blinds: tuple[int, int, int]) -> None:
         dealt = sum(1 for s in stacks if s)
         deck = self.rng.sample(DECK, 2 * dealt + 5)
-        hand = self.hand = HoldemHand(stacks, button, *blinds, deck)
-        seats = sorted(hand.order)
-        n = self.hands
+        self.hand = HoldemHand(stacks, button, *blinds, deck)
+        self._shown = 0
+        self.step = Step.HAND_START
+
+    # -- where the dialogue stands, for the compiled betting -------------------
+
+    #: the compiled twin of the betting (``protocols.CompiledDialogue``)
+    compiled = HOLDEM_COMPILED
+
+    def native_chance(self) -> tuple[tuple[HoldemHand, HoldemDealer], None] | None:
+        """The hand the compiled betting plays on, while it may: cash, every
+        seat still playing and every fold told (else the Python path)."""
+        if self.params.mode != "cash" or self.out or self._unannounced or self.hand is None:
+            return None
+        return (self.hand, self), None  # the dealer: between hands, its own steps are driven from C
+
+    def native_params(self) -> tuple[int, ...]:
+        return (self.seats,)
+
+    def native_state(self) -> dict[str, int]:
+        return {"step": int(self.step), "asked": self._asked, "shown": self._shown, "hand": self.hands, "acted": -1}
+
+    def load_native_state(self, v: dict[str, int]) -> None:
+        self.step, self._asked, self._shown = Step(v["step"]), v["asked"], v["shown"]
+        if v["acted"] >= 0:  # its action was applied, and every seat is to be told (here)
+            self._acted(v["acted"])
+
+    def _hand_start(self, hand: HoldemHand, s: int, n: int) -> bytes:
         # The messages are written from their fields in their models' order,
         # without building the models (held to the models' own bytes by
         # tests/protocols/test_jsonlines_fast.py): a hand is some 25 messages.
-        yield Exchange([(s, encode_fields({
-            "type": "hand_start", "hand": n, "tournament": tournament, "seat": s,
-            "cards": card_names(hand.hole[s]),  # type: ignore[arg-type]
-            "button": button, "small_blind_seat": hand.small_blind_seat, "big_blind_seat": hand.big_blind_seat,
-            "small_blind": hand.small_blind, "big_blind": hand.big_blind, "ante": hand.ante,
-            "stacks": hand.posted[0], "bets": hand.posted[1], "in_hand": seats})) for s in seats], reply=False)
-        shown = 0
-        if hand.board:  # nobody could act: the streets were dealt at once, each still announced
-            yield Exchange([(x, m) for x, m in self._streets(hand, n, 0) if x not in self.out], reply=False)
-            shown = len(hand.board)
-        while True:
-            # Seats folded out between requests (a fault found while writing) first.
-            while self._unannounced:
-                seat = self._unannounced.pop(0)
-                notice = self._notice(hand, n, (seat, "fold", 0), (hand.bet[seat], hand.stack[seat]), shown)
-                shown = len(hand.board)
-                yield Exchange([(x, m) for x, m in notice if x not in self.out], reply=False)
-            if hand.over:
-                break
-            seat = hand.to_act
-            assert seat is not None
-            yield from self._ask(hand, seat, n)
-            if seat in self._unannounced:  # folded out while it was asked: told below
-                self._unannounced.remove(seat)
-            notice = self._notice(hand, n, hand.last_action, hand.after_action, shown)  # type: ignore[arg-type]
-            shown = len(hand.board)
-            yield Exchange([(x, m) for x, m in notice if x not in self.out], reply=False)
-        yield Exchange([(x, m) for x, m in self._hand_end(hand, seats, n) if x not in self.out], reply=False)
-        self.hand = None
-        return hand
+        return encode_fields({
+            "type": "hand_start", "hand": n, "tournament": self.tournaments if self.tour is not None else None,
+            "seat": s, "cards": card_names(hand.hole[s]),  # type: ignore[arg-type]
+            "button": hand.button, "small_blind_seat": hand.small_blind_seat,
+            "big_blind_seat": hand.big_blind_seat, "small_blind": hand.small_blind, "big_blind": hand.big_blind,
+            "ante": hand.ante, "stacks": hand.posted[0], "bets": hand.posted[1], "in_hand": sorted(hand.order)})
 
     def _notice(self, hand: HoldemHand, n: int, last: tuple[int, str, int], after: tuple[int, int],
                 shown: int) -> list[tuple[int, bytes]]:
@@ -364,7 +546,7 @@ class HoldemDealer:
                 sends += [(x, street) for x in seats]
         return sends
 
-    def _ask(self, hand: HoldemHand, seat: int, n: int):
+    def _ask(self, hand: HoldemHand, seat: int, n: int) -> Exchange:
         legal = hand.legal()
         last = hand.last_action
         msg = encode_fields({
@@ -376,25 +558,7 @@ class HoldemDealer:
             "small_blind": hand.small_blind, "big_blind": hand.big_blind, "in_hand": hand.in_hand(),
             "last_action": None if last is None else {"seat": last[0], "action": last[1], "amount": last[2]},
             "legal": legal.actions, "min_raise_to": legal.min_to, "max_raise_to": legal.max_to})
-        expect = _expect(legal)
-        (line,) = yield Exchange([(seat, msg)], expect=expect)
-        if line is None:  # it faulted and is folded out (seat_gone)
-            return
-        try:
-            fields = fast_reply(line, ActionReply)
-            if fields is not None:  # the canonical forms; anything else is judged by pydantic
-                hand.act(fields["action"], fields.get("to"))
-                return
-            reply = decode(seat, line, ActionReply, expect())
-            hand.act(reply.action, reply.to)
-            return
-        except IllegalAction as exc:
-            error = ProtocolError(seat, "illegal_action", line, expect(), str(exc))
-        except ProtocolError as exc:
-            error = exc
-        # The others play on without it: folded out now, the fault reported.
-        self.seat_gone(seat)
-        yield Exchange([], reply=False, fault=error)
+        return Exchange([(seat, msg)], expect=_expect(legal))
 
     def _hand_end(self, hand: HoldemHand, seats: list[int], n: int) -> list[tuple[int, bytes]]:
         shown = [{"seat": s, "cards": card_names(hand.hole[s]), "hand": describe(v)}  # type: ignore[arg-type]

@@ -93,7 +93,9 @@ def _build(target: Path, what: str, attempts: list[list[str]]) -> None:
                                   capture_output=True, text=True)
             if proc.returncode == 0:
                 break
-            errors = proc.stderr.strip()[-800:]
+            # The compiler's errors, not its warnings (which can fill any tail).
+            found = [line for line in proc.stderr.splitlines() if "error" in line]
+            errors = "\n".join(found[:12]) if found else proc.stderr.strip()[-800:]
         else:
             raise NativeBuildError(f"building the {what} with {attempts[0][0]} failed:\n{errors}")
         os.chmod(tmp, 0o755)
@@ -114,10 +116,12 @@ def supervisor_path() -> str:
     return str(target)
 
 
-def _extension(name: str, what: str, source: Path, extra_header: str | None = None) -> Path:
+def _extension(name: str, what: str, source: Path, extra_header: str | None = None,
+               includes: tuple[Path, ...] = ()) -> Path:
     """Build (once) the extension ``name`` from ``source`` and the exchange core."""
     abi = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    parts = [source.read_bytes(), EXCHANGE_HEADER.read_bytes(), (extra_header or "").encode(), abi.encode()]
+    parts = [source.read_bytes(), EXCHANGE_HEADER.read_bytes(), (extra_header or "").encode(), abi.encode(),
+             *(Path(i).read_bytes() for i in includes)]
     key = hashlib.sha256(b"\0".join(parts)).hexdigest()[:16]
     module = f"{name}_{key}"
     target = cache_dir() / f"{module}{abi}"
@@ -168,7 +172,7 @@ def fastloop() -> ModuleType | None:
 def compiled_dialogue_path(spec: Any) -> Path:
     """The built extension of a game's compiled dialogue; built now if missing."""
     return _extension(f"arena_{spec.function}", f"compiled dialogue {spec.function}", Path(spec.source),
-                      spec.header())
+                      spec.header(), tuple(spec.includes))
 
 
 @cache
@@ -186,13 +190,17 @@ def compiled_dialogue(spec: Any) -> Callable[..., Any] | None:
 
 def main() -> None:
     """``python -m arena.native``: build the helpers now and print where."""
+    from protocols.holdem import HOLDEM_COMPILED
     from protocols.kuhn3 import KUHN3_COMPILED
     from protocols.vonneumann import VONNEUMANN_COMPILED
 
     print(supervisor_path())
     print(fastloop_path())
-    for spec in (KUHN3_COMPILED, VONNEUMANN_COMPILED):
+    for spec in (KUHN3_COMPILED, VONNEUMANN_COMPILED, HOLDEM_COMPILED):
         print(compiled_dialogue_path(spec))
+    from games.holdem._native import engine_path  # hold'em's engine, built by games itself
+
+    print(engine_path())
 
 
 if __name__ == "__main__":

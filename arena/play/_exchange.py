@@ -434,12 +434,10 @@ class CompiledLoop:
     Python; the transcripts are the same (tests of the native path).
     """
 
-    def __init__(self, play: Any, dealer: Any, chance: tuple[Any, Any], bots: list[BotProcess],
-                 limits: Limits) -> None:
+    def __init__(self, play: Any, dealer: Any, bots: list[BotProcess], limits: Limits) -> None:
         self._play = play
         self.dealer = dealer
         self.bots = bots
-        self.deal, self.ends = chance
         self.params = dealer.native_params()
         self.limits = limits
         self.steps = dealer.compiled.steps
@@ -452,14 +450,15 @@ class CompiledLoop:
         play = compiled_dialogue(spec)
         if play is None:
             return None
-        chance = dealer.native_chance()
-        if chance is None:
-            return None
-        return cls(play, dealer, chance, bots, limits)
+        return cls(play, dealer, bots, limits)
 
     def ready(self, backlog: set[int]) -> bool:
-        """At an exchange boundary: may the loop take over now?"""
+        """At an exchange boundary: may the loop take over now? (``native_chance``
+        is asked each time: None keeps this exchange, or the match, in Python.)"""
         if backlog or self.dealer.step not in self.steps:
+            return False
+        self.chance = self.dealer.native_chance()
+        if self.chance is None:
             return False
         trace = self.bots[0].trace
         return all(bot.idle() and clock(bot).replied and bot.trace is trace for bot in self.bots)
@@ -468,8 +467,10 @@ class CompiledLoop:
         bots, limits = self.bots, self.limits
         clocks = [clock(b) for b in bots]
         before = trio.current_time()
-        (mid, state, written, accepted, lead, used, slowest, unread, eof, messages) = self._play(
-            self.dealer.compiled.pack(self.dealer.native_state()), self.params, self.deal, self.ends,
+        (mid, state, written, accepted, lead, used, slowest, unread, eof, messages, *held) = self._play(
+            self.dealer.compiled.pack(self.dealer.native_state()), self.params,
+            *(self.chance if not self.dealer.compiled.takes_held
+              else (self.chance[0], tuple(b.take_held() for b in bots))),
             tuple(b.write_fd for b in bots), tuple(b.read_fd for b in bots),
             tuple(c.time_used for c in clocks), tuple(c.slowest for c in clocks),
             limits.timeout, -1.0 if limits.budget is None else limits.budget, bots[0].sync_wait,
@@ -479,6 +480,8 @@ class CompiledLoop:
         for seat, bot in enumerate(bots):
             clocks[seat].time_used, clocks[seat].slowest = used[seat], slowest[seat]
             bot.take_over(unread[seat], bool(eof[seat]))
+            if held and held[0][seat]:  # notices it said and kept for the seat's next message
+                bot.held = held[0][seat]
         return Handback(messages, bool(mid), written, accepted, before + lead)
 
 
@@ -522,7 +525,7 @@ class Table:
         where it stopped, or None when it did not take over."""
         if self.compiled is None:
             return None
-        if any(b.held for b in self.bots):
+        if any(b.held for b in self.bots) and not self.compiled.dealer.compiled.takes_held:
             # Written now (a seat whose pipe is gone is found at its next message).
             deliver(self.bots, [(i, b"") for i, b in enumerate(self.bots) if b.held], trio.current_time(),
                     self.backlog, self.limits)

@@ -70,8 +70,9 @@ hands minus its whole stack for every hand not finished, the one in play
 included; freezeout, the points of the tournaments it finished (last place,
 no points, in the others). The others play on and keep what they win.
 
-The engine is ``HoldemHand`` (one hand) and ``Freezeout`` (one tournament);
-the wire protocol is ``protocols.holdem`` and docs/protocols/holdem.md.
+The engine is ``HoldemHand`` (one hand, in C: ``_engine.c``, built once
+into the arena's cache) and ``Freezeout`` (one tournament); the wire
+protocol is ``protocols.holdem`` and docs/protocols/holdem.md.
 """
 
 from __future__ import annotations

@@ -31,7 +31,11 @@ SIX = [str(C / "rule_bot"), str(C / "call_bot")] * 3
 
 
 class Recording(HoldemDealer):
-    """The game's dealer, noting every line its dialogue writes to each seat."""
+    """The game's dealer, noting every line its dialogue writes to each seat
+    (its Python dialogue's: the compiled betting is off here, and held to the
+    Python dialogue by tests/play/test_native_holdem.py)."""
+
+    compiled = None
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
