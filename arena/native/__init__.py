@@ -1,5 +1,6 @@
-"""Code written in C: owns building it (once, into a private cache) and the
-arena's C sources (the supervisor, the native exchange and its core).
+"""Code written in C: the arena's C sources (the supervisor, the native
+exchange and its core) and what builds them (``games._cbuild`` does the
+building for the arena and for a game's own C alike).
 
 Each piece is compiled with the system C compiler the first time it is
 needed (``make install`` does it ahead of time, ``python -m arena.native``),
@@ -23,12 +24,8 @@ the pure-Python path plays the same match (``fastloop()`` and
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
-import shutil
-import importlib.util
-import subprocess
 import sysconfig
 import tempfile
 from collections.abc import Callable
@@ -37,69 +34,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from games._cbuild import BuildError, build, cache_dir, compiler, load
+
 SOURCE = Path(__file__).with_name("supervisor.c")
 FASTLOOP_SOURCE = Path(__file__).with_name("fastloop.c")
 EXCHANGE_HEADER = Path(__file__).with_name("arena_exchange.h")
 
 
-class NativeBuildError(RuntimeError):
-    """The supervisor could not be built (no C compiler, or it failed)."""
-
-
-def cache_dir() -> Path:
-    """A folder of the arena's user for built helpers (created 0700)."""
-    configured = os.environ.get("ARENA_CACHE_DIR")
-    if configured:
-        base = Path(configured)
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        home = os.environ.get("HOME")
-        if xdg:
-            base = Path(xdg) / "arena"
-        elif home and os.access(home, os.W_OK):
-            base = Path(home) / ".cache" / "arena"
-        else:
-            base = Path(tempfile.gettempdir()) / f"arena-cache-{os.geteuid()}"
-    base.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = base.stat()
-    if info.st_uid != os.geteuid() or info.st_mode & 0o022:
-        raise NativeBuildError(
-            f"the helper cache {base} must belong to uid {os.geteuid()} and not be writable by "
-            "others (set ARENA_CACHE_DIR to a private folder)"
-        )
-    return base
-
-
-def _compiler(what: str, source: Path) -> str:
-    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        raise NativeBuildError(
-            f"the arena needs a C compiler (cc or gcc) once, to build its {what} "
-            f"from {source}; install gcc (apt-get install gcc libc6-dev) or run `make install`"
-        )
-    return compiler
-
-
-def _build(target: Path, what: str, attempts: list[list[str]]) -> None:
-    """Run the first compiler command line that works (``{out}`` is the output)."""
-    with open(cache_dir() / ".build.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # parallel test workers build it once
-        if target.is_file():
-            return
-        tmp = target.with_name(target.name + f".tmp{os.getpid()}")
-        errors = ""
-        for argv in attempts:
-            proc = subprocess.run([str(tmp) if a == "{out}" else a for a in argv],
-                                  capture_output=True, text=True)
-            if proc.returncode == 0:
-                break
-            # The compiler's errors, not its warnings (which can fill any tail).
-            found = [line for line in proc.stderr.splitlines() if "error" in line]
-            errors = "\n".join(found[:12]) if found else proc.stderr.strip()[-800:]
-        else:
-            raise NativeBuildError(f"building the {what} with {attempts[0][0]} failed:\n{errors}")
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, target)
+#: What a failed build raises (no compiler, an unsafe cache, the compiler's errors).
+NativeBuildError = BuildError
 
 
 @cache
@@ -109,9 +52,9 @@ def supervisor_path() -> str:
     target = cache_dir() / f"arena-supervisor-{digest}"
     if target.is_file() and os.access(target, os.X_OK):
         return str(target)
-    cc = _compiler("bot supervisor", SOURCE)
+    cc = compiler("bot supervisor", SOURCE)
     # Static when the C library allows it: nothing to find inside a sandbox.
-    _build(target, "bot supervisor", [[cc, "-O2", "-Wall", *extra, "-o", "{out}", str(SOURCE)]
+    build(target, "bot supervisor", [[cc, "-O2", "-Wall", *extra, "-o", "{out}", str(SOURCE)]
                                       for extra in (["-static"], [])])
     return str(target)
 
@@ -127,25 +70,19 @@ def _extension(name: str, what: str, source: Path, extra_header: str | None = No
     target = cache_dir() / f"{module}{abi}"
     if target.is_file():
         return target
-    cc = _compiler(what, source)
+    cc = compiler(what, source)
     include = sysconfig.get_paths()["include"]
     with tempfile.TemporaryDirectory(dir=cache_dir()) as gen:
         if extra_header is not None:
             Path(gen, "dialogue_state.h").write_text(extra_header)
-        _build(target, what, [[cc, "-O2", "-Wall", "-shared", "-fPIC", f"-I{include}",
+        build(target, what, [[cc, "-O2", "-Wall", "-shared", "-fPIC", f"-I{include}",
                                f"-I{EXCHANGE_HEADER.parent}", f"-I{gen}", f"-DARENA_MODULE={module}",
                                "-o", "{out}", str(source)]])
     return target
 
 
 def _load(path: Path) -> ModuleType | None:
-    # The module's name is the file's stem up to the ABI tag (what ARENA_MODULE named it).
-    spec = importlib.util.spec_from_file_location(path.name.split(".")[0], path)
-    if spec is None or spec.loader is None:
-        return None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load(path)
 
 
 def _native_wanted() -> bool:
