@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from ._contract import Exchange
 
@@ -214,7 +214,7 @@ def start_match(
 ) -> Generator[Exchange, list[str], None]:
     """The opening handshake: every seat gets ``match_start`` and says ready."""
     roles = roles or [None] * len(names)
-    dumped = params.model_dump(mode="json")
+    dumped = wire_params(params)
     yield from ask_all(
         [
             (seat, MatchStart(game=game, game_version=game_version, match=match_number(match, seat), seat=seat,
@@ -224,6 +224,21 @@ def start_match(
         Ready,
         '{"type": "ready"}',
     )
+
+
+def wire_params(params: BaseModel) -> dict[str, Any]:
+    """A match's parameters as ``match_start`` says them: each under its name
+    and, for a renamed one (an ``AliasChoices`` of the new name and the old),
+    under its old name too, so that a bot written before the rename still
+    finds it (docs/vocabulary.md: hold'em's ``format``, until 0.2)."""
+    dumped = params.model_dump(mode="json")
+    for name, field in type(params).model_fields.items():
+        alias = field.validation_alias
+        if isinstance(alias, AliasChoices):
+            for old in alias.choices:
+                if isinstance(old, str) and old != name:
+                    dumped.setdefault(old, dumped[name])
+    return dumped
 
 
 def end_match(match: MatchIndex, scores: list[float], seats: int,

@@ -77,6 +77,11 @@ def test_no_game_parameter_shares_a_name_with_an_option_and_old_names_still_work
     old = arena("play", "holdem", "a", "b", "-p", "format=poker")
     assert old.exit_code == 2 and "-p mode: Input should be 'cash' or 'freezeout', got 'poker'" in old.output, old.output
     assert load_game("pennies").Params.model_validate({"rounds": 5}).model_dump() == {"throws": 5}
+    # A bot written before the rename still finds the value under the old name in match_start.
+    from protocols.jsonlines import wire_params
+    told = wire_params(load_game("holdem").Params(mode="freezeout"))
+    assert told["mode"] == told["format"] == "freezeout"
+    assert wire_params(load_game("pennies").Params(throws=9)) == {"throws": 9, "rounds": 9}
 
 
 def test_no_seed_jargon_in_help():
