@@ -386,26 +386,8 @@ static PyObject *holdem_play(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "holdem_play: the hand and the seats do not match");
         return NULL;
     }
-    long long fds[MAXSEATS];
-    if (read_ints(wfds, fds, x.n, "wfds") < 0)
+    if (io_open(io, x.n, wfds, rfds, tu, sl, timeout, budget, spin, max_line, trace) < 0)
         return NULL;
-    for (int s = 0; s < x.n; s++)
-        io->wfd[s] = (int)fds[s];
-    if (read_ints(rfds, fds, x.n, "rfds") < 0)
-        return NULL;
-    for (int s = 0; s < x.n; s++) {
-        io->rfd[s] = (int)fds[s];
-        io->time_used[s] = PyFloat_AsDouble(PyTuple_GetItem(tu, s));
-        io->slowest[s] = PyFloat_AsDouble(PyTuple_GetItem(sl, s));
-        io->extra[s] = NULL;
-        io->eof[s] = 0;
-    }
-    if (PyErr_Occurred())
-        return NULL;
-    io->timeout = timeout;
-    io->budget = budget;
-    io->spin = spin;
-    io->max_line = max_line;
     for (int s = 0; s < x.n; s++) { /* what each seat holds already (said, and traced, by Python) */
         PyObject *b = PyTuple_Check(unused) && PyTuple_GET_SIZE(unused) == x.n ? PyTuple_GET_ITEM(unused, s) : NULL;
         if (b == NULL || !PyBytes_Check(b) || PyBytes_GET_SIZE(b) > HOLD_CAP) {

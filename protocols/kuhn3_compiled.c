@@ -397,7 +397,7 @@ static PyObject *kuhn3_play(PyObject *self, PyObject *args) {
     Io *io = &shared_io;
     double entry = now_s();
     memset(&k, 0, sizeof k);
-    long long p[7], fds[3];
+    long long p[7];
     if (read_ints(state, (long long *)&k.st, NSTATE, "state") < 0 || read_ints(params, p, 7, "params") < 0)
         return NULL;
     k.antes[0] = p[0];
@@ -409,26 +409,8 @@ static PyObject *kuhn3_play(PyObject *self, PyObject *args) {
     k.end_b = p[6];
     k.deal = deal;
     k.ends = ends;
-    if (read_ints(wfds, fds, 3, "wfds") < 0)
+    if (io_open(io, 3, wfds, rfds, tu, sl, timeout, budget, spin, max_line, trace) < 0)
         return NULL;
-    for (int s = 0; s < 3; s++)
-        io->wfd[s] = (int)fds[s];
-    if (read_ints(rfds, fds, 3, "rfds") < 0)
-        return NULL;
-    for (int s = 0; s < 3; s++)
-        io->rfd[s] = (int)fds[s];
-    if (!PyArg_ParseTuple(tu, "ddd", &io->time_used[0], &io->time_used[1], &io->time_used[2]) ||
-        !PyArg_ParseTuple(sl, "ddd", &io->slowest[0], &io->slowest[1], &io->slowest[2]))
-        return NULL;
-    io->timeout = timeout;
-    io->budget = budget;
-    io->spin = spin;
-    io->max_line = max_line;
-    io->trace = trace == Py_None ? NULL : trace;
-    for (int s = 0; s < 3; s++) {
-        io->extra[s] = NULL;
-        io->eof[s] = 0;
-    }
 
     long messages = 0;
     int mid = 0;

@@ -306,7 +306,7 @@ static PyObject *vonneumann_play(PyObject *self, PyObject *args) {
     Io *io = &shared_io;
     double entry = now_s();
     memset(&v, 0, sizeof v);
-    long long p[8], fds[2];
+    long long p[8];
     if (read_ints(state, (long long *)&v.st, NSTATE, "state") < 0 || read_ints(params, p, 8, "params") < 0)
         return NULL;
     v.ante = p[0];
@@ -319,26 +319,8 @@ static PyObject *vonneumann_play(PyObject *self, PyObject *args) {
     v.match[1] = p[7];
     v.deal = deal;
     v.st.closed = 0;
-    if (read_ints(wfds, fds, 2, "wfds") < 0)
+    if (io_open(io, 2, wfds, rfds, tu, sl, timeout, budget, spin, max_line, trace) < 0)
         return NULL;
-    io->wfd[0] = (int)fds[0];
-    io->wfd[1] = (int)fds[1];
-    if (read_ints(rfds, fds, 2, "rfds") < 0)
-        return NULL;
-    io->rfd[0] = (int)fds[0];
-    io->rfd[1] = (int)fds[1];
-    if (!PyArg_ParseTuple(tu, "dd", &io->time_used[0], &io->time_used[1]) ||
-        !PyArg_ParseTuple(sl, "dd", &io->slowest[0], &io->slowest[1]))
-        return NULL;
-    io->timeout = timeout;
-    io->budget = budget;
-    io->spin = spin;
-    io->max_line = max_line;
-    io->trace = trace == Py_None ? NULL : trace;
-    for (int s = 0; s < 2; s++) {
-        io->extra[s] = NULL;
-        io->eof[s] = 0;
-    }
 
     long messages = 0;
     int mid = 0;

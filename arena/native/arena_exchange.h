@@ -77,6 +77,44 @@ typedef struct {
     char rbuf[READ_MAX];
 } Io;
 
+/* A compiled dialogue's Io from its caller's arguments, for seats 0..n-1:
+ * the pipes, each seat's clock so far, the limits and the tracer (None: the
+ * caller traces). -1 with a Python error when an argument is not as said. */
+static inline int io_open(Io *io, int n, PyObject *wfds, PyObject *rfds, PyObject *time_used, PyObject *slowest,
+                          double timeout, double budget, double spin, long max_line, PyObject *trace) {
+    long long fds[MAXS_IO];
+    if (n < 1 || n > MAXS_IO) {
+        PyErr_Format(PyExc_ValueError, "%d seats: from 1 to %d", n, MAXS_IO);
+        return -1;
+    }
+    if (read_ints(wfds, fds, n, "wfds") < 0)
+        return -1;
+    for (int s = 0; s < n; s++)
+        io->wfd[s] = (int)fds[s];
+    if (read_ints(rfds, fds, n, "rfds") < 0)
+        return -1;
+    if (!PyTuple_Check(time_used) || PyTuple_GET_SIZE(time_used) != n || !PyTuple_Check(slowest) ||
+        PyTuple_GET_SIZE(slowest) != n) {
+        PyErr_Format(PyExc_ValueError, "time_used, slowest: tuples of %d numbers", n);
+        return -1;
+    }
+    for (int s = 0; s < n; s++) {
+        io->rfd[s] = (int)fds[s];
+        io->time_used[s] = PyFloat_AsDouble(PyTuple_GET_ITEM(time_used, s));
+        io->slowest[s] = PyFloat_AsDouble(PyTuple_GET_ITEM(slowest, s));
+        io->extra[s] = NULL;
+        io->eof[s] = 0;
+    }
+    if (PyErr_Occurred())
+        return -1;
+    io->timeout = timeout;
+    io->budget = budget;
+    io->spin = spin;
+    io->max_line = max_line;
+    io->trace = trace == Py_None ? NULL : trace;
+    return 0;
+}
+
 static double limit_for(Io *io, int seat) {
     /* Limits.for_bot after start-up (the loop runs only once every bot replied) */
     if (io->budget >= 0 && io->budget - io->time_used[seat] < io->timeout) {
