@@ -33,7 +33,7 @@ pytestmark = pytest.mark.slow
 
 SYMBOLS = "RSP"  # each beats the next one, cyclically
 CARDS = [s + str(n) for s in SYMBOLS for n in range(10)]
-MATCHES = 1500
+MATCHES = 500
 K_SE = 4
 
 
