@@ -85,6 +85,18 @@ static void addf(Buf *b, const char *fmt, ...) {
     b->n += (size_t)need;
 }
 
+/* A decimal integer (the hot path's numbers: no printf). */
+static void add_int(Buf *b, long long v) {
+    char digits[24], *p = digits + sizeof digits;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do
+        *--p = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        *--p = '-';
+    add(b, p, (size_t)(digits + sizeof digits - p));
+}
+
 static void clear(Buf *b) {
     b->n = 0;
     if (b->p)
@@ -649,7 +661,11 @@ static void he_state(Holdem *h, Buf *out) {
     for (int i = 0; i < h->n; i++)
         if (h->order[i] == h->seat)
             position = i;
-    addf(out, "MATCHSTATE:%d:%lld:", position, h->hand);
+    adds(out, "MATCHSTATE:");
+    add_int(out, position);
+    adds(out, ":");
+    add_int(out, h->hand);
+    adds(out, ":");
     add(out, h->betting.p ? h->betting.p : "", h->betting.n);
     adds(out, ":");
     for (int i = 0; i < h->n; i++) {
@@ -743,7 +759,8 @@ static void he_action(Holdem *h, const char *msg) {
         adds(&h->betting, "f");
     } else if (h->street_bet[s] > h->max_bet) {
         h->max_bet = h->street_bet[s];
-        addf(&h->betting, "r%lld", h->committed[s]);
+        adds(&h->betting, "r");
+        add_int(&h->betting, h->committed[s]);
     } else {
         adds(&h->betting, "c");
     }
@@ -768,8 +785,11 @@ static void he_reply(Holdem *h, const char *line, size_t len) {
     } else if (alen >= 2 && alen <= 11 && *action == 'r' && strspn(action + 1, "0123456789") == alen - 1) {
         long long before = h->committed[h->seat] - h->street_bet[h->seat];
         Buf b = {0};
-        addf(&b, "{\"type\": \"action\", \"action\": \"raise\", \"to\": %lld}", strtoll(action + 1, NULL, 10) - before);
+        adds(&b, "{\"type\": \"action\", \"action\": \"raise\", \"to\": ");
+        add_int(&b, strtoll(action + 1, NULL, 10) - before);
+        adds(&b, "}");
         say(b.p, b.n);
+        free(b.p);
     } else {
         bad_action(action, line, len, expected.p);
     }
