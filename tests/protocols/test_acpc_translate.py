@@ -99,9 +99,9 @@ def _action(seat, action, amount):
 def test_positions_follow_the_button_and_raises_count_the_whole_hand():
     r = Relay(json.dumps(_start(3)))  # button 2: order 0 (small blind), 1 (big blind), 2 (button)
     assert r.said() == '{"type": "ready"}'
-    # the states it need not answer go out with the one it must, in order
+    # the states it need not answer go out with the one it must, in order, in one send (one wake-up)
     r.send(_hand(0, 2), _action(2, "raise", 300), {"type": "act", "to_call": 250})
-    assert [r.state(), r.state()] == ["MATCHSTATE:0:3::AhKd||", "MATCHSTATE:0:3:r300:AhKd||"]
+    assert r.sock.recv(4096) == b"MATCHSTATE:0:3::AhKd||\r\nMATCHSTATE:0:3:r300:AhKd||\r\n"
     r.respond("MATCHSTATE:0:3:r300:AhKd||:c")
     assert r.said() == '{"type": "action", "action": "call"}'
     r.send(_action(0, "call", 250), _action(1, "call", 200), {"type": "street", "board": ["2c", "7h", "Kd"]},
