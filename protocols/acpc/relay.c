@@ -361,6 +361,10 @@ static void connect_agent(Agent *a, char **argv, int argc, double timeout, const
         if (null >= 0)
             dup2(null, 0);
         dup2(2, 1);
+        /* Nothing else of the relay's is the agent's (as Python's Popen closes them). */
+        long most = sysconf(_SC_OPEN_MAX);
+        for (int fd = 3; fd < (most > 0 && most < 65536 ? most : 65536); fd++)
+            close(fd);
         signal(SIGPIPE, SIG_DFL);
         execvp(command[0], command);
         dprintf(2, "ACPC relay: cannot run %s: %s\n", command[0], strerror(errno));
