@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-#: The ACPC relay (a script run in the bot's sandbox, stdlib only).
-ACPC_RELAY = Path(__file__).resolve().parent.parent / "protocols" / "acpc" / "relay.py"
 #: The relay of OpenSpiel's competition (HIGC) bots, ``higc:CMD`` (the same way in).
 HIGC_RELAY = Path(__file__).resolve().parent.parent / "protocols" / "higc" / "relay.py"
 
@@ -44,9 +42,10 @@ class BotSpec:
         ``person_ok`` (a single match or series on a terminal); its argv is
         filled in by ``for_person`` once the game and seat are known.
 
-        ``acpc:CMD`` is an ACPC agent: the bot run is the relay
-        (protocols/acpc/relay.py, with the system's Python) followed by CMD,
-        so the sandbox's view binds CMD's files as the bot's own. ``higc:CMD``
+        ``acpc:CMD`` is an ACPC agent: the bot run is the relay (the program
+        built from protocols/acpc/relay.c) followed by CMD, so the sandbox's
+        view binds the relay's folder as CMD's runtime and CMD's files as the
+        bot's own. ``higc:CMD``
         is a bot of OpenSpiel's competition referee, behind its relay
         (protocols/higc/relay.py) in the same way."""
         if command == "human" or command.startswith("human:"):
@@ -58,10 +57,16 @@ class BotSpec:
             label = command[len("human:"):] or "human"
             return cls(command=command, argv=(), name=name or label, person=True)
         if command.startswith("acpc:"):
+            from protocols.acpc import BuildError, relay_path  # only when an agent plays
+
             inner = cls.parse(command[len("acpc:"):])
             # How long the agent has to connect (seconds): ARENA_ACPC_CONNECT_TIMEOUT, else 10.
             wait = os.environ.get("ARENA_ACPC_CONNECT_TIMEOUT", "10")
-            argv = (sys.executable, "-I", str(ACPC_RELAY), "--connect-timeout", wait, "--", *inner.argv)
+            try:
+                relay = relay_path()
+            except BuildError as exc:
+                raise BadBotCommand(f"bot {command!r} needs the ACPC relay: {exc}") from None
+            argv = (relay, "--connect-timeout", wait, "--", *inner.argv)
             return cls(command=command, argv=argv, name=name or command, loopback=True)
         if command.startswith("higc:"):
             inner = cls.parse(command[len("higc:"):])

@@ -48,7 +48,7 @@ from benchmarks.kuhn3_throughput import C_BOT, CORE, HANDS, ROOT, RUNS, arena_ru
 
 HOLDEM = ROOT / "sample_bots" / "holdem" / "build"
 JSON_HANDS = int(os.environ.get("BENCH_HOLDEM_HANDS", "4000"))
-RELAY_HANDS = int(os.environ.get("BENCH_ACPC_ARENA_HANDS", "1000"))
+RELAY_HANDS = int(os.environ.get("BENCH_ACPC_ARENA_HANDS", "3000"))
 SIX_HANDS = int(os.environ.get("BENCH_HOLDEM6_HANDS", "1000"))
 GAME = ["--stack", "20000", "--small-blind", "50", "--big-blind", "100"]
 

@@ -138,6 +138,9 @@ def main() -> None:
     from games.holdem._native import engine_path  # hold'em's engine, built by games itself
 
     print(engine_path())
+    from protocols.acpc import relay_path  # the ACPC relay, a program run in the sandbox
+
+    print(relay_path())
 
 
 if __name__ == "__main__":

@@ -1,23 +1,24 @@
 """ACPC agents as arena bots (docs/acpc.md).
 
 An ACPC agent speaks the ACPC dealer's protocol 2.0.0 over TCP. The arena
-starts ``relay.py`` in the bot's sandbox instead of the agent: the relay
-listens on the loopback of the bot's own network namespace, starts the
-agent with the address, and translates between the game's JSON lines (on
-its stdin/stdout, like any bot) and MATCHSTATE lines (``_translate``, pure
-and stdlib-only, as the relay runs with the system's Python alone).
+starts the relay (``relay.c``, built by ``relay_path()``) in the bot's
+sandbox instead of the agent: the relay listens on the loopback of the bot's
+own network namespace, starts the agent with the address, and translates
+between the game's messages (on its stdin/stdout, like any bot) and
+MATCHSTATE lines. ``_translate`` keeps what the arena checks before a match
+(the refusals) and the kuhn3 ACPC log.
 """
 
+from games._cbuild import BuildError
+
+from ._relay import relay_path
 from ._translate import (
-    KUHN3_GAMEDEF,
     AcpcFault,
-    HoldemTranslator,
     Kuhn3Log,
     Kuhn3Translator,
-    gamedef,
     kuhn3_refusal,
     refusal,
 )
 
-__all__ = ["KUHN3_GAMEDEF", "AcpcFault", "HoldemTranslator", "Kuhn3Log", "Kuhn3Translator", "gamedef", "kuhn3_refusal",
-           "refusal"]
+__all__ = ["AcpcFault", "BuildError", "Kuhn3Log", "Kuhn3Translator", "kuhn3_refusal", "refusal",
+           "relay_path"]

@@ -1,16 +1,93 @@
-"""The ACPC translation without processes: positions, r<N> against ``to``,
-game definitions, and the sentences of a wrong response."""
+"""The ACPC translation, in the relay (protocols/acpc/relay.c) as a real
+process: positions, r<N> against ``to``, the batching of states, game
+definitions, the sentences of a wrong response or refusal; and kuhn3's
+replay of the betting, which the relay and the ``--acpc-log`` export
+(protocols/acpc/_translate.py) each do, held to each other.
+
+The test plays the agent itself: the relay starts a tiny shell command as
+"the agent", which says the relay's address (on the relay's stderr) and
+waits; the test connects to that address and speaks ACPC. No agent program,
+no sandbox: a few milliseconds of CPU a relay."""
 
 from __future__ import annotations
 
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+
 import pytest
 
-from protocols.acpc import AcpcFault, HoldemTranslator, gamedef, refusal
+from protocols.acpc import Kuhn3Translator, refusal, relay_path
 
 from ..conftest import ACPC
 
+# "The agent": says where to connect, then waits to be killed with the relay's group.
+WAITER = ["sh", "-c", 'echo "$0 $1"; exec sleep 30', "{host}", "{port}"]
 
-def _start(seat, button, seats=(0, 1, 2), bets=(50, 100, 0)):
+
+class Relay:
+    """One relay process, its stdin/stdout (the arena's side) and its agent's socket (the test's side)."""
+
+    def __init__(self, first: str, *, connect: bool = True, version: bytes = b"VERSION:2.0.0\r\n",
+                 agent: list[str] = WAITER, timeout: str = "10") -> None:
+        self.proc = subprocess.Popen([relay_path(), "--connect-timeout", timeout, "--", *agent],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     start_new_session=True)
+        self.send(first)
+        self.sock = None
+        if connect:
+            host, port = self.proc.stderr.readline().split()
+            self.sock = socket.create_connection((host.decode(), int(port)), timeout=10)
+            self.sock.sendall(version)
+            self.states = self.sock.makefile("rb")
+
+    def send(self, *lines: str | dict) -> None:
+        for line in lines:
+            self.proc.stdin.write(((json.dumps(line) if isinstance(line, dict) else line) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def said(self) -> str:
+        return self.proc.stdout.readline().decode().rstrip("\n")
+
+    def state(self) -> str:
+        return self.states.readline().decode().rstrip("\r\n")
+
+    def hang_up(self) -> None:
+        self.states.close()
+        self.sock.close()
+        self.sock = None
+
+    def respond(self, line: str) -> None:
+        self.sock.sendall(line.encode() + b"\r\n")
+
+    def close(self) -> tuple[int, str, str]:
+        """Kill what is left; the exit status, the rest of stderr and of stdout."""
+        self.proc.stdin.close()
+        try:
+            code = self.proc.wait(timeout=10)
+        finally:
+            try:  # "the agent" holds the relay's stderr: gone, the pipes end
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            err, out = self.proc.stderr.read().decode(), self.proc.stdout.read().decode()
+            self.proc.stdout.close()
+            self.proc.stderr.close()
+            if self.sock is not None:
+                self.states.close()
+                self.sock.close()
+        return code, err, out
+
+
+def _start(seats: int, seat: int = 0, **params) -> dict:
+    params = {"mode": "cash", "stack": 20000, "small_blind": 50, "big_blind": 100, "ante": 0, **params}
+    return {"type": "match_start", "game": "holdem", "seat": seat, "players": ["p"] * seats, "params": params}
+
+
+def _hand(seat, button, seats=(0, 1, 2), bets=(50, 100, 0)):
     return {"type": "hand_start", "hand": 3, "seat": seat, "cards": ["Ah", "Kd"], "button": button,
             "in_hand": list(seats), "bets": list(bets), "stacks": [0] * len(seats)}
 
@@ -20,124 +97,199 @@ def _action(seat, action, amount):
 
 
 def test_positions_follow_the_button_and_raises_count_the_whole_hand():
-    tr = HoldemTranslator(seat=0)  # button 2: order 0 (small blind), 1 (big blind), 2 (button)
-    assert tr.feed(_start(0, 2)) == []  # held until the next message shows the state whole
-    assert tr.feed(_action(2, "raise", 300)) == ["MATCHSTATE:0:3::AhKd||"]
-    assert tr.feed({"type": "act", "to_call": 250}) == ["MATCHSTATE:0:3:r300:AhKd||"]
-    assert tr.reply("MATCHSTATE:0:3:r300:AhKd||:c") == {"type": "action", "action": "call"}
-    tr.feed(_action(0, "call", 250))
-    tr.feed(_action(1, "call", 200))
-    tr.feed({"type": "street", "board": ["2c", "7h", "Kd"]})
-    tr.feed(_action(0, "call", 0))
-    assert tr.feed(_action(1, "raise", 500)) == ["MATCHSTATE:0:3:r300cc/c:AhKd||/2c7hKd"]
-    tr.feed(_action(2, "call", 500))
-    assert tr.feed({"type": "act", "to_call": 500}) == ["MATCHSTATE:0:3:r300cc/cr800c:AhKd||/2c7hKd"]
+    r = Relay(json.dumps(_start(3)))  # button 2: order 0 (small blind), 1 (big blind), 2 (button)
+    assert r.said() == '{"type": "ready"}'
+    # the states it need not answer go out with the one it must, in order, in one send (one wake-up)
+    r.send(_hand(0, 2), _action(2, "raise", 300), {"type": "act", "to_call": 250})
+    assert r.sock.recv(4096) == b"MATCHSTATE:0:3::AhKd||\r\nMATCHSTATE:0:3:r300:AhKd||\r\n"
+    r.respond("MATCHSTATE:0:3:r300:AhKd||:c")
+    assert r.said() == '{"type": "action", "action": "call"}'
+    r.send(_action(0, "call", 250), _action(1, "call", 200), {"type": "street", "board": ["2c", "7h", "Kd"]},
+           _action(0, "call", 0), _action(1, "raise", 500), _action(2, "call", 500), {"type": "act", "to_call": 500})
+    assert [r.state() for _ in range(5)] == [
+        "MATCHSTATE:0:3:r300c:AhKd||", "MATCHSTATE:0:3:r300cc/:AhKd||/2c7hKd", "MATCHSTATE:0:3:r300cc/c:AhKd||/2c7hKd",
+        "MATCHSTATE:0:3:r300cc/cr800:AhKd||/2c7hKd", "MATCHSTATE:0:3:r300cc/cr800c:AhKd||/2c7hKd"]
     # r2000: 2000 in the hand, 300 of it before the flop: a raise to 1700 on this street
-    assert tr.reply("MATCHSTATE:0:3:r300cc/cr800c:AhKd||/2c7hKd:r2000") == {
-        "type": "action", "action": "raise", "to": 1700}
+    r.respond("MATCHSTATE:0:3:r300cc/cr800c:AhKd||/2c7hKd:r2000")
+    assert r.said() == '{"type": "action", "action": "raise", "to": 1700}'
+    # the hand's end shows the cards shown, and goes out at the match's end
+    r.send(_action(0, "raise", 1700), _action(1, "fold", 0), _action(2, "call", 1200),
+           {"type": "street", "board": ["2c", "7h", "Kd", "9s"]},
+           {"type": "hand_end", "shown": [{"seat": 0, "cards": ["Ah", "Kd"]}, {"seat": 2, "cards": ["Qs", "Qd"]}]},
+           {"type": "match_end"})
+    assert [r.state() for _ in range(3)] == [
+        "MATCHSTATE:0:3:r300cc/cr800cr2000:AhKd||/2c7hKd", "MATCHSTATE:0:3:r300cc/cr800cr2000f:AhKd||/2c7hKd",
+        "MATCHSTATE:0:3:r300cc/cr800cr2000fc/:AhKd||QsQd/2c7hKd/9s"]
+    assert r.states.readline() == b""  # the relay hung up: the match is over
+    assert r.close()[0] == 0
 
 
-def test_heads_up_the_button_is_position_1():
-    tr = HoldemTranslator(seat=1)
-    tr.feed(_start(1, 1, seats=(0, 1), bets=(100, 50)))
-    assert tr.feed({"type": "act", "to_call": 50}) == ["MATCHSTATE:1:3::|AhKd"]
-    # a fold where a check is free is the check it means
-    tr.feed(_action(1, "call", 50))
-    tr.feed(_action(0, "call", 0))
-    tr.feed({"type": "street", "board": ["2c", "7h", "Kd"]})
-    tr.feed(_action(0, "call", 0))
-    (state,) = tr.feed({"type": "act", "to_call": 0})
-    assert state == "MATCHSTATE:1:3:cc/c:|AhKd/2c7hKd"
-    assert tr.reply(state + ":f") == {"type": "action", "action": "call"}
+def test_heads_up_the_button_is_position_1_and_a_free_fold_is_a_check():
+    r = Relay(json.dumps(_start(2, seat=1)))
+    assert r.said() == '{"type": "ready"}'
+    r.send(_hand(1, 1, seats=(0, 1), bets=(100, 50)), {"type": "act", "to_call": 50})
+    assert r.state() == "MATCHSTATE:1:3::|AhKd"
+    r.respond("MATCHSTATE:1:3::|AhKd:f")
+    assert r.said() == '{"type": "action", "action": "fold"}'  # something was owed: a fold
+    r.send(_hand(1, 1, seats=(0, 1), bets=(100, 50)), _action(1, "call", 50), _action(0, "call", 0),
+           {"type": "street", "board": ["2c", "7h", "Kd"]}, _action(0, "call", 0), {"type": "act", "to_call": 0})
+    states = [r.state() for _ in range(4)]
+    assert states[-1] == "MATCHSTATE:1:3:cc/c:|AhKd/2c7hKd"
+    r.respond(states[-1] + ":f")
+    assert r.said() == '{"type": "action", "action": "call"}'  # a fold where a check is free is the check
+    r.close()
 
 
-def test_a_wrong_response_is_said_in_words():
-    tr = HoldemTranslator(seat=0)
-    tr.feed(_start(0, 1, seats=(0, 1), bets=(100, 50)))
-    tr.feed(_action(1, "call", 50))
-    (state,) = tr.feed({"type": "act", "to_call": 0})
-    with pytest.raises(AcpcFault, match=r"answered another state: sent 'MATCHSTATE:0:2::AhKd\|:c'"):
-        tr.reply("MATCHSTATE:0:2::AhKd|:c")
-    tr.feed({"type": "act", "to_call": 0})
-    with pytest.raises(AcpcFault, match=r"the action 'x'.*expected the state it was sent followed by :f, :c"):
-        tr.reply(state + ":x")
-    tr.feed({"type": "act", "to_call": 0})
-    with pytest.raises(AcpcFault, match="not an ACPC response"):
-        tr.reply("hello")
+@pytest.mark.parametrize("response, words", [
+    ("MATCHSTATE:0:2::AhKd|:c",
+     "ACPC agent answered another state: sent 'MATCHSTATE:0:2::AhKd|:c'; expected a response to 'MATCHSTATE:0:3::AhKd|'"),
+    ("MATCHSTATE:0:3::AhKd|:x",
+     "ACPC agent sent the action 'x' in 'MATCHSTATE:0:3::AhKd|:x'; expected the state it was sent followed by :f, "
+     ":c or :r<N> (N: its chips committed in the hand after raising), i.e. MATCHSTATE:0:3::AhKd|:c"),
+    ("hello 'you'", "ACPC agent sent \"hello 'you'\", which is not an ACPC response; expected the state"),
+])
+def test_a_wrong_response_is_said_in_words_in_place_of_the_reply(response, words):
+    r = Relay(json.dumps(_start(2)))
+    r.said()
+    r.send(_hand(0, 1, seats=(0, 1), bets=(100, 50)), {"type": "act", "to_call": 0})
+    r.state()
+    r.respond(response)
+    assert r.said().startswith(words)
+    assert r.close()[0] == 0  # the arena, not the relay, charges the seat
 
 
-def test_the_game_definitions_are_the_acpc_packages():
+def test_a_bad_version_and_a_hang_up_are_said():
+    r = Relay(json.dumps(_start(2)), version=b"VERSION:1.0.0\r\n")
+    assert r.said() == "ACPC agent sent 'VERSION:1.0.0' on connecting; expected VERSION:2.0.0"
+    r.close()
+    r = Relay(json.dumps(_start(2)))
+    r.said()
+    r.send(_hand(0, 1, seats=(0, 1), bets=(100, 50)), {"type": "act", "to_call": 0})
+    r.state()
+    r.hang_up()
+    code, err, out = r.close()
+    assert code == 0 and out == ""  # a disconnect: nothing on stdout, the reason on stderr
+    assert "ACPC agent: closed the connection; expected a response to 'MATCHSTATE:0:3::AhKd|'" in err, err
+
+
+def test_an_agent_that_exits_or_never_connects():
+    r = Relay(json.dumps(_start(2)), connect=False, agent=["sh", "-c", "exit 4", "{gamedef}"])
+    code, err, _ = r.close()
+    assert code == 3, err  # the arena charges a crash
+    assert "ACPC agent: exited (4) without connecting to 127.0.0.1:" in err and "expected a TCP connection" in err
+    assert "(started as 'sh -c exit 4 " in err, err
+    r = Relay(json.dumps(_start(2)), connect=False, agent=["sh", "-c", "exec sleep 30", "{host}"], timeout="0.1")
+    assert r.proc.stderr.readline().decode().startswith("ACPC agent: did not connect to 127.0.0.1:")
+    assert r.close()[::2] == (0, "")  # silent until the arena's deadline charges a timeout
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_the_game_definitions_are_the_acpc_packages(seats):
+    r = Relay(json.dumps(_start(seats)), connect=False, agent=["sh", "-c", 'cat "$0" >&2', "{gamedef}"])
+    _, err, _ = r.close()
+    text = err.split("ACPC agent:")[0]
+
     def lines(text):
         return sorted(line.strip() for line in text.splitlines() if line.strip())
 
-    params = {"stack": 20000, "small_blind": 50, "big_blind": 100}
-    if (ACPC / "holdem.nolimit.2p.reverse_blinds.game").exists():
-        assert lines(gamedef(params, 2)) == lines((ACPC / "holdem.nolimit.2p.reverse_blinds.game").read_text())
-        assert lines(gamedef(params, 3)) == lines((ACPC / "holdem.nolimit.3p.game").read_text())
-    assert "blind = 100 50" in gamedef(params, 2)
-    assert "blind = 50 100 0 0" in gamedef(params, 4)
+    package = {2: "holdem.nolimit.2p.reverse_blinds.game", 3: "holdem.nolimit.3p.game"}.get(seats)
+    if package and (ACPC / package).exists():
+        assert lines(text) == lines((ACPC / package).read_text())
+    assert {2: "blind = 100 50", 3: "blind = 50 100 0", 4: "blind = 50 100 0 0"}[seats] in text, text
 
 
-def test_what_acpc_cannot_express_is_refused():
+@pytest.mark.parametrize("params, game", [
+    ({"mode": "freezeout"}, "holdem"), ({"format": "freezeout"}, "holdem"), ({"ante": 1}, "holdem"),
+    ({"small_blind": 0}, "holdem"), ({}, "vonneumann"),
+])
+def test_what_acpc_cannot_express_is_refused_in_the_arenas_words(params, game):
+    start = _start(2)
+    start["params"].update(params)
+    if "format" in params:
+        del start["params"]["mode"]  # an arena before 0.2 named it format
+    start["game"] = game
+    r = Relay(json.dumps(start), connect=False)
+    said = r.said()
+    r.close()
+    if game != "holdem":
+        assert said == "ACPC agents play holdem and kuhn3 here; this match is 'vonneumann'"
+    else:
+        assert said == refusal(start["params"])  # the arena refuses it at the command line in the same words
     assert refusal({"mode": "cash", "ante": 0}) is None
-    assert "freezeout" in refusal({"mode": "freezeout"})
-    assert "freezeout" in refusal({"format": "freezeout"})  # the key's name in an arena before 0.2
-    assert "antes" in refusal({"mode": "cash", "ante": 1})
 
 
-def test_kuhn3_states_agree_across_seats_and_round_trip():
-    """Real kuhn3 dialogues (random legal replies): every seat's translator
-    builds the same betting, each reply survives ACPC and back, and the
-    Money each computes is the dealer's."""
-    import random
-
-    from protocols.acpc import Kuhn3Translator
-    from protocols.kuhn3 import PLUGIN
+def _kuhn3_blocks(seed: int, hands: int):
+    """A real kuhn3 dialogue (random legal replies): every (seat, lines, reply) in order."""
     from games.kuhn3 import Kuhn3Params
+    from protocols.kuhn3 import PLUGIN
 
+    run = PLUGIN.open_dialogue(Kuhn3Params(hands=hands), random.Random(seed))
+    rng = random.Random(seed + 50)
+    dialogue = run.run()
+    exchange = next(dialogue)
+    try:
+        while True:
+            replies = []
+            for seat, payload in exchange.sends:
+                value = PLUGIN.random_reply(run, seat, payload, rng)
+                yield seat, payload.decode().splitlines(), value
+                replies.append(value)
+            exchange = dialogue.send(replies)
+    except StopIteration:
+        pass
+
+
+def test_kuhn3_the_relay_and_the_log_replay_the_same_betting():
+    """One seat's relay against the Python translator the ACPC log uses: the
+    same states, the same replies (each dialogue reply sent as the agent's
+    ACPC response), the same Money; and every seat's translator agrees on
+    the betting the dialogue made."""
+    blocks = list(_kuhn3_blocks(seed=3, hands=25))
+    seat = 1
+    relay: Relay | None = None
+    tr: dict[int, Kuhn3Translator] = {}
+    finals: dict[int, str] = {}
+    truth: list[str] = []
     hands_seen = 0
-    for seed in range(6):
-        run = PLUGIN.open_dialogue(Kuhn3Params(hands=12), random.Random(seed))
-        rng = random.Random(seed + 50)
-        tr: dict[int, Kuhn3Translator] = {}
-        finals: dict[int, str] = {}
-        truth: list[str] = []  # the hand's actions as they were made
-        dialogue = run.run()
-        exchange = next(dialogue)
-        try:
-            while True:
-                replies = []
-                for seat, payload in exchange.sends:
-                    lines = payload.decode().splitlines()
-                    value = PLUGIN.random_reply(run, seat, payload, rng)
-                    head = lines[0]
-                    if head == "init_round":
-                        tr[seat] = Kuhn3Translator(int(lines[3].split(": ")[1]))
-                    elif head == "init_hand":
-                        tr[seat].start_hand(int(lines[1].split(": ")[1]), lines[2].split(": ")[1])
-                    elif head == "play":
-                        t = tr[seat]
-                        (state,) = t.play([(a.split()[1], int(a.split()[2])) for a in lines[1:4]])
-                        verb, amount = value.split()
-                        mine = t.front[t.me]
-                        token = "f" if verb == "FOLD" else ("c" if int(amount) == mine or t.bettor is not None
-                                                            else "r")
-                        assert t.reply(f"{state}:{token}") == value, (state, token, value)
-                        truth.append(token)
-                    elif head == "end_hand":
-                        amounts = [int(a.split()[2]) for a in lines[1:4]]
-                        pots = [tuple(map(int, p.split(","))) for p in lines[5].split(": ")[1].split()]
-                        (state,) = tr[seat].end_hand(amounts, lines[4].split(": ")[1].split(","), pots)
-                        finals[seat] = state.split(":")[3]
-                        if len(finals) == 3:
-                            assert set(finals.values()) == {"".join(truth)}, (finals, truth)
-                            finals.clear()
-                            truth.clear()
-                            hands_seen += 1
-                    elif head.startswith("EndAction"):
-                        assert tr[seat].money() == value
-                    replies.append(value)
-                exchange = dialogue.send(replies)
-        except StopIteration:
-            pass
-    assert hands_seen == 6 * 12
+    for s, lines, value in blocks:
+        head = lines[0]
+        if head == "init_round":
+            tr[s] = Kuhn3Translator(int(lines[3].split(": ")[1]))
+            if s == seat:
+                relay = Relay("init_round\n" + "\n".join(lines[1:]))
+                assert relay.said() == "READY"
+            continue
+        t = tr[s]
+        mine = s == seat and relay is not None
+        if mine:
+            relay.send("\n".join(lines))
+        if head == "init_hand":
+            expected = t.start_hand(int(lines[1].split(": ")[1]), lines[2].split(": ")[1])
+        elif head == "play":
+            (state,) = expected = t.play([(a.split()[1], int(a.split()[2])) for a in lines[1:4]])
+            verb, amount = value.split()
+            token = "f" if verb == "FOLD" else ("c" if int(amount) == t.front[t.me] or t.bettor is not None else "r")
+            assert t.reply(f"{state}:{token}") == value, (state, token, value)
+            truth.append(token)
+        elif head == "end_hand":
+            amounts = [int(a.split()[2]) for a in lines[1:4]]
+            pots = [tuple(map(int, p.split(","))) for p in lines[5].split(": ")[1].split()]
+            (state,) = expected = t.end_hand(amounts, lines[4].split(": ")[1].split(","), pots)
+            finals[s] = state.split(":")[3]
+            if len(finals) == 3:
+                assert set(finals.values()) == {"".join(truth)}, (finals, truth)
+                finals.clear()
+                truth.clear()
+                hands_seen += 1
+        else:
+            expected = []
+            if head.startswith("EndAction"):
+                assert t.money() == value
+        if mine:
+            assert [relay.state() for _ in expected] == expected
+            if head == "play":
+                relay.respond(f"{expected[0]}:{token}")
+            assert relay.said() == value, (head, value)
+    assert hands_seen == 25
+    assert relay.states.readline() == b""  # end_round: the relay hung up
+    assert relay.close()[0] == 0
