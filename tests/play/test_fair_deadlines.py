@@ -188,7 +188,7 @@ def test_a_bot_that_never_reads_is_the_one_faulted(game, seat, tag, host, tmp_pa
     _never_reads(game, seat, tag, host, tmp_path)
 
 
-@pytest.mark.parametrize("host", [None, "strict"], indirect=True, ids=["default-sandbox", "strict"])
+@pytest.mark.parametrize("host", [None, "basic"], indirect=True, ids=["default-sandbox", "basic"])
 @pytest.mark.parametrize("game,seat", SANDBOXED)
 @pytest.mark.parametrize("case", [_short_stalls, _long_stalls, _never_reads],
                          ids=["short-stalls", "long-stalls", "never-reads"])

@@ -51,6 +51,7 @@ def test_an_unavailable_level_is_refused_never_replaced():
         resolve_level("strict", info=info)
     assert resolve_level("basic", info=info) == "basic"
     assert resolve_level(None, info=info) == "basic"  # the best that works
+    assert resolve_level(None, info=_probe()) == "strict"  # bubblewrap first when both work
     with pytest.raises(UsageError, match="one of none, basic, strict"):
         resolve_level("chroot", info=info)
 

@@ -72,7 +72,7 @@ def _fields(lines: list[str], word: str) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("level", [pytest.param("none", id="none-unfiltered", marks=pytest.mark.unsandboxed),
-                                   pytest.param(None, id="default"), pytest.param("strict", id="strict")])
+                                   pytest.param(None, id="default"), pytest.param("basic", id="basic")])
 def test_seats_pass_no_card_through_shared_kernel_objects(level, tag, tmp_path):
     """Match 1: seat 0 sends its card through every channel at every hand,
     seat 1 decodes; seat 2 leaves a key. Match 2: seat 0 looks for that key."""
@@ -105,7 +105,7 @@ def test_seats_pass_no_card_through_shared_kernel_objects(level, tag, tmp_path):
 
 @pytest.mark.skipif(platform.machine() != "x86_64",
                     reason="a 32-bit call from a 64-bit process (int 0x80) is x86's")
-@pytest.mark.parametrize("level", [pytest.param(None, id="default"), pytest.param("strict", id="strict")])
+@pytest.mark.parametrize("level", [pytest.param(None, id="default"), pytest.param("basic", id="basic")])
 def test_a_system_call_of_another_architecture_kills_the_bot(level, tag, tmp_path):
     """Its numbers mean other calls, which the filter does not check: the
     process is killed (SIGSYS), whatever the call."""
