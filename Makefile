@@ -136,11 +136,11 @@ screenshots: install bots
 
 # The whole suite and, beside it, the sandbox tests again as an unprivileged
 # user (when run as root; see tests/unprivileged.py; its report follows the
-# main one). Four workers on two cores: many tests wait on a bot's deadline,
+# main one). Six workers on two cores: many tests wait on a bot's deadline,
 # and the others use that time; no assertion depends on how busy the machine is.
 test: install bots bytecode
 	@log=$$(mktemp); $(PY) tests/unprivileged.py > $$log 2>&1 & unprivileged=$$!; \
-	$(VENV)/bin/pytest -q -n 4 --dist worksteal; main=$$?; \
+	$(VENV)/bin/pytest -q -n 6 --dist worksteal; main=$$?; \
 	wait $$unprivileged; second=$$?; cat $$log; rm -f $$log; \
 	[ $$main -eq 0 ] && [ $$second -eq 0 ]
 
