@@ -921,8 +921,82 @@ done:
     return result;
 }
 
+/* ---- the renderings, for the tests that hold them to the Python dialogue's ---- */
+
+static int is_hand(PyObject *o) {
+    PyObject *m = PyImport_ImportModule("games.holdem");
+    PyObject *t = m != NULL ? PyObject_GetAttrString(m, "HoldemHand") : NULL;
+    int r = t != NULL ? PyObject_IsInstance(o, t) : -1;
+    Py_XDECREF(m);
+    Py_XDECREF(t);
+    if (r == 0)
+        PyErr_SetString(PyExc_TypeError, "render: a HoldemHand");
+    return r;
+}
+
+/* render(kind, hand, number, seat, shown) -> bytes, or None where the C
+ * declines (Python's to say): kind "act" (to `seat`), "notice" (the last
+ * action and the streets since `shown` board cards), "hand_start" (to `seat`),
+ * "board" (the streets of a hand nobody could act in), "hand_end". */
+static PyObject *render(PyObject *self, PyObject *args) {
+    const char *kind;
+    PyObject *hand;
+    long long number;
+    int seat, shown;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "sOLii", &kind, &hand, &number, &seat, &shown))
+        return NULL;
+    if (is_hand(hand) <= 0)
+        return NULL;
+    static HL x;
+    x.h = (Hand *)hand;
+    x.n = x.h->n;
+    x.st.hand = number;
+    x.st.shown = shown;
+    if (seat < 0 || seat >= x.n) {
+        PyErr_Format(PyExc_IndexError, "render: no seat %d", seat);
+        return NULL;
+    }
+    char out[MSG_MAX];
+    int n;
+    if (strcmp(kind, "act") == 0) {
+        n = render_act(&x, seat, out, MSG_MAX);
+    } else if (strcmp(kind, "notice") == 0) {
+        n = render_notice(&x, out, MSG_MAX);
+    } else if (strcmp(kind, "hand_start") == 0) {
+        n = render_hand_start(&x, seat, out, MSG_MAX);
+    } else if (strcmp(kind, "hand_end") == 0) {
+        n = render_hand_end(&x, out, MSG_MAX);
+    } else if (strcmp(kind, "board") == 0) {
+        Buf b = {out, 0, MSG_MAX};
+        put_streets(&x, &b, 0);
+        n = b.n < MSG_MAX ? b.n : -1;
+    } else {
+        PyErr_Format(PyExc_ValueError, "render: no message %s", kind);
+        return NULL;
+    }
+    if (n < 0)
+        Py_RETURN_NONE;
+    return PyBytes_FromStringAndSize(out, n);
+}
+
+/* describe(value) -> str, or None for a value the C does not know (games.holdem._cards.describe's twin). */
+static PyObject *describe(PyObject *self, PyObject *arg) {
+    (void)self;
+    long long v = PyLong_AsLongLong(arg);
+    if (v == -1 && PyErr_Occurred())
+        return NULL;
+    char out[128];
+    Buf b = {out, 0, sizeof out};
+    if (!put_describe(&b, v) || b.n >= (int)sizeof out)
+        Py_RETURN_NONE;
+    return PyUnicode_FromStringAndSize(out, b.n);
+}
+
 static PyMethodDef methods[] = {
-    {"holdem_play", holdem_play, METH_VARARGS, "Play hold'em betting over the bots' pipes until something needs Python."},
+    {"holdem_play", holdem_play, METH_VARARGS, "Play hold'em cash hands over the bots' pipes until something needs Python."},
+    {"render", render, METH_VARARGS, "One message as the compiled dialogue renders it (for the tests)."},
+    {"describe", describe, METH_O, "A showdown value in words, as the compiled dialogue writes it (for the tests)."},
     {NULL, NULL, 0, NULL},
 };
 
