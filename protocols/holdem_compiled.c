@@ -42,7 +42,7 @@ enum { S_HAND_START = 1, S_BOARD = 2, S_ASK = 3, S_NOTICE = 5, S_HAND_END = 6 };
 static const char *STREET_NAME[] = {"preflop", "flop", "turn", "river"};
 static const char RANK[] = "23456789TJQKA", SUIT[] = "cdhs";
 
-#define DECKS_AHEAD 64 /* decks asked of the dealer at a time */
+#define DECKS_AHEAD 16 /* decks asked of the dealer at a time */
 
 typedef struct {
     HLState st;
