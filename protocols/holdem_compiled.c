@@ -500,11 +500,12 @@ static int hold_notice(HL *x, Io *io) {
  * while every seat plays: hand_end to every seat; the chips won counted and
  * the next hand dealt (_hand_over, _next_hand, _deal: the button moves one
  * seat, every stack back to `stack`, the next deck of the dealer's queue);
- * hand_start to every seat; the streets of a hand nobody can act in (Step
- * BOARD); then the request, or the hand's end again. It stops, the state
- * saying where, before the last hand's end (match_end is Python's), before a
- * notification that would not be held for every seat, and when the dealer
- * has no deck to give. */
+ * hand_start to every seat; then the request. It stops, the state saying
+ * where, before the last hand's end (match_end is Python's), before a
+ * notification that would not be held for every seat, when the dealer has no
+ * deck to give, and before the streets of a hand nobody can act in (Step
+ * BOARD: with the equal stacks of cash that is every hand, so the loop never
+ * plays such a match). */
 
 /* The deck of the next hand, from the dealer's queue: 1, 0 if it gave none, -1 on an error. */
 static int next_deck(HL *x, PyObject *dealer, long long *deck, int size) {
@@ -595,25 +596,9 @@ static int native_between(HL *x, Io *io, PyObject *dealer) {
                     return -1;
             counted += k;
             if (h->nboard)
-                x->st.step = S_BOARD; /* nobody could act: the streets were dealt at once */
+                x->st.step = S_BOARD; /* nobody could act (in cash, then every hand): Python's */
             else
                 play_on(x);
-        } else if (x->st.step == S_BOARD) {
-            Buf b = {msg[0], 0, MSG_MAX};
-            put_streets(x, &b, 0);
-            if (b.n >= MSG_MAX)
-                return counted;
-            for (int i = 0; i < k; i++)
-                len[i] = b.n;
-            if (!holds(x, io, seats, len, k, !polled))
-                return counted;
-            polled = 1;
-            for (int i = 0; i < k; i++)
-                if (hold(x, io, seats[i], msg[0], b.n) < 0)
-                    return -1;
-            counted += k * (h->nboard >= 3) + k * (h->nboard >= 4) + k * (h->nboard >= 5);
-            x->st.shown = h->nboard;
-            play_on(x);
         } else {
             return counted;
         }
@@ -937,7 +922,7 @@ static int is_hand(PyObject *o) {
 /* render(kind, hand, number, seat, shown) -> bytes, or None where the C
  * declines (Python's to say): kind "act" (to `seat`), "notice" (the last
  * action and the streets since `shown` board cards), "hand_start" (to `seat`),
- * "board" (the streets of a hand nobody could act in), "hand_end". */
+ * "hand_end". */
 static PyObject *render(PyObject *self, PyObject *args) {
     const char *kind;
     PyObject *hand;
@@ -967,10 +952,6 @@ static PyObject *render(PyObject *self, PyObject *args) {
         n = render_hand_start(&x, seat, out, MSG_MAX);
     } else if (strcmp(kind, "hand_end") == 0) {
         n = render_hand_end(&x, out, MSG_MAX);
-    } else if (strcmp(kind, "board") == 0) {
-        Buf b = {out, 0, MSG_MAX};
-        put_streets(&x, &b, 0);
-        n = b.n < MSG_MAX ? b.n : -1;
     } else {
         PyErr_Format(PyExc_ValueError, "render: no message %s", kind);
         return NULL;
