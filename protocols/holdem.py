@@ -213,11 +213,14 @@ class Step(IntEnum):
     DONE = 9
 
 
-#: The compiled twin of the betting (holdem_compiled.c), which works on the
+#: The compiled twin of cash hands (holdem_compiled.c: the betting, and
+#: between hands hand_end, the deal and hand_start), which works on the
 #: dealer's own HoldemHand (it includes the engine's source: one copy of the
 #: rules) and shares with the dialogue only where it stands: the step, the
 #: seat asked, the board cards announced, the hand's number, and a seat
-#: whose action it applied but could not tell (``acted``, -1: none).
+#: whose action it applied but could not tell (``acted``, -1: none). The
+#: hands it finished, their chips and the decks it dealt it tells the dealer
+#: (``native_sync``) before the dialogue goes on.
 HOLDEM_COMPILED = CompiledDialogue(
     source=Path(__file__).with_name("holdem_compiled.c"),
     function="holdem_play",
@@ -508,11 +511,11 @@ class HoldemDealer:
     compiled = HOLDEM_COMPILED
 
     def native_chance(self) -> tuple[tuple[HoldemHand, HoldemDealer], None] | None:
-        """The hand the compiled betting plays on, while it may: cash, every
+        """The hand the compiled dialogue plays on, while it may: cash, every
         seat still playing and every fold told (else the Python path)."""
         if self.params.mode != "cash" or self.out or self._unannounced or self.hand is None:
             return None
-        return (self.hand, self), None  # the dealer: between hands, its own steps are driven from C
+        return (self.hand, self), None  # the dealer: its decks, native_sync, and its own steps where C stops
 
     def native_params(self) -> tuple[int, ...]:
         p = self.params

@@ -11,12 +11,14 @@
  * Chance stays the dealer's: the decks come from HoldemDealer.native_deals,
  * drawn ahead from the match's chance in the order the Python path draws
  * them, and the hands, chips won and decks dealt here are told back to the
- * dealer (native_sync) before anything else of it runs. hand_end and
- * hand_start are rendered here and by the Python dialogue; the two are held
- * to the same bytes by tests/play/test_native_holdem.py (whole transcripts,
- * native against pure). The last hand's end, and anything that does not fit
- * the plain case, is left to the Python dialogue's own steps, driven from
- * here (between_hands).
+ * dealer (native_sync) before anything else of it runs. Every message is
+ * rendered here and by the Python dialogue (hand_end and hand_start too:
+ * calling Python for them was half the arena's time a hand); the two are
+ * held to the same bytes by tests/play/test_native_holdem.py, message by
+ * message over random hands (`render`) and as whole transcripts, native
+ * against pure. The last hand's end, and anything between hands that does
+ * not fit the plain case, is left to the Python dialogue's own steps,
+ * driven from here (between_hands).
  *
  * As kuhn3's and vonneumann's: a reply is taken only in its canonical forms
  * ({"type":"action","action":"call"}, fold, allin, or raise with an
@@ -623,14 +625,6 @@ static int sync_dealer(HL *x, PyObject *dealer) {
     return 0;
 }
 
-/* Between two hands, the Python dialogue's own steps, driven from here:
- * hand_end, the next deal and its hand_start (and the streets of a hand
- * nobody can act in) are rendered and moved on by the dealer
- * (next_exchange, feed), and each is held for every seat here, as
- * Table.replies holds a notification (joined per seat, BotProcess.hold's
- * rules); one that would not be held for every seat is left to Python, the
- * dealer standing before it. Then the dealer's state is read back (a new
- * hand: x->h). The messages counted, or -1 with an error set. */
 /* Where the dealer stands (its native_state and its hand), into x. */
 static int read_back(HL *x, PyObject *dealer, long *step) {
     PyObject *state = PyObject_CallMethod(dealer, "native_state", NULL);
@@ -655,6 +649,15 @@ static int read_back(HL *x, PyObject *dealer, long *step) {
     return 0;
 }
 
+/* Between two hands where native_between stopped (the dealer told first,
+ * sync_dealer): the Python dialogue's own steps, driven from here. hand_end,
+ * the next deal and its hand_start, and the streets of a hand nobody can
+ * act in, are rendered and moved on by the dealer (next_exchange, feed), and
+ * each is held for every seat here, as Table.replies holds a notification
+ * (joined per seat, BotProcess.hold's rules); one that would not be held for
+ * every seat is left to Python, the dealer standing before it. Then the
+ * dealer's state is read back (a new hand: x->h). The messages counted, or
+ * -1 with an error set. */
 static int between_hands(HL *x, Io *io, PyObject *dealer) {
     int counted = 0;
     /* the dealer takes over where this loop stands (the hand is over) */
