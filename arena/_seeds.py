@@ -137,8 +137,8 @@ class ChanceStream(random.Random):
         ``getrandbits`` of a byte or less), at a fifth of the cost; anything
         else is the base class's."""
         n = len(population) if type(population) in (tuple, list, range) else -1
-        if counts is not None or not 0 <= k <= n or n > 255 or (k > 5 and n > 21 + 4 ** math.ceil(math.log(k * 3, 4))) \
-                or (k <= 5 and n > 21):
+        pool_method = 0 <= k <= n and n <= 21 + (4 ** math.ceil(math.log(k * 3, 4)) if k > 5 else 0)  # as the base's
+        if counts is not None or not pool_method or n > 255:
             return super().sample(population, k, counts=counts)
         pool = list(population)
         result = pool[:k]
