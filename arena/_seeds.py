@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import re
 import secrets
@@ -128,6 +129,35 @@ class ChanceStream(random.Random):
 
     def random(self) -> float:
         return self.getrandbits(53) * 1.1102230246251565e-16  # 2**-53
+
+    def sample(self, population: Any, k: int, *, counts: Any = None) -> list:
+        """``random.Random.sample``, the same draws: a deal (a short sequence,
+        no counts) is drawn inline over the keystream, as the base class draws
+        it (its pool method, each index by ``_randbelow``'s rejection over
+        ``getrandbits`` of a byte or less), at a fifth of the cost; anything
+        else is the base class's."""
+        n = len(population) if type(population) in (tuple, list, range) else -1
+        pool_method = 0 <= k <= n and n <= 21 + (4 ** math.ceil(math.log(k * 3, 4)) if k > 5 else 0)  # as the base's
+        if counts is not None or not pool_method or n > 255:
+            return super().sample(population, k, counts=counts)
+        pool = list(population)
+        result = pool[:k]
+        buf, pos = self._buf, self._pos
+        for i in range(k):
+            m = n - i
+            mask = (1 << m.bit_length()) - 1
+            while True:
+                if pos >= _BLOCK:
+                    self._refill()
+                    buf, pos = self._buf, 0
+                r = buf[pos] & mask
+                pos += 1
+                if r < m:
+                    break
+            result[i] = pool[r]
+            pool[r] = pool[m - 1]
+        self._pos = pos
+        return result
 
     def getstate(self) -> tuple:
         return ("arena-chance-v1", self._key, self._block, self._pos)

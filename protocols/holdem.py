@@ -19,8 +19,10 @@ are in docs/protocols/holdem.md.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
+from collections import deque
 from enum import IntEnum
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -211,11 +213,14 @@ class Step(IntEnum):
     DONE = 9
 
 
-#: The compiled twin of the betting (holdem_compiled.c), which works on the
+#: The compiled twin of cash hands (holdem_compiled.c: the betting, and
+#: between hands hand_end, the deal and hand_start), which works on the
 #: dealer's own HoldemHand (it includes the engine's source: one copy of the
 #: rules) and shares with the dialogue only where it stands: the step, the
 #: seat asked, the board cards announced, the hand's number, and a seat
-#: whose action it applied but could not tell (``acted``, -1: none).
+#: whose action it applied but could not tell (``acted``, -1: none). The
+#: hands it finished, their chips and the decks it dealt it tells the dealer
+#: (``native_sync``) before the dialogue goes on.
 HOLDEM_COMPILED = CompiledDialogue(
     source=Path(__file__).with_name("holdem_compiled.c"),
     function="holdem_play",
@@ -251,6 +256,9 @@ class HoldemDealer:
         self._sends: list[tuple[int, bytes]] = []  # the notice due (Step.NOTICE, Step.TOURNAMENT_END)
         self._fault: ProtocolError | None = None  # the refused reply due (Step.FAULT)
         self._asked = -1  # the seat asked (Step.ASK, Step.FAULT)
+        #: decks drawn ahead for the compiled dialogue (native_deals), each with
+        #: the chance's state before it, dealt in order by _deal
+        self._ahead: deque[tuple[Any, bytes]] = deque()
 
     # -- reports --------------------------------------------------------------
 
@@ -484,8 +492,15 @@ class HoldemDealer:
         self._deal(tour.stacks, tour.next_button(), tour.blinds())
 
     def _deal(self, stacks: list[int], button: int, blinds: tuple[int, int, int]) -> None:
-        dealt = sum(1 for s in stacks if s)
-        deck = self.rng.sample(DECK, 2 * dealt + 5)
+        size = 2 * sum(1 for s in stacks if s) + 5
+        ahead = self._ahead
+        if ahead and len(ahead[0][1]) == size:  # drawn ahead, in this very order
+            deck: Any = list(ahead.popleft()[1])
+        else:
+            if ahead:  # fewer seats than the decks drawn ahead: the chance goes back to the first
+                self.rng.setstate(ahead[0][0])
+                ahead.clear()
+            deck = self.rng.sample(DECK, size)
         self.hand = HoldemHand(stacks, button, *blinds, deck)
         self._shown = 0
         self.step = Step.HAND_START
@@ -496,14 +511,41 @@ class HoldemDealer:
     compiled = HOLDEM_COMPILED
 
     def native_chance(self) -> tuple[tuple[HoldemHand, HoldemDealer], None] | None:
-        """The hand the compiled betting plays on, while it may: cash, every
+        """The hand the compiled dialogue plays on, while it may: cash, every
         seat still playing and every fold told (else the Python path)."""
         if self.params.mode != "cash" or self.out or self._unannounced or self.hand is None:
             return None
-        return (self.hand, self), None  # the dealer: between hands, its own steps are driven from C
+        return (self.hand, self), None  # the dealer: its decks, native_sync, and its own steps where C stops
 
     def native_params(self) -> tuple[int, ...]:
-        return (self.seats,)
+        p = self.params
+        return (self.seats, p.hands, p.stack, *p.blinds(0))
+
+    def native_deals(self, start: int, count: int) -> bytes:
+        """The decks of the ``count`` cash hands after the first ``start``
+        drawn ahead, every seat dealt in: a deck's bytes are its cards. They
+        are drawn from the match's chance in the order ``_deal`` would draw
+        them, each noting the chance's state before it, and stay in the queue
+        until dealt (``native_sync``, or ``_deal``), so the same seed deals
+        the same hands either way; a hand needing another deck (a seat has
+        left) puts the chance back to the first deck not dealt."""
+        size = 2 * self.seats + 5
+        ahead, rng = self._ahead, self.rng
+        while len(ahead) < start + count:
+            state = rng.getstate()
+            ahead.append((state, bytes(rng.sample(DECK, size))))
+        return b"".join(deck for _, deck in itertools.islice(ahead, start, start + count))
+
+    def native_sync(self, hands: int, won: tuple[int, ...], dealt: int) -> None:
+        """What the compiled dialogue played since it last said: ``hands``
+        cash hands finished, the chips each seat ``won`` in them, and ``dealt``
+        decks of the queue dealt (the hand in play is ``self.hand``, dealt
+        in place)."""
+        self.hands += hands
+        for s, chips in enumerate(won):
+            self.totals[s] += chips
+        for _ in range(dealt):
+            self._ahead.popleft()
 
     def native_state(self) -> dict[str, int]:
         return {"step": int(self.step), "asked": self._asked, "shown": self._shown, "hand": self.hands, "acted": -1}

@@ -1,15 +1,24 @@
 /* hold'em's compiled dialogue: cash hands played in C over the bots' pipes
- * (act -> action, the action and street notices to every seat), on the
- * very HoldemHand the Python dialogue holds.
+ * (act -> action, the action and street notices to every seat, and between
+ * hands hand_end, the next deal and hand_start), on the very HoldemHand the
+ * Python dialogue holds.
  *
  * The rules are not copied: this file includes games/holdem/_engine.c (the
  * engine, without its module), so the Hand struct and every rule are the
- * engine's own, and the object the dealer holds is worked on in place.
- * Between hands the loop drives the Python dialogue's own steps
- * (HoldemDealer.next_exchange and feed: hand_end, the next deal from the
- * match's chance, hand_start) and holds what they say for each seat, so no
- * message is rendered here that Python renders too, but act, action and
- * street.
+ * engine's own, and the object the dealer holds is worked on in place (the
+ * next hand is dealt into it by the engine's own hand_setup).
+ *
+ * Chance stays the dealer's: the decks come from HoldemDealer.native_deals,
+ * drawn ahead from the match's chance in the order the Python path draws
+ * them, and the hands, chips won and decks dealt here are told back to the
+ * dealer (native_sync) before anything else of it runs. Every message is
+ * rendered here and by the Python dialogue (hand_end and hand_start too:
+ * calling Python for them was half the arena's time a hand); the two are
+ * held to the same bytes by tests/play/test_native_holdem.py, message by
+ * message over random hands (`render`) and as whole transcripts, native
+ * against pure. The last hand's end, and anything between hands that does
+ * not fit the plain case, is left to the Python dialogue's own steps,
+ * driven from here (between_hands).
  *
  * As kuhn3's and vonneumann's: a reply is taken only in its canonical forms
  * ({"type":"action","action":"call"}, fold, allin, or raise with an
@@ -31,14 +40,17 @@
 #define HOLD_CAP 3072 /* arena/play/_bot.py */
 #define MSG_MAX 4096
 
-enum { S_HAND_START_ = 1, S_BOARD = 2, S_ASK = 3, S_NOTICE = 5, S_HAND_END = 6 }; /* protocols.holdem.Step */
+enum { S_HAND_START = 1, S_BOARD = 2, S_ASK = 3, S_NOTICE = 5, S_HAND_END = 6 }; /* protocols.holdem.Step */
 static const char *STREET_NAME[] = {"preflop", "flop", "turn", "river"};
 static const char RANK[] = "23456789TJQKA", SUIT[] = "cdhs";
+
+#define DECKS_AHEAD 16 /* decks asked of the dealer at a time */
 
 typedef struct {
     HLState st;
     Hand *h;
     int n;
+    long long hands, stack, small_blind, big_blind, ante; /* native_params */
     Ex ex;
     char msg[MSG_MAX];
     char held[MAXSEATS][HOLD_CAP + 1];
@@ -47,33 +59,84 @@ typedef struct {
     long long to;
     char line[256]; /* the reply accepted */
     int line_len;
+    /* played here and not yet told to the dealer (native_sync) */
+    int pending;                /* hands finished */
+    long long won[MAXSEATS];    /* chips won in them */
+    int dealt;                  /* decks dealt from the dealer's queue */
+    PyObject *decks;            /* bytes: the queue's decks from `dealt` on, as last asked */
+    int deck_at, deck_count;
 } HL;
 
+/* Rendering: every message is JSON as orjson writes it (compact, keys in the
+ * model's order), built with memcpy and a hand-rolled itoa: printf was a
+ * tenth of the arena's time. Past `cap` only the length grows, so an
+ * overlong message is found after rendering (-1: Python's). */
 typedef struct {
     char *p;
     int n, cap;
 } Buf;
 
-static void put(Buf *b, const char *fmt, ...) {
-    va_list va;
-    va_start(va, fmt);
-    int w = vsnprintf(b->p + b->n, (size_t)(b->cap > b->n ? b->cap - b->n : 0), fmt, va);
-    va_end(va);
-    b->n += w;
+static inline void put_bytes(Buf *b, const char *s, int len) {
+    if (b->n + len <= b->cap)
+        memcpy(b->p + b->n, s, (size_t)len);
+    b->n += len;
+}
+
+#define PUT(b, lit) put_bytes(b, lit, (int)sizeof(lit) - 1)
+
+static inline void put_str(Buf *b, const char *s) { put_bytes(b, s, (int)strlen(s)); }
+
+static void put_ll(Buf *b, long long v) {
+    char tmp[24];
+    int i = (int)sizeof tmp;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        tmp[--i] = '-';
+    put_bytes(b, tmp + i, (int)sizeof tmp - i);
 }
 
 static void put_cards(Buf *b, const int *cards, int n) {
-    put(b, "[");
-    for (int i = 0; i < n; i++)
-        put(b, "%s\"%c%c\"", i ? "," : "", RANK[cards[i] >> 2], SUIT[cards[i] & 3]);
-    put(b, "]");
+    char c[6] = {'"', 0, 0, '"', ',', 0};
+    PUT(b, "[");
+    for (int i = 0; i < n; i++) {
+        c[1] = RANK[cards[i] >> 2];
+        c[2] = SUIT[cards[i] & 3];
+        put_bytes(b, c, i + 1 < n ? 5 : 4);
+    }
+    PUT(b, "]");
 }
 
 static void put_lls(Buf *b, const long long *v, int n) {
-    put(b, "[");
-    for (int i = 0; i < n; i++)
-        put(b, "%s%lld", i ? "," : "", v[i]);
-    put(b, "]");
+    PUT(b, "[");
+    for (int i = 0; i < n; i++) {
+        if (i)
+            PUT(b, ",");
+        put_ll(b, v[i]);
+    }
+    PUT(b, "]");
+}
+
+static void put_ints(Buf *b, const int *v, int n) {
+    PUT(b, "[");
+    for (int i = 0; i < n; i++) {
+        if (i)
+            PUT(b, ",");
+        put_ll(b, v[i]);
+    }
+    PUT(b, "]");
+}
+
+/* The seats dealt in, in seat order (sorted(hand.order)); their number. */
+static int dealt_seats(Hand *h, int *seats) {
+    int k = 0;
+    for (int s = 0; s < h->n; s++)
+        if (index_in_order(h, s) >= 0)
+            seats[k++] = s;
+    return k;
 }
 
 /* The act request (HoldemDealer._ask), byte for byte as orjson writes it. */
@@ -81,55 +144,241 @@ static int render_act(HL *x, int seat, char *out, int cap) {
     Hand *h = x->h;
     Buf b = {out, 0, cap};
     long long stack = h->stack[seat], bet_s = h->bet[seat], to_call = h->max_bet - bet_s;
-    put(&b, "{\"type\":\"act\",\"hand\":%lld,\"street\":\"%s\",\"seat\":%d,\"cards\":", x->st.hand,
-        STREET_NAME[h->street], seat);
+    PUT(&b, "{\"type\":\"act\",\"hand\":");
+    put_ll(&b, x->st.hand);
+    PUT(&b, ",\"street\":\"");
+    put_str(&b, STREET_NAME[h->street]);
+    PUT(&b, "\",\"seat\":");
+    put_ll(&b, seat);
+    PUT(&b, ",\"cards\":");
     put_cards(&b, h->hole[seat], 2);
-    put(&b, ",\"board\":");
+    PUT(&b, ",\"board\":");
     put_cards(&b, h->board, h->nboard);
-    put(&b, ",\"stacks\":");
+    PUT(&b, ",\"stacks\":");
     put_lls(&b, h->stack, h->n);
-    put(&b, ",\"bets\":");
+    PUT(&b, ",\"bets\":");
     put_lls(&b, h->bet, h->n);
-    put(&b, ",\"pot\":%lld,\"to_call\":%lld,\"button\":%d,\"small_blind_seat\":%d,\"big_blind_seat\":%d,"
-            "\"small_blind\":%lld,\"big_blind\":%lld,\"in_hand\":[",
-        h->pot, to_call, h->button, h->sb_seat, h->bb_seat, h->small_blind, h->big_blind);
+    PUT(&b, ",\"pot\":");
+    put_ll(&b, h->pot);
+    PUT(&b, ",\"to_call\":");
+    put_ll(&b, to_call);
+    PUT(&b, ",\"button\":");
+    put_ll(&b, h->button);
+    PUT(&b, ",\"small_blind_seat\":");
+    put_ll(&b, h->sb_seat);
+    PUT(&b, ",\"big_blind_seat\":");
+    put_ll(&b, h->bb_seat);
+    PUT(&b, ",\"small_blind\":");
+    put_ll(&b, h->small_blind);
+    PUT(&b, ",\"big_blind\":");
+    put_ll(&b, h->big_blind);
+    PUT(&b, ",\"in_hand\":[");
     for (int s = 0, first = 1; s < h->n; s++)
         if (!h->folded[s] && index_in_order(h, s) >= 0) {
-            put(&b, "%s%d", first ? "" : ",", s);
+            if (!first)
+                PUT(&b, ",");
+            put_ll(&b, s);
             first = 0;
         }
-    put(&b, "],\"last_action\":{\"seat\":%d,\"action\":\"%s\",\"amount\":%lld},\"legal\":", h->last_seat,
-        ACTION[h->last_action], h->last_put);
+    PUT(&b, "],\"last_action\":{\"seat\":");
+    put_ll(&b, h->last_seat);
+    PUT(&b, ",\"action\":\"");
+    put_str(&b, ACTION[h->last_action]);
+    PUT(&b, "\",\"amount\":");
+    put_ll(&b, h->last_put);
+    PUT(&b, "},\"legal\":");
     /* Hand_legal's answer */
     if (raise_refusal(h, seat, to_call) == NULL) {
         long long top = stack + bet_s;
         long long low = (h->raise_size > h->big_blind ? h->raise_size : h->big_blind) + h->max_bet;
-        put(&b, "%s,\"min_raise_to\":%lld,\"max_raise_to\":%lld}\n",
-            to_call ? "[\"fold\",\"call\",\"raise\",\"allin\"]" : "[\"call\",\"raise\",\"allin\"]", low < top ? low : top,
-            top);
+        if (to_call)
+            PUT(&b, "[\"fold\",\"call\",\"raise\",\"allin\"]");
+        else
+            PUT(&b, "[\"call\",\"raise\",\"allin\"]");
+        PUT(&b, ",\"min_raise_to\":");
+        put_ll(&b, low < top ? low : top);
+        PUT(&b, ",\"max_raise_to\":");
+        put_ll(&b, top);
+        PUT(&b, "}\n");
     } else if (stack <= to_call) {
-        put(&b, "[\"fold\",\"call\",\"allin\"],\"min_raise_to\":null,\"max_raise_to\":null}\n");
+        PUT(&b, "[\"fold\",\"call\",\"allin\"],\"min_raise_to\":null,\"max_raise_to\":null}\n");
+    } else if (to_call) {
+        PUT(&b, "[\"fold\",\"call\"],\"min_raise_to\":null,\"max_raise_to\":null}\n");
     } else {
-        put(&b, "%s,\"min_raise_to\":null,\"max_raise_to\":null}\n", to_call ? "[\"fold\",\"call\"]" : "[\"call\"]");
+        PUT(&b, "[\"call\"],\"min_raise_to\":null,\"max_raise_to\":null}\n");
     }
     return b.n < cap ? b.n : -1;
+}
+
+/* The street notices for the board cards dealt since `shown` (HoldemDealer._streets, one seat's). */
+static void put_streets(HL *x, Buf *b, int shown) {
+    Hand *h = x->h;
+    for (int size = 3; size <= 5; size++)
+        if (shown < size && size <= h->nboard) {
+            PUT(b, "{\"type\":\"street\",\"hand\":");
+            put_ll(b, x->st.hand);
+            PUT(b, ",\"street\":\"");
+            put_str(b, STREET_NAME[size - 2]);
+            PUT(b, "\",\"board\":");
+            put_cards(b, h->board, size);
+            PUT(b, ",\"pot\":");
+            put_ll(b, h->pot);
+            PUT(b, "}\n");
+        }
 }
 
 /* The notice of the last action and of the streets it dealt (HoldemDealer._notice). */
 static int render_notice(HL *x, char *out, int cap) {
     Hand *h = x->h;
     Buf b = {out, 0, cap};
-    put(&b, "{\"type\":\"action\",\"hand\":%lld,\"seat\":%d,\"action\":\"%s\",\"amount\":%lld,\"bet\":%lld,"
-            "\"stack\":%lld,\"pot\":%lld,\"all_in\":%s}\n",
-        x->st.hand, h->last_seat, ACTION[h->last_action], h->last_put, h->after_bet, h->after_stack, h->pot,
-        h->after_stack == 0 && h->last_action != A_FOLD ? "true" : "false");
-    for (int size = 3; size <= 5; size++)
-        if (x->st.shown < size && size <= h->nboard) {
-            put(&b, "{\"type\":\"street\",\"hand\":%lld,\"street\":\"%s\",\"board\":", x->st.hand,
-                STREET_NAME[size - 2]);
-            put_cards(&b, h->board, size);
-            put(&b, ",\"pot\":%lld}\n", h->pot);
+    PUT(&b, "{\"type\":\"action\",\"hand\":");
+    put_ll(&b, x->st.hand);
+    PUT(&b, ",\"seat\":");
+    put_ll(&b, h->last_seat);
+    PUT(&b, ",\"action\":\"");
+    put_str(&b, ACTION[h->last_action]);
+    PUT(&b, "\",\"amount\":");
+    put_ll(&b, h->last_put);
+    PUT(&b, ",\"bet\":");
+    put_ll(&b, h->after_bet);
+    PUT(&b, ",\"stack\":");
+    put_ll(&b, h->after_stack);
+    PUT(&b, ",\"pot\":");
+    put_ll(&b, h->pot);
+    if (h->after_stack == 0 && h->last_action != A_FOLD)
+        PUT(&b, ",\"all_in\":true}\n");
+    else
+        PUT(&b, ",\"all_in\":false}\n");
+    put_streets(x, &b, (int)x->st.shown);
+    return b.n < cap ? b.n : -1;
+}
+
+/* hand_start for one seat (HoldemDealer._hand_start, cash: no tournament). */
+static int render_hand_start(HL *x, int seat, char *out, int cap) {
+    Hand *h = x->h;
+    Buf b = {out, 0, cap};
+    int seats[MAXSEATS], k = dealt_seats(h, seats);
+    PUT(&b, "{\"type\":\"hand_start\",\"hand\":");
+    put_ll(&b, x->st.hand);
+    PUT(&b, ",\"tournament\":null,\"seat\":");
+    put_ll(&b, seat);
+    PUT(&b, ",\"cards\":");
+    put_cards(&b, h->hole[seat], 2);
+    PUT(&b, ",\"button\":");
+    put_ll(&b, h->button);
+    PUT(&b, ",\"small_blind_seat\":");
+    put_ll(&b, h->sb_seat);
+    PUT(&b, ",\"big_blind_seat\":");
+    put_ll(&b, h->bb_seat);
+    PUT(&b, ",\"small_blind\":");
+    put_ll(&b, h->small_blind);
+    PUT(&b, ",\"big_blind\":");
+    put_ll(&b, h->big_blind);
+    PUT(&b, ",\"ante\":");
+    put_ll(&b, h->ante);
+    PUT(&b, ",\"stacks\":");
+    put_lls(&b, h->posted_stack, h->n);
+    PUT(&b, ",\"bets\":");
+    put_lls(&b, h->posted_bet, h->n);
+    PUT(&b, ",\"in_hand\":");
+    put_ints(&b, seats, k);
+    PUT(&b, "}\n");
+    return b.n < cap ? b.n : -1;
+}
+
+/* games.holdem._cards.describe: an eval7 value in words; 0 if it is not one
+ * it knows (Python's to say). */
+static const char *WORD[] = {"two", "three", "four", "five", "six", "seven", "eight",
+                             "nine", "ten", "jack", "queen", "king", "ace"};
+static const char *PLURAL[] = {"twos", "threes", "fours", "fives", "sixes", "sevens", "eights",
+                               "nines", "tens", "jacks", "queens", "kings", "aces"};
+
+static int put_describe(Buf *b, long long value) {
+    long long cat = value >> 24;
+    int top = (int)((value >> 16) & 15), second = (int)((value >> 12) & 15);
+    if (value < 0 || top > 12 || (second > 12 && (cat == 2 || cat == 6)))
+        return 0;
+    switch (cat) {
+    case 0: PUT(b, "high card, "); put_str(b, WORD[top]); break;
+    case 1: PUT(b, "a pair of "); put_str(b, PLURAL[top]); break;
+    case 2: PUT(b, "two pair, "); put_str(b, PLURAL[top]); PUT(b, " and "); put_str(b, PLURAL[second]); break;
+    case 3: PUT(b, "three "); put_str(b, PLURAL[top]); break;
+    case 4: PUT(b, "a straight, "); put_str(b, WORD[top]); PUT(b, " high"); break;
+    case 5: PUT(b, "a flush, "); put_str(b, WORD[top]); PUT(b, " high"); break;
+    case 6: PUT(b, "a full house, "); put_str(b, PLURAL[top]); PUT(b, " full of "); put_str(b, PLURAL[second]); break;
+    case 7: PUT(b, "four "); put_str(b, PLURAL[top]); break;
+    default:
+        if (top == 12)
+            PUT(b, "a royal flush");
+        else {
+            PUT(b, "a straight flush, ");
+            put_str(b, WORD[top]);
+            PUT(b, " high");
         }
+    }
+    return 1;
+}
+
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+static void put_sorted(Buf *b, const int *v, int n) {
+    int s[MAXSEATS];
+    memcpy(s, v, sizeof(int) * (size_t)n);
+    qsort(s, (size_t)n, sizeof s[0], cmp_int);
+    put_ints(b, s, n);
+}
+
+/* hand_end (HoldemDealer._hand_end): the same for every seat. */
+static int render_hand_end(HL *x, char *out, int cap) {
+    Hand *h = x->h;
+    Buf b = {out, 0, cap};
+    PUT(&b, "{\"type\":\"hand_end\",\"hand\":");
+    put_ll(&b, x->st.hand);
+    PUT(&b, ",\"board\":");
+    put_cards(&b, h->board, h->nboard);
+    PUT(&b, ",\"shown\":[");
+    for (int s = 0, first = 1; s < h->n; s++) /* sorted(hand.values.items()) */
+        if (h->has_value[s] && index_in_order(h, s) >= 0) {
+            if (!first)
+                PUT(&b, ",");
+            first = 0;
+            PUT(&b, "{\"seat\":");
+            put_ll(&b, s);
+            PUT(&b, ",\"cards\":");
+            put_cards(&b, h->hole[s], 2);
+            PUT(&b, ",\"hand\":\"");
+            if (!put_describe(&b, h->value[s]))
+                return -1;
+            PUT(&b, "\"}");
+        }
+    PUT(&b, "],\"pots\":[");
+    for (int i = 0; i < h->npots; i++) {
+        CPot *p = &h->pots[i];
+        if (i)
+            PUT(&b, ",");
+        PUT(&b, "{\"amount\":");
+        put_ll(&b, p->amount);
+        PUT(&b, ",\"seats\":");
+        put_sorted(&b, p->seats, p->nseats);
+        PUT(&b, ",\"winners\":");
+        put_sorted(&b, p->winners, p->nwinners);
+        if (p->has_value) {
+            PUT(&b, ",\"hand\":\"");
+            if (!put_describe(&b, p->value))
+                return -1;
+            PUT(&b, "\"}");
+        } else {
+            PUT(&b, ",\"hand\":null}");
+        }
+    }
+    PUT(&b, "],\"stacks\":");
+    put_lls(&b, h->stack, h->n);
+    long long profits[MAXSEATS];
+    for (int s = 0; s < h->n; s++)
+        profits[s] = h->stack[s] - h->start[s];
+    PUT(&b, ",\"profits\":");
+    put_lls(&b, profits, h->n);
+    PUT(&b, "}\n");
     return b.n < cap ? b.n : -1;
 }
 
@@ -200,6 +449,30 @@ static int hl_accept(void *ctx, int index, const char *line, int len) {
     return 1;
 }
 
+/* May a notification of len[i] bytes for seat seats[i] be held for each?
+ * (BotProcess.hold's rules: under HOLD_CAP with what is held, and the bot's
+ * end of the pipe still open.) `poll_now` 0: the pipes were just polled,
+ * with nothing written or read since, so the answer would be the same. */
+static int holds(HL *x, Io *io, const int *seats, const int *len, int k, int poll_now) {
+    struct pollfd p[MAXSEATS];
+    for (int i = 0; i < k; i++) {
+        if (x->held_len[seats[i]] + len[i] > HOLD_CAP)
+            return 0;
+        p[i].fd = io->wfd[seats[i]];
+        p[i].events = 0;
+        p[i].revents = 0;
+    }
+    /* one poll() for every seat: a closed pipe says POLLERR with no event asked */
+    return !poll_now || poll(p, (nfds_t)k, 0) == 0;
+}
+
+/* Hold `msg` (len bytes) for the seat, and trace it. */
+static int hold(HL *x, Io *io, int seat, const char *msg, int len) {
+    memcpy(x->held[seat] + x->held_len[seat], msg, (size_t)len);
+    x->held_len[seat] += len;
+    return trace_text(io, seat, "->", msg, len);
+}
+
 /* The notice to every seat of the hand, held for each: the messages it
  * counts (a seat, a message), or -1: hand back before it; -2: an error. */
 static int hold_notice(HL *x, Io *io) {
@@ -208,37 +481,150 @@ static int hold_notice(HL *x, Io *io) {
     int n = render_notice(x, notice, sizeof notice);
     if (n < 0)
         return -1;
-    for (int s = 0; s < h->n; s++) {
-        if (index_in_order(h, s) < 0)
-            continue;
-        struct pollfd p = {io->wfd[s], 0, 0};
-        if (x->held_len[s] + n > HOLD_CAP || poll(&p, 1, 0) != 0)
-            return -1; /* Python writes it now (BotProcess.hold) */
-    }
-    int streets = 0, seats = 0;
+    int seats[MAXSEATS], len[MAXSEATS], k = dealt_seats(h, seats); /* sorted(hand.order) */
+    for (int i = 0; i < k; i++)
+        len[i] = n;
+    if (!holds(x, io, seats, len, k, 1))
+        return -1; /* Python writes it now (BotProcess.hold) */
+    int streets = 0;
     for (int size = 3; size <= 5; size++)
         streets += x->st.shown < size && size <= h->nboard;
-    for (int s = 0; s < h->n; s++) { /* sorted(hand.order): every seat dealt in, in seat order */
-        if (index_in_order(h, s) < 0)
-            continue;
-        memcpy(x->held[s] + x->held_len[s], notice, (size_t)n);
-        x->held_len[s] += n;
-        seats++;
-        if (trace_text(io, s, "->", notice, n) < 0)
+    for (int i = 0; i < k; i++)
+        if (hold(x, io, seats[i], notice, n) < 0)
             return -2;
-    }
     x->st.shown = h->nboard;
-    return seats * (1 + streets);
+    return k * (1 + streets);
 }
 
-/* Between two hands, the Python dialogue's own steps, driven from here:
- * hand_end, the next deal and its hand_start (and the streets of a hand
- * nobody can act in) are rendered and moved on by the dealer
- * (next_exchange, feed), and each is held for every seat here, as
- * Table.replies holds a notification (joined per seat, BotProcess.hold's
- * rules); one that would not be held for every seat is left to Python, the
- * dealer standing before it. Then the dealer's state is read back (a new
- * hand: x->h). The messages counted, or -1 with an error set. */
+/* ---- between hands, in C -------------------------------------------------
+ *
+ * HoldemDealer's steps from the end of a cash hand to the next request,
+ * while every seat plays: hand_end to every seat; the chips won counted and
+ * the next hand dealt (_hand_over, _next_hand, _deal: the button moves one
+ * seat, every stack back to `stack`, the next deck of the dealer's queue);
+ * hand_start to every seat; then the request. It stops, the state saying
+ * where, before the last hand's end (match_end is Python's), before a
+ * notification that would not be held for every seat, when the dealer has no
+ * deck to give, and before the streets of a hand nobody can act in (Step
+ * BOARD: with the equal stacks of cash that is every hand, so the loop never
+ * plays such a match). */
+
+/* The deck of the next hand, from the dealer's queue: 1, 0 if it gave none, -1 on an error. */
+static int next_deck(HL *x, PyObject *dealer, long long *deck, int size) {
+    if (x->deck_at >= x->deck_count) {
+        long long left = x->hands - x->st.hand - 1;
+        Py_CLEAR(x->decks);
+        x->deck_at = x->deck_count = 0;
+        x->decks = PyObject_CallMethod(dealer, "native_deals", "ii", x->dealt,
+                                       (int)(left < DECKS_AHEAD ? left : DECKS_AHEAD));
+        if (x->decks == NULL)
+            return -1;
+        if (!PyBytes_Check(x->decks) || PyBytes_GET_SIZE(x->decks) % size) {
+            PyErr_SetString(PyExc_TypeError, "native_deals: bytes, whole decks");
+            return -1;
+        }
+        x->deck_count = (int)(PyBytes_GET_SIZE(x->decks) / size);
+        if (!x->deck_count)
+            return 0;
+    }
+    const unsigned char *d = (const unsigned char *)PyBytes_AS_STRING(x->decks) + (Py_ssize_t)x->deck_at * size;
+    for (int i = 0; i < size; i++)
+        deck[i] = d[i];
+    return 1;
+}
+
+/* _play_on, every fold told: the request, or the hand's end. */
+static void play_on(HL *x) {
+    if (x->h->street == OVER) {
+        x->st.step = S_HAND_END;
+    } else {
+        x->st.step = S_ASK;
+        x->st.asked = x->h->actors[0];
+    }
+}
+
+/* From S_HAND_END (the hand over) on, as far as it goes: the messages
+ * counted, or -1 with an error set. */
+static int native_between(HL *x, Io *io, PyObject *dealer) {
+    Hand *h = x->h;
+    int counted = 0, polled = 0;
+    char msg[MAXSEATS][MSG_MAX];
+    int seats[MAXSEATS], len[MAXSEATS];
+    for (;;) {
+        int k = dealt_seats(h, seats);
+        if (x->st.step == S_HAND_END) {
+            if (x->st.hand + 1 >= x->hands)
+                return counted; /* the match's end: Python's */
+            int n = render_hand_end(x, msg[0], MSG_MAX);
+            if (n < 0)
+                return counted;
+            for (int i = 0; i < k; i++)
+                len[i] = n;
+            if (!holds(x, io, seats, len, k, !polled))
+                return counted;
+            polled = 1;
+            long long deck[2 * MAXSEATS + 5], stacks[MAXSEATS];
+            int size = 2 * x->n + 5;
+            int got = next_deck(x, dealer, deck, size);
+            if (got <= 0)
+                return got < 0 ? -1 : counted;
+            for (int i = 0; i < k; i++)
+                if (hold(x, io, seats[i], msg[0], n) < 0)
+                    return -1;
+            counted += k;
+            for (int s = 0; s < x->n; s++) { /* _hand_over: the chips won, counted */
+                x->won[s] += h->stack[s] - h->start[s];
+                stacks[s] = x->stack;
+            }
+            x->pending++;
+            x->st.hand++;
+            x->deck_at++;
+            x->dealt++;
+            /* _next_hand, _deal: every seat plays, so the button is the hand's number's seat */
+            if (hand_setup(h, stacks, x->n, (int)(x->st.hand % x->n), x->small_blind, x->big_blind, x->ante, deck,
+                           size) < 0)
+                return -1;
+            x->st.shown = 0;
+            x->st.step = S_HAND_START;
+        } else if (x->st.step == S_HAND_START) {
+            for (int i = 0; i < k; i++)
+                if ((len[i] = render_hand_start(x, seats[i], msg[i], MSG_MAX)) < 0)
+                    return counted;
+            if (!holds(x, io, seats, len, k, !polled))
+                return counted;
+            polled = 1;
+            for (int i = 0; i < k; i++)
+                if (hold(x, io, seats[i], msg[i], len[i]) < 0)
+                    return -1;
+            counted += k;
+            if (h->nboard)
+                x->st.step = S_BOARD; /* nobody could act (in cash, then every hand): Python's */
+            else
+                play_on(x);
+        } else {
+            return counted;
+        }
+    }
+}
+
+/* Tell the dealer what was played here since the last time (native_sync). */
+static int sync_dealer(HL *x, PyObject *dealer) {
+    if (!x->pending && !x->dealt)
+        return 0;
+    PyObject *won = ints_tuple(x->won, x->n);
+    if (won == NULL)
+        return -1;
+    PyObject *r = PyObject_CallMethod(dealer, "native_sync", "iNi", x->pending, won, x->dealt);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    x->pending = x->dealt = 0;
+    memset(x->won, 0, sizeof x->won);
+    Py_CLEAR(x->decks); /* the queue's front moved */
+    x->deck_at = x->deck_count = 0;
+    return 0;
+}
+
 /* Where the dealer stands (its native_state and its hand), into x. */
 static int read_back(HL *x, PyObject *dealer, long *step) {
     PyObject *state = PyObject_CallMethod(dealer, "native_state", NULL);
@@ -263,6 +649,15 @@ static int read_back(HL *x, PyObject *dealer, long *step) {
     return 0;
 }
 
+/* Between two hands where native_between stopped (the dealer told first,
+ * sync_dealer): the Python dialogue's own steps, driven from here. hand_end,
+ * the next deal and its hand_start, and the streets of a hand nobody can
+ * act in, are rendered and moved on by the dealer (next_exchange, feed), and
+ * each is held for every seat here, as Table.replies holds a notification
+ * (joined per seat, BotProcess.hold's rules); one that would not be held for
+ * every seat is left to Python, the dealer standing before it. Then the
+ * dealer's state is read back (a new hand: x->h). The messages counted, or
+ * -1 with an error set. */
 static int between_hands(HL *x, Io *io, PyObject *dealer) {
     int counted = 0;
     /* the dealer takes over where this loop stands (the hand is over) */
@@ -276,7 +671,7 @@ static int between_hands(HL *x, Io *io, PyObject *dealer) {
         long step;
         if (read_back(x, dealer, &step) < 0)
             return -1;
-        if (step != S_HAND_START_ && step != S_BOARD && step != S_HAND_END)
+        if (step != S_HAND_START && step != S_BOARD && step != S_HAND_END)
             return counted; /* the next request, or a step Python plays */
         PyObject *exchange = PyObject_CallMethod(dealer, "next_exchange", NULL);
         if (exchange == NULL)
@@ -360,7 +755,8 @@ static PyObject *doubles(const double *v, int n) {
  *             timeout, budget, spin, max_line, trace, budget_messages)
  * `unused`: each seat's notices held so far (bytes), the loop's from now on;
  * -> as kuhn3_play, and an 11th item: each seat's notices still held (bytes).
- * params: (seats,). `hand` is the HoldemHand the dealer holds, worked on in place.
+ * params: (seats, hands, stack, small_blind, big_blind, ante) of the cash
+ * match. `hand`: (the HoldemHand the dealer holds, worked on in place, the dealer).
  */
 static PyObject *holdem_play(PyObject *self, PyObject *args) {
     PyObject *state, *params, *hand, *unused /* held */, *wfds, *rfds, *tu, *sl, *trace;
@@ -374,10 +770,15 @@ static PyObject *holdem_play(PyObject *self, PyObject *args) {
     Io *io = &shared_io;
     double entry = now_s();
     memset(&x, 0, sizeof x);
-    long long p[1];
-    if (read_ints(state, (long long *)&x.st, NSTATE, "state") < 0 || read_ints(params, p, 1, "params") < 0)
+    long long p[6];
+    if (read_ints(state, (long long *)&x.st, NSTATE, "state") < 0 || read_ints(params, p, 6, "params") < 0)
         return NULL;
     x.n = (int)p[0];
+    x.hands = p[1];
+    x.stack = p[2];
+    x.small_blind = p[3];
+    x.big_blind = p[4];
+    x.ante = p[5];
     PyObject *dealer;
     if (!PyArg_ParseTuple(hand, "OO", &hand, &dealer))
         return NULL;
@@ -451,16 +852,23 @@ static PyObject *holdem_play(PyObject *self, PyObject *args) {
         messages += told;
         if (x.h->street == OVER) {
             x.st.step = S_HAND_END;
-            int b = between_hands(&x, io, dealer);
+            int b = native_between(&x, io, dealer);
             if (b < 0)
                 goto done;
             messages += b;
+            if (x.st.step != S_ASK) { /* the rest by the dealer's own steps */
+                if (sync_dealer(&x, dealer) < 0 || (b = between_hands(&x, io, dealer)) < 0)
+                    goto done;
+                messages += b;
+            }
             if (x.st.step != S_ASK)
                 break;
             continue;
         }
         x.st.asked = x.h->actors[0];
     }
+    if (sync_dealer(&x, dealer) < 0)
+        goto done;
     {
         double lead = mid && x.ex.written ? x.ex.sent_at[0] - entry : 0.0;
         PyObject *st = PyTuple_New(NSTATE), *accepted = mid ? Py_BuildValue("(O)", Py_None) : PyTuple_New(0);
@@ -495,13 +903,84 @@ static PyObject *holdem_play(PyObject *self, PyObject *args) {
         Py_XDECREF(slp);
     }
 done:
+    Py_CLEAR(x.decks);
     for (int s = 0; s < x.n; s++)
         Py_CLEAR(io->extra[s]);
     return result;
 }
 
+/* ---- the renderings, for the tests that hold them to the Python dialogue's ---- */
+
+static int is_hand(PyObject *o) {
+    PyObject *m = PyImport_ImportModule("games.holdem");
+    PyObject *t = m != NULL ? PyObject_GetAttrString(m, "HoldemHand") : NULL;
+    int r = t != NULL ? PyObject_IsInstance(o, t) : -1;
+    Py_XDECREF(m);
+    Py_XDECREF(t);
+    if (r == 0)
+        PyErr_SetString(PyExc_TypeError, "render: a HoldemHand");
+    return r;
+}
+
+/* render(kind, hand, number, seat, shown) -> bytes, or None where the C
+ * declines (Python's to say): kind "act" (to `seat`), "notice" (the last
+ * action and the streets since `shown` board cards), "hand_start" (to `seat`),
+ * "hand_end". */
+static PyObject *render(PyObject *self, PyObject *args) {
+    const char *kind;
+    PyObject *hand;
+    long long number;
+    int seat, shown;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "sOLii", &kind, &hand, &number, &seat, &shown))
+        return NULL;
+    if (is_hand(hand) <= 0)
+        return NULL;
+    static HL x;
+    x.h = (Hand *)hand;
+    x.n = x.h->n;
+    x.st.hand = number;
+    x.st.shown = shown;
+    if (seat < 0 || seat >= x.n) {
+        PyErr_Format(PyExc_IndexError, "render: no seat %d", seat);
+        return NULL;
+    }
+    char out[MSG_MAX];
+    int n;
+    if (strcmp(kind, "act") == 0) {
+        n = render_act(&x, seat, out, MSG_MAX);
+    } else if (strcmp(kind, "notice") == 0) {
+        n = render_notice(&x, out, MSG_MAX);
+    } else if (strcmp(kind, "hand_start") == 0) {
+        n = render_hand_start(&x, seat, out, MSG_MAX);
+    } else if (strcmp(kind, "hand_end") == 0) {
+        n = render_hand_end(&x, out, MSG_MAX);
+    } else {
+        PyErr_Format(PyExc_ValueError, "render: no message %s", kind);
+        return NULL;
+    }
+    if (n < 0)
+        Py_RETURN_NONE;
+    return PyBytes_FromStringAndSize(out, n);
+}
+
+/* describe(value) -> str, or None for a value the C does not know (games.holdem._cards.describe's twin). */
+static PyObject *describe(PyObject *self, PyObject *arg) {
+    (void)self;
+    long long v = PyLong_AsLongLong(arg);
+    if (v == -1 && PyErr_Occurred())
+        return NULL;
+    char out[128];
+    Buf b = {out, 0, sizeof out};
+    if (!put_describe(&b, v) || b.n >= (int)sizeof out)
+        Py_RETURN_NONE;
+    return PyUnicode_FromStringAndSize(out, b.n);
+}
+
 static PyMethodDef methods[] = {
-    {"holdem_play", holdem_play, METH_VARARGS, "Play hold'em betting over the bots' pipes until something needs Python."},
+    {"holdem_play", holdem_play, METH_VARARGS, "Play hold'em cash hands over the bots' pipes until something needs Python."},
+    {"render", render, METH_VARARGS, "One message as the compiled dialogue renders it (for the tests)."},
+    {"describe", describe, METH_O, "A showdown value in words, as the compiled dialogue writes it (for the tests)."},
     {NULL, NULL, 0, NULL},
 };
 

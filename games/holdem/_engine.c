@@ -435,20 +435,11 @@ static int read_ll(PyObject *seq, long long *out, int max, const char *what) {
     return (int)n;
 }
 
-static int Hand_init(Hand *h, PyObject *args, PyObject *kwds) {
-    static char *kw[] = {"stacks", "button", "small_blind", "big_blind", "ante", "deck", NULL};
-    PyObject *stacks_obj, *deck_obj;
-    int button;
-    long long sb, bb, ante;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OiLLLO", kw, &stacks_obj, &button, &sb, &bb, &ante, &deck_obj))
-        return -1;
-    long long stacks[MAXSEATS], deck[52];
-    int n = read_ll(stacks_obj, stacks, MAXSEATS, "stacks");
-    if (n < 0)
-        return -1;
-    int nd = read_ll(deck_obj, deck, 52, "deck");
-    if (nd < 0)
-        return -1;
+/* A hand dealt: the seats' stacks, the button, the blinds and the deck (two
+ * cards per seat in order, then the board). Hand_init and a compiled
+ * dialogue dealing the next hand in place both come here. */
+static int hand_setup(Hand *h, const long long *stacks, int n, int button, long long sb, long long bb,
+                      long long ante, const long long *deck, int nd) {
     if (!(0 <= button && button < n) || stacks[button] <= 0) {
         PyErr_Format(PyExc_ValueError, "the button must be a seat with chips, not seat %d", button);
         return -1;
@@ -526,6 +517,23 @@ static int Hand_init(Hand *h, PyObject *args, PyObject *kwds) {
     }
     h->nshort = 0;
     return begin_betting(h);
+}
+
+static int Hand_init(Hand *h, PyObject *args, PyObject *kwds) {
+    static char *kw[] = {"stacks", "button", "small_blind", "big_blind", "ante", "deck", NULL};
+    PyObject *stacks_obj, *deck_obj;
+    int button;
+    long long sb, bb, ante;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OiLLLO", kw, &stacks_obj, &button, &sb, &bb, &ante, &deck_obj))
+        return -1;
+    long long stacks[MAXSEATS], deck[52];
+    int n = read_ll(stacks_obj, stacks, MAXSEATS, "stacks");
+    if (n < 0)
+        return -1;
+    int nd = read_ll(deck_obj, deck, 52, "deck");
+    if (nd < 0)
+        return -1;
+    return hand_setup(h, stacks, n, button, sb, bb, ante, deck, nd);
 }
 
 static PyObject *Hand_legal(Hand *h, PyObject *unused) {

@@ -101,6 +101,25 @@ def test_a_chance_stream_is_a_random_Random_for_games():
     assert all(9_400 < c < 10_600 for c in counts), counts  # about 7 sigma either way
 
 
+def test_a_chance_streams_sample_draws_what_random_Randoms_would():
+    """ChanceStream.sample draws a deal inline; it must be the base class's
+    draws exactly (the same seed deals the same cards as before), the stream
+    left in the same place: populations on both sides of its inline limits,
+    every k, and draws across the keystream's block boundaries."""
+    rng = random.Random(30)
+    for seed in range(40):
+        ours, theirs = chance_stream(seed), chance_stream(seed)
+        for j in range(150):
+            n = rng.choice((1, 2, 5, 21, 22, 52, 85, 86, 255, 256, 1000))
+            k = rng.randint(0, min(n, 60))
+            population = tuple(range(n)) if j % 3 else list(range(100, 100 + n))
+            assert ours.sample(population, k) == random.Random.sample(theirs, population, k), (seed, j, n, k)
+            assert ours.getstate() == theirs.getstate()
+    assert ours.sample(range(52), 3, counts=[2] * 52) == random.Random.sample(theirs, range(52), 3, counts=[2] * 52)
+    with pytest.raises(ValueError):
+        ours.sample((1, 2), 3)
+
+
 @pytest.mark.parametrize("bad", [-1, "", "two words", "x" * 65, "-5", "a/b"])
 def test_a_bad_seed_is_refused_in_words(bad):
     with pytest.raises(UsageError, match="--seed"):
