@@ -120,6 +120,21 @@ static void put_lls(Buf *b, const long long *v, int n) {
     PUT(b, "]");
 }
 
+/* The button, the blinds' seats and the blinds: the same fields, in the same
+ * order, in `act` and in `hand_start`. */
+static void put_positions(Buf *b, const Hand *h) {
+    PUT(b, ",\"button\":");
+    put_ll(b, h->button);
+    PUT(b, ",\"small_blind_seat\":");
+    put_ll(b, h->sb_seat);
+    PUT(b, ",\"big_blind_seat\":");
+    put_ll(b, h->bb_seat);
+    PUT(b, ",\"small_blind\":");
+    put_ll(b, h->small_blind);
+    PUT(b, ",\"big_blind\":");
+    put_ll(b, h->big_blind);
+}
+
 static void put_ints(Buf *b, const int *v, int n) {
     PUT(b, "[");
     for (int i = 0; i < n; i++) {
@@ -162,16 +177,7 @@ static int render_act(HL *x, int seat, char *out, int cap) {
     put_ll(&b, h->pot);
     PUT(&b, ",\"to_call\":");
     put_ll(&b, to_call);
-    PUT(&b, ",\"button\":");
-    put_ll(&b, h->button);
-    PUT(&b, ",\"small_blind_seat\":");
-    put_ll(&b, h->sb_seat);
-    PUT(&b, ",\"big_blind_seat\":");
-    put_ll(&b, h->bb_seat);
-    PUT(&b, ",\"small_blind\":");
-    put_ll(&b, h->small_blind);
-    PUT(&b, ",\"big_blind\":");
-    put_ll(&b, h->big_blind);
+    put_positions(&b, h);
     PUT(&b, ",\"in_hand\":[");
     for (int s = 0, first = 1; s < h->n; s++)
         if (!h->folded[s] && index_in_order(h, s) >= 0) {
@@ -264,16 +270,7 @@ static int render_hand_start(HL *x, int seat, char *out, int cap) {
     put_ll(&b, seat);
     PUT(&b, ",\"cards\":");
     put_cards(&b, h->hole[seat], 2);
-    PUT(&b, ",\"button\":");
-    put_ll(&b, h->button);
-    PUT(&b, ",\"small_blind_seat\":");
-    put_ll(&b, h->sb_seat);
-    PUT(&b, ",\"big_blind_seat\":");
-    put_ll(&b, h->bb_seat);
-    PUT(&b, ",\"small_blind\":");
-    put_ll(&b, h->small_blind);
-    PUT(&b, ",\"big_blind\":");
-    put_ll(&b, h->big_blind);
+    put_positions(&b, h);
     PUT(&b, ",\"ante\":");
     put_ll(&b, h->ante);
     PUT(&b, ",\"stacks\":");
