@@ -96,7 +96,7 @@ def main() -> int:
         "LANG": "C.UTF-8",
         "CI": os.environ.get("CI", ""),
     }
-    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "3",
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
               "-o", "addopts=--strict-markers --strict-config -ra",
               # the leak check depends on nothing the user changes, and level none on no
               # privilege: once, in the main run
