@@ -238,6 +238,34 @@ def _compare(root: Path, manifest: dict[str, tuple]) -> str | None:
     return None
 
 
+def _extract(tar: tarfile.TarFile, dest: Path) -> None:
+    """Unpack with tarfile's "data" filter; before Python 3.11.4 (Debian 12's
+    3.11.2) tarfile has none, and the same refusals are made here: no absolute
+    or ``..`` names, no link out of ``dest``, nothing but files, folders and
+    links, no set-id or group/other-write bits, owned by whoever unpacks."""
+    if hasattr(tarfile, "data_filter"):
+        tar.extractall(dest, filter="data")
+        return
+    members = []
+    for m in tar.getmembers():
+        parts = Path(m.name).parts
+        if m.name.startswith("/") or ".." in parts:
+            raise ArtifactError(f"artifact entry {m.name!r} points outside its folder: refused, nothing run")
+        if m.issym() or m.islnk():
+            # a symbolic link is read from its own folder, a hard link from the top
+            start = os.path.dirname(m.name) if m.issym() else ""
+            target = os.path.normpath(os.path.join(start, m.linkname))
+            if m.linkname.startswith("/") or target == ".." or target.startswith("../"):
+                raise ArtifactError(f"artifact link {m.name!r} -> {m.linkname!r} leads outside its folder: "
+                                    "refused, nothing run")
+        elif not (m.isfile() or m.isdir()):
+            raise ArtifactError(f"artifact entry {m.name!r} is not a file, folder or link: refused, nothing run")
+        m.mode &= 0o755
+        m.uid, m.gid, m.uname, m.gname = os.getuid(), os.getgid(), "", ""
+        members.append(m)
+    tar.extractall(dest, members=members)
+
+
 def unpack(cache: Path, sha256: str, data: bytes, warn=None) -> Path:
     """``cache/<sha256>``, checked file by file against the artifact ``data`` (whose
     SHA-256 is checked first); unpacked again when absent or different.
@@ -262,7 +290,7 @@ def unpack(cache: Path, sha256: str, data: bytes, warn=None) -> Path:
     tmp = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=cache))
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-            tar.extractall(tmp, filter="data")
+            _extract(tar, tmp)
         tmp.chmod(0o755)
         try:
             tmp.rename(root)
