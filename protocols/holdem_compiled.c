@@ -135,14 +135,12 @@ static void put_positions(Buf *b, const Hand *h) {
     put_ll(b, h->big_blind);
 }
 
+/* Seats (at most MAXSEATS of them), written as put_lls writes numbers. */
 static void put_ints(Buf *b, const int *v, int n) {
-    PUT(b, "[");
-    for (int i = 0; i < n; i++) {
-        if (i)
-            PUT(b, ",");
-        put_ll(b, v[i]);
-    }
-    PUT(b, "]");
+    long long w[MAXSEATS];
+    for (int i = 0; i < n && i < MAXSEATS; i++)
+        w[i] = v[i];
+    put_lls(b, w, n < MAXSEATS ? n : MAXSEATS);
 }
 
 /* The seats dealt in, in seat order (sorted(hand.order)); their number. */
