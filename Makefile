@@ -3,7 +3,7 @@
 # build is not, and runs the same Python about 15% slower (the tests, the
 # arena and the Python bots are most of `make test`'s CPU). Any other
 # interpreter: make PYTHON=/path/to/python3.
-PYTHON ?= $(shell /usr/bin/python3 -c 'import sys, venv; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && echo /usr/bin/python3 || echo python3)
+PYTHON ?= $(shell /usr/bin/python3 -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && echo /usr/bin/python3 || echo python3)
 VENV   := .venv
 PY     := $(VENV)/bin/python
 ARENA  := $(VENV)/bin/arena
