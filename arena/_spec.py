@@ -66,7 +66,8 @@ class BotSpec:
                 relay = relay_path()
             except BuildError as exc:
                 raise BadBotCommand(f"bot {command!r} needs the ACPC relay: {exc}") from None
-            argv = (relay, "--connect-timeout", wait, "--", *inner.argv)
+            # Descriptor 3 is its hand-over socket to the arena (arena.sandbox._supervision.Channel).
+            argv = (relay, "--connect-timeout", wait, "--hand-over", "3", "--", *inner.argv)
             return cls(command=command, argv=argv, name=name or command, loopback=True)
         if command.startswith("higc:"):
             inner = cls.parse(command[len("higc:"):])

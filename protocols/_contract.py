@@ -108,6 +108,9 @@ class CompiledDialogue:
     #: are and gives back what it still holds, instead of their being written
     #: before it starts (one write less per seat and turn)
     takes_held: bool = False
+    #: the loop takes a trailing tuple of each seat's codec (None, or an
+    #: ACPC agent's: arena_exchange.h ``ArenaCodec``) and speaks through it
+    takes_codecs: bool = False
 
     @property
     def size(self) -> int:

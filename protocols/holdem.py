@@ -229,6 +229,7 @@ HOLDEM_COMPILED = CompiledDialogue(
     steps=frozenset({Step.ASK}),
     includes=(Path(games.holdem.__file__).with_name("_engine.c"),),
     takes_held=True,
+    takes_codecs=True,
 )
 
 

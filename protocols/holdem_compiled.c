@@ -450,15 +450,19 @@ static int hl_accept(void *ctx, int index, const char *line, int len) {
  * with nothing written or read since, so the answer would be the same. */
 static int holds(HL *x, Io *io, const int *seats, const int *len, int k, int poll_now) {
     struct pollfd p[MAXSEATS];
+    int np = 0;
     for (int i = 0; i < k; i++) {
         if (x->held_len[seats[i]] + len[i] > HOLD_CAP)
             return 0;
-        p[i].fd = io->wfd[seats[i]];
-        p[i].events = 0;
-        p[i].revents = 0;
+        if (io->codec[seats[i]] != NULL)
+            continue; /* a codec's writes do not fail: a hang-up is found by the next read */
+        p[np].fd = io->wfd[seats[i]];
+        p[np].events = 0;
+        p[np].revents = 0;
+        np++;
     }
     /* one poll() for every seat: a closed pipe says POLLERR with no event asked */
-    return !poll_now || poll(p, (nfds_t)k, 0) == 0;
+    return !poll_now || np == 0 || poll(p, (nfds_t)np, 0) == 0;
 }
 
 /* Hold `msg` (len bytes) for the seat, and trace it. */
@@ -747,19 +751,21 @@ static PyObject *doubles(const double *v, int n) {
 }
 
 /* holdem_play(state, params, hand, unused, wfds, rfds, time_used, slowest,
- *             timeout, budget, spin, max_line, trace, budget_messages)
+ *             timeout, budget, spin, max_line, trace, budget_messages[, codecs])
  * `unused`: each seat's notices held so far (bytes), the loop's from now on;
+ * `codecs`: None, or per seat None or the seat's codec (an ACPC agent's:
+ * its messages are written, and its replies read, through it);
  * -> as kuhn3_play, and an 11th item: each seat's notices still held (bytes).
  * params: (seats, hands, stack, small_blind, big_blind, ante) of the cash
  * match. `hand`: (the HoldemHand the dealer holds, worked on in place, the dealer).
  */
 static PyObject *holdem_play(PyObject *self, PyObject *args) {
-    PyObject *state, *params, *hand, *unused /* held */, *wfds, *rfds, *tu, *sl, *trace;
+    PyObject *state, *params, *hand, *unused /* held */, *wfds, *rfds, *tu, *sl, *trace, *codecs = NULL;
     double timeout, budget, spin;
     long max_line, budget_messages;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOdddlOl", &state, &params, &hand, &unused, &wfds, &rfds, &tu, &sl,
-                          &timeout, &budget, &spin, &max_line, &trace, &budget_messages))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOdddlOl|O", &state, &params, &hand, &unused, &wfds, &rfds, &tu, &sl,
+                          &timeout, &budget, &spin, &max_line, &trace, &budget_messages, &codecs))
         return NULL;
     static HL x; /* one call at a time (the driver holds the GIL) */
     Io *io = &shared_io;
@@ -782,7 +788,8 @@ static PyObject *holdem_play(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "holdem_play: the hand and the seats do not match");
         return NULL;
     }
-    if (io_open(io, x.n, wfds, rfds, tu, sl, timeout, budget, spin, max_line, trace) < 0)
+    if (io_open(io, x.n, wfds, rfds, tu, sl, timeout, budget, spin, max_line, trace) < 0 ||
+        (codecs != NULL && codecs != Py_None && io_codecs(io, x.n, codecs) < 0))
         return NULL;
     for (int s = 0; s < x.n; s++) { /* what each seat holds already (said, and traced, by Python) */
         PyObject *b = PyTuple_Check(unused) && PyTuple_GET_SIZE(unused) == x.n ? PyTuple_GET_ITEM(unused, s) : NULL;

@@ -15,7 +15,10 @@ a change is rebuilt:
 * a game's compiled dialogue (``protocols.CompiledDialogue``: C source beside
   its protocol, e.g. protocols/kuhn3_compiled.c), built with the arena's
   exchange core (``arena_exchange.h``) and the state struct generated from
-  the layout the dialogue declares.
+  the layout the dialogue declares;
+* the ACPC codec (protocols/acpc/codec.c), through which the arena speaks
+  to an ACPC agent's connection itself; like the ACPC relay it is needed
+  whenever an agent plays, native dialogues or not.
 
 The extensions are optional: without a compiler, or with ``ARENA_NATIVE=0``,
 the pure-Python path plays the same match (``fastloop()`` and
@@ -125,6 +128,22 @@ def compiled_dialogue(spec: Any) -> Callable[..., Any] | None:
     return getattr(module, spec.function, None) if module is not None else None
 
 
+def acpc_codec_path() -> Path:
+    """The built ACPC codec extension; built now if missing."""
+    from protocols.acpc import CODEC_SOURCE, TEXT_HEADER
+
+    return _extension("arena_acpc_codec", "ACPC codec", CODEC_SOURCE, includes=(TEXT_HEADER,))
+
+
+@cache
+def acpc_codec() -> type:
+    """``HoldemCodec``, the class of an ACPC agent's hold'em seat (raises NativeBuildError)."""
+    module = _load(acpc_codec_path())
+    if module is None:
+        raise NativeBuildError(f"the ACPC codec {acpc_codec_path()} could not be loaded")
+    return module.HoldemCodec
+
+
 def main() -> None:
     """``python -m arena.native``: build the helpers now and print where."""
     from protocols.holdem import HOLDEM_COMPILED
@@ -141,6 +160,7 @@ def main() -> None:
     from protocols.acpc import relay_path  # the ACPC relay, a program run in the sandbox
 
     print(relay_path())
+    print(acpc_codec_path())
 
 
 if __name__ == "__main__":

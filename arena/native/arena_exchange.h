@@ -63,6 +63,22 @@ static inline PyObject *ints_tuple(const long long *x, Py_ssize_t n) {
     return t;
 }
 
+/* ---- a seat's codec ----------------------------------------------------- */
+
+/* A seat whose bot speaks another protocol on its connection (an ACPC
+ * agent: protocols/acpc/codec.c). Its object begins with this head: the
+ * exchange writes the seat's messages through ``send`` (translated and
+ * written to fd; a connection gone is found by the next read) and reads each
+ * reply line through ``decode`` (the reply in the game's own protocol, cut at
+ * cap; it changes nothing, so a line handed back is read again the same). */
+#define ARENA_CODEC_MAGIC 0x41435043u
+typedef struct ArenaCodec {
+    PyObject_HEAD
+    unsigned magic;
+    int (*send)(struct ArenaCodec *c, int fd, const char *msg, int len);
+    int (*decode)(struct ArenaCodec *c, const char *line, int len, char *out, int cap);
+} ArenaCodec;
+
 /* ---- per-seat I/O state ------------------------------------------------- */
 
 typedef struct {
@@ -74,6 +90,7 @@ typedef struct {
     PyObject *trace;        /* callable or NULL (the caller traces) */
     PyObject *extra[MAXS_IO]; /* bytes read and not accepted, or NULL */
     int eof[MAXS_IO];
+    ArenaCodec *codec[MAXS_IO]; /* NULL: the seat speaks the game's protocol (borrowed for one call) */
     char rbuf[READ_MAX];
 } Io;
 
@@ -104,6 +121,7 @@ static inline int io_open(Io *io, int n, PyObject *wfds, PyObject *rfds, PyObjec
         io->slowest[s] = PyFloat_AsDouble(PyTuple_GET_ITEM(slowest, s));
         io->extra[s] = NULL;
         io->eof[s] = 0;
+        io->codec[s] = NULL;
     }
     if (PyErr_Occurred())
         return -1;
@@ -112,6 +130,27 @@ static inline int io_open(Io *io, int n, PyObject *wfds, PyObject *rfds, PyObjec
     io->spin = spin;
     io->max_line = max_line;
     io->trace = trace == Py_None ? NULL : trace;
+    return 0;
+}
+
+/* The seats' codecs from a tuple of n (None, or an object with the ArenaCodec head). */
+static inline int io_codecs(Io *io, int n, PyObject *codecs) {
+    if (!PyTuple_Check(codecs) || PyTuple_GET_SIZE(codecs) != n) {
+        PyErr_Format(PyExc_ValueError, "codecs: a tuple of %d (None or a seat codec)", n);
+        return -1;
+    }
+    for (int s = 0; s < n; s++) {
+        PyObject *c = PyTuple_GET_ITEM(codecs, s);
+        if (c == Py_None) {
+            io->codec[s] = NULL;
+            continue;
+        }
+        if (Py_TYPE(c)->tp_basicsize < (Py_ssize_t)sizeof(ArenaCodec) || ((ArenaCodec *)c)->magic != ARENA_CODEC_MAGIC) {
+            PyErr_Format(PyExc_TypeError, "codecs: seat %d's is not a seat codec", s);
+            return -1;
+        }
+        io->codec[s] = (ArenaCodec *)c;
+    }
     return 0;
 }
 
@@ -173,6 +212,15 @@ static int run_exchange(Io *io, Ex *ex, Accept accept, void *ctx) {
         ex->got[i] = 0; /* before any write: a stop there reports nothing accepted */
     for (int i = 0; i < ex->n; i++) {
         int s = ex->seat[i];
+        if (io->codec[s] != NULL) { /* translated and written; what the socket does not take waits in it */
+            ex->sent_at[i] = now_s();
+            if (io->codec[s]->send(io->codec[s], io->wfd[s], ex->msg[i], ex->len[i]) < 0)
+                return IO_ERROR;
+            ex->written = i + 1;
+            if (trace_text(io, s, "->", ex->msg[i], ex->len[i]) < 0)
+                return IO_ERROR;
+            continue;
+        }
         if (ex->len[i] > PIPE_BUF)
             return IO_STOPPED; /* only a write of up to PIPE_BUF bytes is all or nothing */
         /* The clock starts before the write, as on the Python path: once the
@@ -238,7 +286,14 @@ static int run_exchange(Io *io, Ex *ex, Accept accept, void *ctx) {
             double took = now_s() - ex->sent_at[i];
             char *nl = memchr(io->rbuf, '\n', (size_t)r);
             int one_line = nl == io->rbuf + r - 1 && r - 1 <= io->max_line;
-            if (!one_line || !accept(ctx, i, io->rbuf, (int)(r - 1))) {
+            const char *line = io->rbuf;
+            int line_len = (int)(r - 1);
+            char decoded[512];
+            if (one_line && io->codec[s] != NULL) {
+                line_len = io->codec[s]->decode(io->codec[s], io->rbuf, line_len, decoded, sizeof decoded);
+                line = decoded;
+            }
+            if (!one_line || !accept(ctx, i, line, line_len)) {
                 if (keep_extra(io, s, io->rbuf, r) < 0)
                     return IO_ERROR;
                 return IO_STOPPED;
@@ -249,7 +304,7 @@ static int run_exchange(Io *io, Ex *ex, Accept accept, void *ctx) {
             ex->took[i] = took;
             ex->got[i] = 1;
             left--;
-            if (trace_text(io, s, "<-", io->rbuf, r - 1) < 0)
+            if (trace_text(io, s, "<-", line, line_len) < 0)
                 return IO_ERROR;
         }
         if (left == 0)

@@ -65,6 +65,7 @@ static PyObject *exchange(PyObject *self, PyObject *args) {
         io->time_used[i] = io->slowest[i] = 0.0;
         io->extra[i] = NULL;
         io->eof[i] = 0;
+        io->codec[i] = NULL;
         got.lines[i] = NULL;
         ex.got[i] = 0;
     }

@@ -5,7 +5,9 @@
  *
  * SOCKET_FD is one end of a SOCK_SEQPACKET socketpair whose other end the
  * arena holds. The arena sends one packet carrying two descriptors (the read
- * end of the bot's stdin pipe and the write end of its stdout pipe); only the
+ * end of the bot's stdin pipe and the write end of its stdout pipe), or three
+ * for an ACPC agent's relay (the third, its socket to hand the agent's
+ * connection over to the arena, becomes the bot's descriptor 3); only the
  * supervisor and the bot ever hold them, so the wrappers between the arena
  * and this program (unshare, bwrap, setpriv, prlimit) cannot keep a pipe open
  * and the arena sees end-of-file exactly when the bot closes its stdout.
@@ -447,9 +449,11 @@ static int install_filter(void) {
     return 0;
 }
 
-static int receive_fds(int *in_fd, int *out_fd) {
+/* The bot's stdin and stdout, and for an ACPC agent's relay a third: its
+ * hand-over socket to the arena, which the bot gets as descriptor 3. */
+static int receive_fds(int *in_fd, int *out_fd, int *hand_over) {
     char data[8];
-    char control[CMSG_SPACE(2 * sizeof(int))];
+    char control[CMSG_SPACE(3 * sizeof(int))];
     struct iovec iov = {data, sizeof data};
     struct msghdr msg = {0};
     msg.msg_iov = &iov;
@@ -463,12 +467,13 @@ static int receive_fds(int *in_fd, int *out_fd) {
     if (got <= 0) return -1;
     struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
     if (c == NULL || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-        c->cmsg_len != CMSG_LEN(2 * sizeof(int)))
+        (c->cmsg_len != CMSG_LEN(2 * sizeof(int)) && c->cmsg_len != CMSG_LEN(3 * sizeof(int))))
         return -1;
-    int fds[2];
-    memcpy(fds, CMSG_DATA(c), sizeof fds);
+    int fds[3] = {-1, -1, -1};
+    memcpy(fds, CMSG_DATA(c), c->cmsg_len - CMSG_LEN(0));
     *in_fd = fds[0];
     *out_fd = fds[1];
+    *hand_over = fds[2];
     return 0;
 }
 
@@ -498,8 +503,8 @@ int main(int argc, char **argv) {
     sigprocmask(SIG_BLOCK, &chld, NULL);
     int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
 
-    int in_fd, out_fd;
-    if (receive_fds(&in_fd, &out_fd) != 0) {
+    int in_fd, out_fd, hand_over;
+    if (receive_fds(&in_fd, &out_fd, &hand_over) != 0) {
         fprintf(stderr, "arena-supervisor: no pipes received from the arena\n");
         return 2;
     }
@@ -511,6 +516,11 @@ int main(int argc, char **argv) {
     if (pipe2(exec_pipe, O_CLOEXEC) != 0) {
         perror("arena-supervisor: pipe");
         return 2;
+    }
+    if (hand_over >= 0 && exec_pipe[1] <= 3) { /* the child's descriptor 3 is the hand-over socket */
+        int moved = fcntl(exec_pipe[1], F_DUPFD_CLOEXEC, 4);
+        close(exec_pipe[1]);
+        exec_pipe[1] = moved;
     }
     pid_t bot = fork();
     if (bot < 0) {
@@ -529,12 +539,13 @@ int main(int argc, char **argv) {
             (void)!write(oom, "1000", 4);
             close(oom);
         }
-        if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0) {
+        if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || (hand_over >= 0 && dup2(hand_over, 3) < 0) ||
+            (hand_over == 3 && fcntl(3, F_SETFD, 0) < 0)) {
             int err = errno;
             (void)!write(exec_pipe[1], &err, sizeof err);
             _exit(127);
         }
-        /* in_fd, out_fd, sock and exec_pipe are close-on-exec */
+        /* in_fd, out_fd, hand_over, sock and exec_pipe are close-on-exec (3 is not, if given) */
         int err = seccomp ? install_filter() : 0;
         if (err == 0) err = run(program);
         (void)!write(exec_pipe[1], &err, sizeof err);
@@ -543,6 +554,7 @@ int main(int argc, char **argv) {
     close(exec_pipe[1]);
     close(in_fd);
     close(out_fd);
+    if (hand_over >= 0) close(hand_over);
     int err = 0;
     ssize_t got;
     do {

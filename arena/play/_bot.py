@@ -11,6 +11,13 @@ trio's stream API; see shared research pipe-bench).
 Writing never blocks the match: what does not fit in the bot's stdin pipe
 waits in its outbox, and the bot has its own deadline to take it (a bot that
 does not read its input is the one faulted, never another seat).
+
+An ACPC agent's seat changes hands once: its relay sends the agent's
+connected socket over the hand-over socket before its first line, and from
+that line on (``_adopt``) the arena reads and writes the agent's socket
+itself, through the seat's codec (protocols/acpc/codec.c): the messages the
+dialogue writes become MATCHSTATE lines, and each response line is read as
+the reply it stands for. Nothing above this class sees the difference.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import select
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -78,6 +85,7 @@ class BotProcess:
         trace: Trace | None,
         sync_wait: float = DEFAULT_SYNC_WAIT,
         clock: object = None,
+        codec: Callable[[int], Any] | None = None,
     ) -> None:
         self.spec = spec
         self.seat = seat
@@ -116,6 +124,13 @@ class BotProcess:
         self.leftovers = 0  # its other processes still running when it ended (then killed)
         self.sandbox_verdict: str | None = None  # what the limits saw (e.g. out of memory)
         self.reaped = False
+        #: an ACPC agent's seat: the hand-over socket until the first line, the codec's class
+        self._hand_over = channel.handoff
+        self._codec_class = codec
+        #: the seat's codec once the arena speaks to the agent itself (else None)
+        self.codec: Any = None
+        self._agent: socket.socket | None = None
+        self._relay_pipes: tuple[int | None, int] | None = None  # the relay's stdin and stdout, kept to close
 
     def set_trace(self, trace: Trace | None) -> None:
         self._trace = trace
@@ -167,6 +182,11 @@ class BotProcess:
 
     def _write_nowait(self, data: bytes) -> int:
         """Write what fits now; the bytes written, or -1 when the pipe is broken."""
+        if self.codec is not None:
+            # Translated and sent; what the socket does not take waits in the codec, and a
+            # connection gone is found by the next read, in the words of a hang-up.
+            self.codec.send(self._wfd, data)
+            return len(data)
         try:
             return os.write(self._wfd, data)  # type: ignore[arg-type]
         except BlockingIOError:
@@ -271,6 +291,8 @@ class BotProcess:
             data = os.read(self._rfd, 65536)  # larger reads cost an mmap each
         except BlockingIOError:
             return None
+        except ConnectionResetError:  # an agent's socket
+            data = b""
         if not data:
             self._eof = True
             return None
@@ -278,7 +300,9 @@ class BotProcess:
         if end != len(data) - 1 or end > lines.max_line:
             self._feed(data)  # several lines, or part of one
             return None
-        line = self._decode(data[:-1])
+        line = self._decode(data[:-1] if self.codec is None else self.codec.reply(data[:-1]))
+        if self._hand_over is not None:
+            self._adopt()
         if self._trace is not None:
             self._trace(self.seat, "<-", line)
         return line
@@ -301,11 +325,14 @@ class BotProcess:
         """A whole line if one can be had without waiting, and whether the pipe is at EOF."""
         while True:
             try:
-                line = self._lines.next_line()
+                raw = self._lines.next_raw()
             except BotFault as exc:
                 exc.seat = self.seat
                 raise
-            if line is not None:
+            if raw is not None:
+                line = self._decode(raw if self.codec is None else self.codec.reply(raw))
+                if self._hand_over is not None:
+                    self._adopt()
                 if self._trace is not None:
                     self._trace(self.seat, "<-", line)
                 return line, False
@@ -315,6 +342,8 @@ class BotProcess:
                 data = os.read(self._rfd, 65536)
             except BlockingIOError:
                 return None, False
+            except ConnectionResetError:  # an agent's socket
+                data = b""
             if not data:
                 self._eof = True
                 return None, True
@@ -375,6 +404,10 @@ class BotProcess:
         """Raise the fault for a bot whose pipe closed: it crashed, left, or never started."""
         partial = self._lines.pending()
         received = partial.decode("utf-8", "backslashreplace") if partial else None
+        if self.codec is not None:  # the agent, not the relay, is at the other end
+            raise BotFault(FaultKind.DISCONNECTED,
+                           f"the ACPC agent closed the connection while {during}; expected a response to "
+                           f"{self.codec.state!r}", received, seat=self.seat)
         with trio.move_on_after(EXIT_STATUS_WAIT):
             await self.wait_ended()
         # The report may have arrived while this process itself waited for the CPU.
@@ -456,7 +489,18 @@ class BotProcess:
     def close_stdin(self) -> None:
         if self._wfd is not None:
             self._stdin_poll.unregister(self._wfd)
-            os.close(self._wfd)
+            if self._agent is not None:
+                # The agent sees its connection end; the relay, its stdin's, and ends too.
+                try:
+                    self._agent.shutdown(socket.SHUT_WR)
+                except OSError:
+                    pass
+                relay_in = self._relay_pipes[0] if self._relay_pipes else None
+                if relay_in is not None:
+                    os.close(relay_in)
+                    self._relay_pipes = (None, self._relay_pipes[1])  # type: ignore[index]
+            else:
+                os.close(self._wfd)
             self._wfd = None
             self.outbox.clear()
             self.held = b""
@@ -470,11 +514,58 @@ class BotProcess:
 
     def close_channels(self) -> None:
         self.close_stdin()
-        try:
-            os.close(self._rfd)
-        except OSError:
-            pass
+        if self._agent is not None:
+            self._agent.close()
+            if self._relay_pipes is not None:
+                os.close(self._relay_pipes[1])
+                self._relay_pipes = None
+        else:
+            try:
+                os.close(self._rfd)
+            except OSError:
+                pass
+        if self._hand_over is not None:
+            self._hand_over.close()
+            self._hand_over = None
         self._sock.close()
+
+    # -- an ACPC agent's seat ---------------------------------------------------
+
+    def _adopt(self) -> None:
+        """At the first line of an ACPC agent's relay: take the agent's
+        connection if the relay sent it (holdem), and speak to the agent
+        itself from now on. Anything else sent is refused, and the seat goes
+        on as it was (its relay then answers nothing: a timeout, its own)."""
+        hand_over, self._hand_over = self._hand_over, None
+        assert hand_over is not None
+        try:
+            words, fds, _flags, _addr = socket.recv_fds(hand_over, 64, 1)
+        except OSError:
+            words, fds = b"", []
+        finally:
+            hand_over.close()
+        if not fds:
+            return
+        try:
+            agent = socket.socket(fileno=fds[0])
+        except OSError:  # not a socket
+            os.close(fds[0])
+            return
+        head, _, seat = words.partition(b" ")
+        if (agent.type != socket.SOCK_STREAM or agent.family not in (socket.AF_INET, socket.AF_INET6)
+                or head != b"holdem" or not seat.isdigit() or self._codec_class is None):
+            agent.close()
+            return
+        agent.setblocking(False)
+        self.codec = self._codec_class(int(seat))
+        self._agent = agent
+        self._relay_pipes = (self._wfd, self._rfd)
+        self._poll.unregister(self._rfd)
+        if self._wfd is not None:
+            self._stdin_poll.unregister(self._wfd)
+        self._wfd = self._rfd = agent.fileno()
+        self._poll.register(self._rfd, select.POLLIN)
+        self._stdin_poll.register(self._wfd, 0)
 
 
 def _first_line(path: str) -> str:

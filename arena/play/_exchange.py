@@ -331,7 +331,7 @@ async def exchange_natively(fast: Any, bots: list[BotProcess], sends: list[tuple
     for seat, payload in sends:
         bot = bots[seat]
         if (len(bot.held) + len(payload) > NATIVE_MESSAGE or bot in asked or not bot.idle()
-                or not clock(bot).replied):
+                or not clock(bot).replied or bot.codec is not None):
             return None
         asked.append(bot)
     # (list comprehensions, not generators: this runs once per exchange)
@@ -461,6 +461,8 @@ class CompiledLoop:
         if self.chance is None:
             return False
         trace = self.bots[0].trace
+        if not self.dealer.compiled.takes_codecs and any(bot.codec is not None for bot in self.bots):
+            return False
         return all(bot.idle() and clock(bot).replied and bot.trace is trace for bot in self.bots)
 
     def play(self) -> Handback:
@@ -475,6 +477,7 @@ class CompiledLoop:
             tuple(c.time_used for c in clocks), tuple(c.slowest for c in clocks),
             limits.timeout, -1.0 if limits.budget is None else limits.budget, bots[0].sync_wait,
             bots[0].max_line, bots[0].trace, BATCH,
+            *((tuple([b.codec for b in bots]),) if self.dealer.compiled.takes_codecs else ()),
         )
         self.dealer.load_native_state(self.dealer.compiled.unpack(state))
         for seat, bot in enumerate(bots):

@@ -33,7 +33,7 @@ from ._exchange import SeatClock
 from .._spec import BotSpec
 from .._faults import BotFault, FaultKind
 from ._lines import DEFAULT_MAX_LINE
-from ..native import NativeBuildError
+from ..native import NativeBuildError, acpc_codec
 from ..sandbox import Launcher, SandboxPolicy, StagingError, open_launcher
 from ..sandbox._supervision import Channel
 
@@ -88,12 +88,13 @@ class BotHost:
         launch chain could be started; a bot that cannot be executed inside it
         is reported by the supervisor, at its first exchange.
         """
-        channel = Channel.open()
+        channel = Channel.open(handoff=spec.loopback)
         # A person's seat runs the arena's own program, which needs the person's
         # terminal: under the supervisor like any bot, but outside the sandbox.
         launcher = _PERSON_LAUNCHER if spec.person else self.launcher
         try:
             plan = launcher.plan(spec, channel.theirs.fileno())
+            codec = acpc_codec() if spec.loopback else None  # an ACPC agent's seat, should its relay hand it over
         except (StagingError, NativeBuildError, OSError) as exc:
             channel.close_all()
             raise BotFault(FaultKind.FAILED_TO_START, f"could not prepare its sandbox: {exc}", seat=seat) from None
@@ -111,7 +112,7 @@ class BotHost:
                            seat=seat) from None
         channel.hand_over()
         bot = BotProcess(spec, seat, process, channel, plan, max_line=max_line, stderr_path=stderr_path,
-                         trace=trace, sync_wait=self.sync_wait, clock=SeatClock())
+                         trace=trace, sync_wait=self.sync_wait, clock=SeatClock(), codec=codec)
         nursery.start_soon(bot.drain_stderr, stderr_cap)
         return bot
 

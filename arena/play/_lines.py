@@ -33,6 +33,11 @@ class LineBuffer:
         self._buf += data
 
     def next_line(self) -> str | None:
+        raw = self.next_raw()
+        return None if raw is None else decode_line(raw)
+
+    def next_raw(self) -> bytes | None:
+        """The next whole line as received (without its ``\n``), or None."""
         buf = self._buf
         i = buf.find(b"\n", self._scanned)
         if i < 0:
@@ -53,7 +58,7 @@ class LineBuffer:
         raw = bytes(buf[:i])
         del buf[: i + 1]
         self._scanned = 0
-        return decode_line(raw)
+        return raw
 
 
 def decode_line(raw: bytes) -> str:

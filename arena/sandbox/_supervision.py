@@ -6,6 +6,10 @@ arena sends the bot's stdin (read end) and stdout (write end) over it and
 closes its copies, so that only the supervisor and the bot hold them. The
 supervisor answers with one status line per packet; ``SupervisorStatus``
 parses them.
+
+An ACPC agent's relay gets a third descriptor, its end of a hand-over
+socket (the bot's descriptor 3): it sends the agent's connected socket over
+it, and the arena speaks to the agent itself (``BotProcess._adopt``).
 """
 
 from __future__ import annotations
@@ -28,9 +32,12 @@ class Channel:
     stdout_w: int
     stderr_r: int
     stderr_w: int
+    #: the hand-over socket (an ACPC agent's relay): the arena's end, and the bot's until the spawn
+    handoff: socket.socket | None = None
+    handoff_theirs: socket.socket | None = None
 
     @classmethod
-    def open(cls) -> "Channel":
+    def open(cls, handoff: bool = False) -> "Channel":
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
@@ -38,17 +45,27 @@ class Channel:
         for fd in (stdin_w, stdout_r, stderr_r):
             os.set_blocking(fd, False)
         ours.setblocking(False)
-        return cls(ours, theirs, stdin_r, stdin_w, stdout_r, stdout_w, stderr_r, stderr_w)
+        mine = other = None
+        if handoff:
+            mine, other = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            mine.setblocking(False)
+        return cls(ours, theirs, stdin_r, stdin_w, stdout_r, stdout_w, stderr_r, stderr_w, mine, other)
 
     def hand_over(self) -> None:
         """After the spawn: give the supervisor the bot's pipes; keep only our ends."""
+        fds = [self.stdin_r, self.stdout_w]
+        if self.handoff_theirs is not None:
+            fds.append(self.handoff_theirs.fileno())
         try:
-            socket.send_fds(self.ours, [b"F"], [self.stdin_r, self.stdout_w])
+            socket.send_fds(self.ours, [b"F"], fds)
         except OSError:
             pass  # the supervisor is already gone; its status (none) will say so
         for fd in (self.stdin_r, self.stdout_w, self.stderr_w):
             os.close(fd)
         self.theirs.close()
+        if self.handoff_theirs is not None:
+            self.handoff_theirs.close()
+            self.handoff_theirs = None
 
     def close_all(self) -> None:
         """When the spawn itself failed: close everything."""
@@ -59,6 +76,9 @@ class Channel:
                 pass
         self.ours.close()
         self.theirs.close()
+        for sock in (self.handoff, self.handoff_theirs):
+            if sock is not None:
+                sock.close()
 
 
 @dataclass(slots=True)

@@ -3,15 +3,18 @@
 An ACPC agent speaks the ACPC dealer's protocol 2.0.0 over TCP. The arena
 starts the relay (``relay.c``, built by ``relay_path()``) in the bot's
 sandbox instead of the agent: the relay listens on the loopback of the bot's
-own network namespace, starts the agent with the address, and translates
-between the game's messages (on its stdin/stdout, like any bot) and
-MATCHSTATE lines. ``_translate`` keeps what the arena checks before a match
-(the refusals) and the kuhn3 ACPC log.
+own network namespace, starts the agent with the address and takes its
+connection. In holdem it hands the connected socket to the arena, which
+speaks to the agent itself through the seat's codec (``codec.c``, built by
+``arena.native.acpc_codec``); in kuhn3 it translates between the game's
+messages (on its stdin/stdout, like any bot) and MATCHSTATE lines.
+``_translate`` keeps what the arena checks before a match (the refusals)
+and the kuhn3 ACPC log.
 """
 
 from games._cbuild import BuildError
 
-from ._relay import relay_path
+from ._relay import CODEC_SOURCE, TEXT_HEADER, relay_path
 from ._translate import (
     AcpcFault,
     Kuhn3Log,
@@ -20,5 +23,5 @@ from ._translate import (
     refusal,
 )
 
-__all__ = ["AcpcFault", "BuildError", "Kuhn3Log", "Kuhn3Translator", "kuhn3_refusal", "refusal",
-           "relay_path"]
+__all__ = ["AcpcFault", "BuildError", "CODEC_SOURCE", "Kuhn3Log", "Kuhn3Translator", "TEXT_HEADER",
+           "kuhn3_refusal", "refusal", "relay_path"]

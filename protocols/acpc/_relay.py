@@ -18,12 +18,16 @@ from pathlib import Path
 from games._cbuild import build, cache_dir, compiler
 
 SOURCE = Path(__file__).with_name("relay.c")
+#: what the relay and the codec share (C text, repr, JSON)
+TEXT_HEADER = Path(__file__).with_name("acpc_text.h")
+#: the hold'em codec, built by arena.native (it is an extension of the arena's)
+CODEC_SOURCE = Path(__file__).with_name("codec.c")
 
 
 @cache
 def relay_path() -> str:
     """The built relay program; built now if missing (BuildError: no compiler, or it failed)."""
-    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
+    digest = hashlib.sha256(SOURCE.read_bytes() + b"\0" + TEXT_HEADER.read_bytes()).hexdigest()[:16]
     folder = cache_dir() / f"acpc-relay-{digest}"
     target = folder / "acpc-relay"
     if target.is_file() and os.access(target, os.X_OK):

@@ -1,26 +1,29 @@
 /* An ACPC agent behind an arena seat, run by the arena in the bot's sandbox
  * in place of the agent (docs/acpc.md):
  *
- *   acpc-relay [--connect-timeout S] -- CMD...
+ *   acpc-relay [--connect-timeout S] [--hand-over FD] -- CMD...
  *
  * At the match's first message it writes the game definition to its private
  * /tmp, listens on 127.0.0.1 (the loopback of the bot's own network
  * namespace), starts CMD with {host}, {port} and {gamedef} filled ("HOST
- * PORT" appended when neither address placeholder is there) and answers
- * ready once the agent has connected and said its VERSION. From then on
- * each message of the game (holdem's JSON lines, kuhn3's text blocks)
- * becomes MATCHSTATE lines and each response an action.
+ * PORT" appended when neither address placeholder is there) and takes the
+ * agent's connection and VERSION line.
+ *
+ * holdem: it then hands the connected socket to the arena over FD (a unix
+ * socket the arena gave it: "holdem SEAT" with the descriptor), answers
+ * ready, and is out of the way: the arena speaks to the agent itself
+ * through the seat's ACPC codec (codec.c), with no process between them.
+ * It stays as the agent's parent until the arena closes its stdin.
+ *
+ * kuhn3: it translates, each message of the game (text blocks) becoming
+ * MATCHSTATE lines and each response an action.
  *
  * An agent that misbehaves ends the relay with a sentence: on stdout in
  * place of the reply when it sent a wrong line (the arena reports it as the
  * seat's invalid reply), on stderr when it never connected or hung up (exit
  * 3: the arena charges a crash; exit 0: a disconnect). Strings are quoted in
  * the sentences as Python's repr quotes them, so the words are those the
- * arena says everywhere.
- *
- * The one copy of the live translation is here: the relay is on every
- * decision of an ACPC agent, and a Python process per seat between the arena
- * and the agent cost most of such a match (docs/speed.md). */
+ * arena says everywhere. */
 
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,120 +40,17 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_SEATS 64
-
-/* -- a growable byte string ------------------------------------------------ */
-
-typedef struct {
-    char *p;
-    size_t n, cap;
-} Buf;
-
-static void grow(Buf *b, size_t more) {
-    if (b->n + more + 1 <= b->cap)
-        return;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->n + more + 1)
-        cap *= 2;
-    b->p = realloc(b->p, cap);
-    if (b->p == NULL) {
-        fputs("ACPC relay: out of memory\n", stderr);
-        exit(3);
-    }
-    b->cap = cap;
+static void out_of_memory(void) {
+    fputs("ACPC relay: out of memory\n", stderr);
+    exit(3);
 }
 
-static void add(Buf *b, const char *s, size_t n) {
-    grow(b, n);
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-
-static void adds(Buf *b, const char *s) { add(b, s, strlen(s)); }
-
-static void addf(Buf *b, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    int need = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    grow(b, (size_t)need);
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->n, (size_t)need + 1, fmt, ap);
-    va_end(ap);
-    b->n += (size_t)need;
-}
-
-/* A decimal integer (the hot path's numbers: no printf). */
-static void add_int(Buf *b, long long v) {
-    char digits[24], *p = digits + sizeof digits;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do
-        *--p = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
-    if (v < 0)
-        *--p = '-';
-    add(b, p, (size_t)(digits + sizeof digits - p));
-}
-
-static void clear(Buf *b) {
-    b->n = 0;
-    if (b->p)
-        b->p[0] = 0;
-}
-
-/* Python's repr of the text ``s`` (bytes decoded as UTF-8, a bad byte as
- * U+FFFD, as the Python relay decoded them): the quote it picks, its escapes. */
-static void add_repr(Buf *b, const char *s, size_t n) {
-    int single = memchr(s, '\'', n) != NULL, dbl = memchr(s, '"', n) != NULL;
-    char q = (single && !dbl) ? '"' : '\'';
-    add(b, &q, 1);
-    const unsigned char *u = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        unsigned c = u[i];
-        if (c < 0x80) {
-            if (c == '\\' || c == (unsigned)q)
-                addf(b, "\\%c", c);
-            else if (c == '\n')
-                adds(b, "\\n");
-            else if (c == '\r')
-                adds(b, "\\r");
-            else if (c == '\t')
-                adds(b, "\\t");
-            else if (c < 0x20 || c == 0x7f)
-                addf(b, "\\x%02x", c);
-            else
-                add(b, (const char *)&u[i], 1);
-            i++;
-            continue;
-        }
-        int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-        unsigned cp = len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
-        int ok = len > 0 && i + (size_t)len <= n;
-        for (int k = 1; ok && k < len; k++) {
-            if ((u[i + k] & 0xc0) != 0x80)
-                ok = 0;
-            cp = (cp << 6) | (u[i + k] & 0x3f);
-        }
-        if (ok && ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff))))
-            ok = 0;
-        if (!ok) {
-            adds(b, "\xef\xbf\xbd");
-            i++;
-        } else if (cp < 0xa1 || cp == 0xad) {
-            addf(b, "\\x%02x", cp);  /* C1 controls, no-break space, soft hyphen: not printable */
-            i += (size_t)len;
-        } else {
-            add(b, (const char *)&u[i], (size_t)len);
-            i += (size_t)len;
-        }
-    }
-    add(b, &q, 1);
-}
+#include "acpc_text.h"
 
 /* -- lines from a descriptor ------------------------------------------------ */
 
@@ -472,7 +372,8 @@ static void on_alarm(int sig) { (void)sig; alarmed = 1; }
 
 /* The match is over: the agent sees its connection close and gets a moment to exit. */
 static void hang_up(Agent *a) {
-    close(a->sock);
+    if (a->sock >= 0)
+        close(a->sock);
     struct sigaction sa = {0};
     sa.sa_handler = on_alarm;  /* no SA_RESTART: the wait below is interrupted */
     sigaction(SIGALRM, &sa, NULL);
@@ -492,312 +393,13 @@ static void fault(Buf *words) {
     exit(0);
 }
 
-/* head, the action after the last colon, and the checks every response has. */
+/* The action of a response, or the relay ends with the words of what is wrong. */
 static const char *split_response(const char *line, size_t len, const char *state, const char *expected) {
-    const char *colon = NULL;
-    for (size_t i = len; i > 0; i--)
-        if (line[i - 1] == ':') {
-            colon = line + i - 1;
-            break;
-        }
-    Buf w = {0};
-    if (colon == NULL || strncmp(line, "MATCHSTATE:", 11) != 0 || (size_t)(colon - line) < 11) {
-        adds(&w, "sent ");
-        add_repr(&w, line, len);
-        adds(&w, ", which is not an ACPC response; expected ");
-        adds(&w, expected);
-        fault(&w);
-    }
-    size_t head = (size_t)(colon - line);
-    if (head != strlen(state) || memcmp(line, state, head) != 0) {
-        adds(&w, "answered another state: sent ");
-        add_repr(&w, line, len);
-        adds(&w, "; expected a response to ");
-        add_repr(&w, state, strlen(state));
-        fault(&w);
-    }
-    return colon + 1;
-}
-
-static void bad_action(const char *action, const char *line, size_t len, const char *expected) {
-    Buf w = {0};
-    adds(&w, "sent the action ");
-    add_repr(&w, action, len - (size_t)(action - line));
-    adds(&w, " in ");
-    add_repr(&w, line, len);
-    adds(&w, "; expected ");
-    adds(&w, expected);
-    fault(&w);
-}
-
-/* -- JSON, as far as the arena's holdem messages need it -------------------- */
-
-static const char *ws(const char *p) {
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-        p++;
-    return p;
-}
-
-/* The end of the value at ``p`` (NULL: not a value). */
-static const char *skip(const char *p) {
-    p = ws(p);
-    if (*p == '"') {
-        for (p++; *p && *p != '"'; p++)
-            if (*p == '\\' && p[1])
-                p++;
-        return *p ? p + 1 : NULL;
-    }
-    if (*p == '{' || *p == '[') {
-        int depth = 0;
-        for (; *p; p++) {
-            if (*p == '"') {
-                p = skip(p);
-                if (p == NULL)
-                    return NULL;
-                p--;
-            } else if (*p == '{' || *p == '[') {
-                depth++;
-            } else if (*p == '}' || *p == ']') {
-                if (--depth == 0)
-                    return p + 1;
-            }
-        }
-        return NULL;
-    }
-    const char *start = p;
-    while (*p && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
-        p++;
-    return p == start ? NULL : p;
-}
-
-/* The value of ``key`` in the object at ``obj`` (NULL: no such key). */
-static const char *get(const char *obj, const char *key) {
-    if (obj == NULL)
-        return NULL;
-    const char *p = ws(obj);
-    if (*p != '{')
-        return NULL;
-    size_t klen = strlen(key);
-    p = ws(p + 1);
-    while (*p == '"') {
-        const char *k = p + 1, *end = skip(p);
-        if (end == NULL)
-            return NULL;
-        int match = (size_t)(end - 1 - k) == klen && memcmp(k, key, klen) == 0;
-        p = ws(end);
-        if (*p != ':')
-            return NULL;
-        p = ws(p + 1);
-        if (match)
-            return p;
-        p = skip(p);
-        if (p == NULL)
-            return NULL;
-        p = ws(p);
-        if (*p != ',')
-            return NULL;
-        p = ws(p + 1);
-    }
-    return NULL;
-}
-
-static long long num(const char *p, long long otherwise) {
-    if (p == NULL)
-        return otherwise;
-    char *end;
-    long long v = strtoll(p, &end, 10);
-    return end == p ? otherwise : v;
-}
-
-/* Whether the value at ``p`` is the string ``s``. */
-static int is_str(const char *p, const char *s) {
-    size_t n = strlen(s);
-    return p != NULL && *p == '"' && strncmp(p + 1, s, n) == 0 && p[1 + n] == '"';
-}
-
-/* A string's raw text (the arena's card and game names need no unescaping). */
-static size_t str(const char *p, const char **text) {
-    if (p == NULL || *p != '"') {
-        *text = "";
-        return 0;
-    }
-    const char *end = skip(p);
-    *text = p + 1;
-    return end ? (size_t)(end - p - 2) : 0;
-}
-
-/* Array elements: the first (``p`` at '['), then each next; NULL after the last. */
-static const char *first(const char *p) {
-    if (p == NULL || *p != '[')
-        return NULL;
-    p = ws(p + 1);
-    return *p == ']' ? NULL : p;
-}
-
-static const char *next(const char *p) {
-    p = skip(p);
-    if (p == NULL)
-        return NULL;
-    p = ws(p);
-    return *p == ',' ? ws(p + 1) : NULL;
-}
-
-/* -- holdem ------------------------------------------------------------------ */
-
-typedef struct {
-    int seat;
-    int pending;  /* a state not sent yet, held until the next message shows it whole */
-    long long hand;
-    int order[MAX_SEATS], n;  /* the seats dealt in, by position */
-    Buf betting;              /* the rounds' tokens joined by '/' */
-    long long committed[MAX_SEATS], street_bet[MAX_SEATS], max_bet;  /* by seat */
-    char holes[MAX_SEATS][16];
-    Buf boards;  /* "/" and each street's new cards */
-    int board_cards;
-    Buf sent;  /* the last state line sent */
-    long long to_call;
-} Holdem;
-
-static int ok_seat(long long s) { return s >= 0 && s < MAX_SEATS; }
-
-static void he_state(Holdem *h, Buf *out) {
-    int position = 0;
-    for (int i = 0; i < h->n; i++)
-        if (h->order[i] == h->seat)
-            position = i;
-    adds(out, "MATCHSTATE:");
-    add_int(out, position);
-    adds(out, ":");
-    add_int(out, h->hand);
-    adds(out, ":");
-    add(out, h->betting.p ? h->betting.p : "", h->betting.n);
-    adds(out, ":");
-    for (int i = 0; i < h->n; i++) {
-        if (i)
-            adds(out, "|");
-        adds(out, h->holes[h->order[i]]);
-    }
-    add(out, h->boards.p ? h->boards.p : "", h->boards.n);
-}
-
-static void he_flush(Holdem *h, Agent *a, int force) {
-    if (!(h->pending || force))
-        return;
-    h->pending = 0;
-    clear(&h->sent);
-    he_state(h, &h->sent);
-    queue(a, h->sent.p, h->sent.n);
-}
-
-static void he_cards(const char *list, char *out, size_t cap) {
-    size_t n = 0;
-    for (const char *c = first(list); c != NULL; c = next(c)) {
-        const char *t;
-        size_t len = str(c, &t);
-        if (n + len < cap) {
-            memcpy(out + n, t, len);
-            n += len;
-        }
-    }
-    out[n] = 0;
-}
-
-static void he_start(Holdem *h, const char *msg) {
-    h->hand = num(get(msg, "hand"), 0);
-    long long button = num(get(msg, "button"), 0);
-    int in[MAX_SEATS] = {0};
-    for (const char *s = first(get(msg, "in_hand")); s != NULL; s = next(s)) {
-        long long v = num(s, -1);
-        if (ok_seat(v))
-            in[v] = 1;
-    }
-    h->n = 0;
-    for (int s = 0; s < MAX_SEATS; s++)
-        if (in[s] && s > button)
-            h->order[h->n++] = s;
-    for (int s = 0; s < MAX_SEATS; s++)
-        if (in[s] && s <= button)
-            h->order[h->n++] = s;
-    clear(&h->betting);
-    clear(&h->boards);
-    h->board_cards = 0;
-    long long bets[MAX_SEATS] = {0};
-    int i = 0;
-    for (const char *b = first(get(msg, "bets")); b != NULL && i < MAX_SEATS; b = next(b))
-        bets[i++] = num(b, 0);
-    h->max_bet = 0;
-    for (int k = 0; k < h->n; k++) {
-        int s = h->order[k];
-        h->committed[s] = h->street_bet[s] = bets[s];
-        if (k == 0 || bets[s] > h->max_bet)
-            h->max_bet = bets[s];
-    }
-    for (int s = 0; s < MAX_SEATS; s++)
-        h->holes[s][0] = 0;
-    if (ok_seat(h->seat))
-        he_cards(get(msg, "cards"), h->holes[h->seat], sizeof h->holes[0]);
-}
-
-static void he_street(Holdem *h, const char *msg) {
-    adds(&h->betting, "/");
-    char cards[64];
-    he_cards(get(msg, "board"), cards, sizeof cards);
-    size_t seen = 2 * (size_t)h->board_cards, len = strlen(cards);
-    adds(&h->boards, "/");
-    if (len > seen) {
-        adds(&h->boards, cards + seen);
-        h->board_cards += (int)((len - seen) / 2);
-    }
-    for (int k = 0; k < h->n; k++)
-        h->street_bet[h->order[k]] = 0;
-    h->max_bet = 0;
-}
-
-static void he_action(Holdem *h, const char *msg) {
-    long long s = num(get(msg, "seat"), -1), amount = num(get(msg, "amount"), 0);
-    if (!ok_seat(s))
-        return;
-    h->committed[s] += amount;
-    h->street_bet[s] += amount;
-    if (is_str(get(msg, "action"), "fold")) {
-        adds(&h->betting, "f");
-    } else if (h->street_bet[s] > h->max_bet) {
-        h->max_bet = h->street_bet[s];
-        adds(&h->betting, "r");
-        add_int(&h->betting, h->committed[s]);
-    } else {
-        adds(&h->betting, "c");
-    }
-}
-
-/* The arena's reply for the agent's response ``line`` to the last state; a wrong one ends the relay. */
-static void he_reply(Holdem *h, const char *line, size_t len) {
-    const char *state = h->sent.p;
-    Buf expected = {0};
-    adds(&expected, "the state it was sent followed by :f, :c or :r<N> (N: its chips committed in the hand after "
-                    "raising), i.e. ");
-    adds(&expected, state);
-    adds(&expected, ":c");
-    const char *action = split_response(line, len, state, expected.p);
-    size_t alen = len - (size_t)(action - line);
-    if (alen == 1 && *action == 'c') {
-        says("{\"type\": \"action\", \"action\": \"call\"}");
-    } else if (alen == 1 && *action == 'f') {
-        /* ACPC's dealer takes a fold where a check is free as the check it means. */
-        says(h->to_call == 0 ? "{\"type\": \"action\", \"action\": \"call\"}"
-                             : "{\"type\": \"action\", \"action\": \"fold\"}");
-    } else if (alen >= 2 && alen <= 11 && *action == 'r' && strspn(action + 1, "0123456789") == alen - 1) {
-        long long before = h->committed[h->seat] - h->street_bet[h->seat];
-        Buf b = {0};
-        adds(&b, "{\"type\": \"action\", \"action\": \"raise\", \"to\": ");
-        add_int(&b, strtoll(action + 1, NULL, 10) - before);
-        adds(&b, "}");
-        say(b.p, b.n);
-        free(b.p);
-    } else {
-        bad_action(action, line, len, expected.p);
-    }
-    free(expected.p);
+    Buf why = {0};
+    const char *action = response_action(line, len, state, expected, &why);
+    if (action == NULL)
+        fault(&why);
+    return action;
 }
 
 /* Why a holdem match with these parameters cannot be played by an ACPC agent (NULL: it can). */
@@ -834,7 +436,40 @@ static void gamedef(const char *params, int seats, Buf *out) {
     adds(out, "numSuits = 4\nnumRanks = 13\nnumHoleCards = 2\nnumBoardCards = 0 3 1 1\nEND GAMEDEF\n");
 }
 
-static void holdem(const char *first_line, char **argv, int argc, double timeout) {
+
+/* The connected agent to the arena over ``hand_over``: the seat in words,
+ * the socket as a descriptor. The relay keeps no copy of it. */
+static void give_socket(Agent *a, int hand_over, int seat) {
+    char words[32];
+    int n = snprintf(words, sizeof words, "holdem %d", seat);
+    struct iovec iov = {words, (size_t)n};
+    char control[CMSG_SPACE(sizeof(int))];
+    memset(control, 0, sizeof control);
+    struct msghdr msg = {0};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &a->sock, sizeof(int));
+    ssize_t sent;
+    do
+        sent = sendmsg(hand_over, &msg, MSG_NOSIGNAL);
+    while (sent < 0 && errno == EINTR);
+    if (sent != n) {
+        Buf why = {0};
+        addf(&why, "could not be handed to the arena (%s)", sent < 0 ? strerror(errno) : "a short send");
+        gone(&why, 3);
+    }
+    close(hand_over);
+    close(a->sock);
+    a->sock = -1;
+}
+
+static void holdem(const char *first_line, char **argv, int argc, double timeout, int hand_over) {
     const char *start = first_line[0] == '{' ? first_line : NULL;
     const char *game = get(start, "game");
     if (!is_str(get(start, "type"), "match_start") || !is_str(game, "holdem")) {
@@ -850,6 +485,11 @@ static void holdem(const char *first_line, char **argv, int argc, double timeout
         say(b.p, b.n);
         exit(0);
     }
+    if (hand_over < 0) {
+        says("the ACPC relay plays holdem only with --hand-over FD, a unix socket to the arena "
+             "(the arena gives it; run agents as acpc:CMD)");
+        exit(0);
+    }
     const char *params = get(start, "params");
     const char *why = refusal(params);
     if (why != NULL) {
@@ -859,47 +499,22 @@ static void holdem(const char *first_line, char **argv, int argc, double timeout
     int seats = 0;
     for (const char *p = first(get(start, "players")); p != NULL; p = next(p))
         seats++;
-    Holdem h = {0};
-    h.seat = (int)num(get(start, "seat"), -1);
+    long long seat = num(get(start, "seat"), -1);
+    if (seat < 0 || seat >= 64) {
+        says("ACPC agents need the seat's number in match_start, from 0 to 63");
+        exit(0);
+    }
     Buf definition = {0};
     gamedef(params, seats, &definition);
     Agent a = {0};
     connect_agent(&a, argv, argc, timeout, definition.p);
+    give_socket(&a, hand_over, (int)seat);
     says("{\"type\": \"ready\"}");
-    size_t len;
-    char *msg;
-    while ((msg = line_in(&in, &len)) != NULL) {
-        const char *type = get(msg, "type");
-        if (is_str(type, "match_end")) {
-            break;
-        } else if (is_str(type, "hand_start")) {
-            he_start(&h, msg);
-            h.pending = 1;
-        } else if (is_str(type, "street")) {
-            he_street(&h, msg);
-            h.pending = 1;
-        } else if (is_str(type, "action")) {
-            he_flush(&h, &a, 0);
-            he_action(&h, msg);
-            h.pending = 1;
-        } else if (is_str(type, "act")) {
-            he_flush(&h, &a, 1);
-            h.to_call = num(get(msg, "to_call"), 0);
-            /* The states it need not answer go out with this one: one send and one wake-up per decision. */
-            flush_states(&a);
-            size_t rlen;
-            char *line = response(&a, h.sent.p, &rlen);
-            he_reply(&h, line, rlen);
-        } else if (is_str(type, "hand_end")) {
-            for (const char *s = first(get(msg, "shown")); s != NULL; s = next(s)) {
-                long long seat = num(get(s, "seat"), -1);
-                if (ok_seat(seat))
-                    he_cards(get(s, "cards"), h.holes[seat], sizeof h.holes[0]);
-            }
-            he_flush(&h, &a, 1);
-        }
-    }
-    flush_states(&a);
+    /* The arena speaks to the agent now; its messages here are read and dropped until it closes our stdin. */
+    char sink[4096];
+    ssize_t got;
+    while ((got = read(0, sink, sizeof sink)) > 0 || (got < 0 && errno == EINTR))
+        ;
     hang_up(&a);
 }
 
@@ -1018,7 +633,9 @@ static void k3_reply(Kuhn3 *k, const char *line, size_t len) {
         fault(&w);
         return;
     } else {
-        bad_action(action, line, len, expected);
+        Buf why = {0};
+        bad_action(action, line, len, expected, &why);
+        fault(&why);
         return;
     }
     int p = k->me, before = k->front[p];
@@ -1139,28 +756,46 @@ static void kuhn3(char **argv, int argc, double timeout) {
     hang_up(&a);
 }
 
+
 int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);  /* a closed pipe or socket is an error return, said in words */
     double timeout = 10.0;
+    int hand_over = -1;
     int i = 1;
-    if (i + 1 < argc && strcmp(argv[i], "--connect-timeout") == 0) {
-        timeout = strtod(argv[i + 1], NULL);
-        i += 2;
+    for (;;) {
+        if (i + 1 < argc && strcmp(argv[i], "--connect-timeout") == 0) {
+            timeout = strtod(argv[i + 1], NULL);
+            i += 2;
+        } else if (i + 1 < argc && strcmp(argv[i], "--hand-over") == 0) {
+            hand_over = atoi(argv[i + 1]);
+            i += 2;
+        } else {
+            break;
+        }
     }
     if (i < argc && strcmp(argv[i], "--") == 0)
         i++;
     if (i >= argc) {
-        fputs("usage: acpc-relay [--connect-timeout S] -- CMD...\n", stderr);
+        fputs("usage: acpc-relay [--connect-timeout S] [--hand-over FD] -- CMD...\n", stderr);
         return 2;
+    }
+    if (hand_over >= 0) {
+        struct stat st;
+        if (fstat(hand_over, &st) != 0 || !S_ISSOCK(st.st_mode))
+            hand_over = -1;  /* not given after all: holdem says so */
+        else
+            fcntl(hand_over, F_SETFD, FD_CLOEXEC);  /* never the agent's */
     }
     size_t len;
     char *first_line = line_in(&in, &len);
     if (first_line != NULL && strcmp(first_line, "init_round") == 0) {
+        if (hand_over >= 0)
+            close(hand_over);
         kuhn3(argv + i, argc - i, timeout);
         return 0;
     }
     /* the first line is copied: the reader's buffer moves under later lines */
     char *start = strdup(first_line ? first_line : "");
-    holdem(start, argv + i, argc - i, timeout);
+    holdem(start, argv + i, argc - i, timeout, hand_over);
     return 0;
 }

@@ -1,13 +1,16 @@
-"""The ACPC translation, in the relay (protocols/acpc/relay.c) as a real
-process: positions, r<N> against ``to``, the batching of states, game
-definitions, the sentences of a wrong response or refusal; and kuhn3's
-replay of the betting, which the relay and the ``--acpc-log`` export
-(protocols/acpc/_translate.py) each do, held to each other.
+"""The ACPC translation. Hold'em's is the codec (protocols/acpc/codec.c),
+sans-I/O: positions, r<N> against ``to``, the batching of states, the
+sentences of a wrong response, any bytes in. The relay
+(protocols/acpc/relay.c) as a real process: the hand-over of the agent's
+connection, game definitions, refusals, a bad VERSION, an agent that exits
+or never connects; and kuhn3's translation, which the relay does and the
+``--acpc-log`` export (protocols/acpc/_translate.py) replays, held to each
+other.
 
-The test plays the agent itself: the relay starts a tiny shell command as
-"the agent", which says the relay's address (on the relay's stderr) and
-waits; the test connects to that address and speaks ACPC. No agent program,
-no sandbox: a few milliseconds of CPU a relay."""
+For the relay the test plays the agent itself: the relay starts a tiny
+shell command as "the agent", which says the relay's address (on the
+relay's stderr) and waits; the test connects to that address and speaks
+ACPC. No agent program, no sandbox: a few milliseconds of CPU a relay."""
 
 from __future__ import annotations
 
@@ -32,10 +35,14 @@ class Relay:
     """One relay process, its stdin/stdout (the arena's side) and its agent's socket (the test's side)."""
 
     def __init__(self, first: str, *, connect: bool = True, version: bytes = b"VERSION:2.0.0\r\n",
-                 agent: list[str] = WAITER, timeout: str = "10") -> None:
-        self.proc = subprocess.Popen([relay_path(), "--connect-timeout", timeout, "--", *agent],
+                 agent: list[str] = WAITER, timeout: str = "10", hand_over: bool = True) -> None:
+        # the arena's end of the hand-over socket, as arena.sandbox._supervision.Channel makes it
+        self.arena, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        over = ["--hand-over", str(theirs.fileno())] if hand_over else []
+        self.proc = subprocess.Popen([relay_path(), "--connect-timeout", timeout, *over, "--", *agent],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     start_new_session=True)
+                                     start_new_session=True, pass_fds=[theirs.fileno()])
+        theirs.close()
         self.send(first)
         self.sock = None
         if connect:
@@ -76,6 +83,7 @@ class Relay:
             err, out = self.proc.stderr.read().decode(), self.proc.stdout.read().decode()
             self.proc.stdout.close()
             self.proc.stderr.close()
+            self.arena.close()
             if self.sock is not None:
                 self.states.close()
                 self.sock.close()
@@ -96,48 +104,62 @@ def _action(seat, action, amount):
     return {"type": "action", "seat": seat, "action": action, "amount": amount}
 
 
+def _codec(seat: int):
+    from arena.native import acpc_codec
+
+    return acpc_codec()(seat)
+
+
+def _lines(*messages: dict) -> bytes:
+    return b"".join(json.dumps(m).encode() + b"\n" for m in messages)
+
+
 def test_positions_follow_the_button_and_raises_count_the_whole_hand():
-    r = Relay(json.dumps(_start(3)))  # button 2: order 0 (small blind), 1 (big blind), 2 (button)
-    assert r.said() == '{"type": "ready"}'
+    c = _codec(0)  # 3 seats, button 2: order 0 (small blind), 1 (big blind), 2 (button)
     # the states it need not answer go out with the one it must, in order, in one send (one wake-up)
-    r.send(_hand(0, 2), _action(2, "raise", 300), {"type": "act", "to_call": 250})
-    assert r.sock.recv(4096) == b"MATCHSTATE:0:3::AhKd||\r\nMATCHSTATE:0:3:r300:AhKd||\r\n"
-    r.respond("MATCHSTATE:0:3:r300:AhKd||:c")
-    assert r.said() == '{"type": "action", "action": "call"}'
-    r.send(_action(0, "call", 250), _action(1, "call", 200), {"type": "street", "board": ["2c", "7h", "Kd"]},
-           _action(0, "call", 0), _action(1, "raise", 500), _action(2, "call", 500), {"type": "act", "to_call": 500})
-    assert [r.state() for _ in range(5)] == [
+    assert c.translate(_lines(_hand(0, 2), _action(2, "raise", 300))) == b""
+    assert c.translate(_lines({"type": "act", "to_call": 250})) == (
+        b"MATCHSTATE:0:3::AhKd||\r\nMATCHSTATE:0:3:r300:AhKd||\r\n")
+    assert c.state == "MATCHSTATE:0:3:r300:AhKd||"
+    assert c.reply(b"MATCHSTATE:0:3:r300:AhKd||:c\r") == b'{"type": "action", "action": "call"}'
+    sent = c.translate(_lines(_action(0, "call", 250), _action(1, "call", 200),
+                              {"type": "street", "board": ["2c", "7h", "Kd"]}, _action(0, "call", 0),
+                              _action(1, "raise", 500), _action(2, "call", 500), {"type": "act", "to_call": 500}))
+    assert sent.decode().split("\r\n") == [
         "MATCHSTATE:0:3:r300c:AhKd||", "MATCHSTATE:0:3:r300cc/:AhKd||/2c7hKd", "MATCHSTATE:0:3:r300cc/c:AhKd||/2c7hKd",
-        "MATCHSTATE:0:3:r300cc/cr800:AhKd||/2c7hKd", "MATCHSTATE:0:3:r300cc/cr800c:AhKd||/2c7hKd"]
+        "MATCHSTATE:0:3:r300cc/cr800:AhKd||/2c7hKd", "MATCHSTATE:0:3:r300cc/cr800c:AhKd||/2c7hKd", ""]
     # r2000: 2000 in the hand, 300 of it before the flop: a raise to 1700 on this street
-    r.respond("MATCHSTATE:0:3:r300cc/cr800c:AhKd||/2c7hKd:r2000")
-    assert r.said() == '{"type": "action", "action": "raise", "to": 1700}'
+    assert c.reply(b"MATCHSTATE:0:3:r300cc/cr800c:AhKd||/2c7hKd:r2000") == (
+        b'{"type": "action", "action": "raise", "to": 1700}')
     # the hand's end shows the cards shown, and goes out at the match's end
-    r.send(_action(0, "raise", 1700), _action(1, "fold", 0), _action(2, "call", 1200),
-           {"type": "street", "board": ["2c", "7h", "Kd", "9s"]},
-           {"type": "hand_end", "shown": [{"seat": 0, "cards": ["Ah", "Kd"]}, {"seat": 2, "cards": ["Qs", "Qd"]}]},
-           {"type": "match_end"})
-    assert [r.state() for _ in range(3)] == [
+    sent = c.translate(_lines(_action(0, "raise", 1700), _action(1, "fold", 0), _action(2, "call", 1200),
+                              {"type": "street", "board": ["2c", "7h", "Kd", "9s"]},
+                              {"type": "hand_end", "shown": [{"seat": 0, "cards": ["Ah", "Kd"]},
+                                                             {"seat": 2, "cards": ["Qs", "Qd"]}]}))
+    assert sent == b""
+    assert c.translate(_lines({"type": "match_end"})).decode().split("\r\n") == [
         "MATCHSTATE:0:3:r300cc/cr800cr2000:AhKd||/2c7hKd", "MATCHSTATE:0:3:r300cc/cr800cr2000f:AhKd||/2c7hKd",
-        "MATCHSTATE:0:3:r300cc/cr800cr2000fc/:AhKd||QsQd/2c7hKd/9s"]
-    assert r.states.readline() == b""  # the relay hung up: the match is over
-    assert r.close()[0] == 0
+        "MATCHSTATE:0:3:r300cc/cr800cr2000fc/:AhKd||QsQd/2c7hKd/9s", ""]
+
+
+def test_messages_split_anywhere_translate_the_same():
+    messages = _lines(_hand(0, 2), _action(2, "raise", 300), {"type": "act", "to_call": 250})
+    whole = _codec(0).translate(messages)
+    c = _codec(0)
+    assert b"".join(c.translate(messages[i:i + 7]) for i in range(0, len(messages), 7)) == whole
 
 
 def test_heads_up_the_button_is_position_1_and_a_free_fold_is_a_check():
-    r = Relay(json.dumps(_start(2, seat=1)))
-    assert r.said() == '{"type": "ready"}'
-    r.send(_hand(1, 1, seats=(0, 1), bets=(100, 50)), {"type": "act", "to_call": 50})
-    assert r.state() == "MATCHSTATE:1:3::|AhKd"
-    r.respond("MATCHSTATE:1:3::|AhKd:f")
-    assert r.said() == '{"type": "action", "action": "fold"}'  # something was owed: a fold
-    r.send(_hand(1, 1, seats=(0, 1), bets=(100, 50)), _action(1, "call", 50), _action(0, "call", 0),
-           {"type": "street", "board": ["2c", "7h", "Kd"]}, _action(0, "call", 0), {"type": "act", "to_call": 0})
-    states = [r.state() for _ in range(4)]
-    assert states[-1] == "MATCHSTATE:1:3:cc/c:|AhKd/2c7hKd"
-    r.respond(states[-1] + ":f")
-    assert r.said() == '{"type": "action", "action": "call"}'  # a fold where a check is free is the check
-    r.close()
+    c = _codec(1)
+    assert c.translate(_lines(_hand(1, 1, seats=(0, 1), bets=(100, 50)), {"type": "act", "to_call": 50})) == (
+        b"MATCHSTATE:1:3::|AhKd\r\n")
+    assert c.reply(b"MATCHSTATE:1:3::|AhKd:f") == b'{"type": "action", "action": "fold"}'  # something was owed
+    states = c.translate(_lines(_hand(1, 1, seats=(0, 1), bets=(100, 50)), _action(1, "call", 50),
+                                _action(0, "call", 0), {"type": "street", "board": ["2c", "7h", "Kd"]},
+                                _action(0, "call", 0), {"type": "act", "to_call": 0})).decode().split("\r\n")
+    assert states[-2] == "MATCHSTATE:1:3:cc/c:|AhKd/2c7hKd"
+    # a fold where a check is free is the check it means, as under ACPC's dealer
+    assert c.reply((states[-2] + ":f").encode()) == b'{"type": "action", "action": "call"}'
 
 
 @pytest.mark.parametrize("response, words", [
@@ -146,30 +168,77 @@ def test_heads_up_the_button_is_position_1_and_a_free_fold_is_a_check():
     ("MATCHSTATE:0:3::AhKd|:x",
      "ACPC agent sent the action 'x' in 'MATCHSTATE:0:3::AhKd|:x'; expected the state it was sent followed by :f, "
      ":c or :r<N> (N: its chips committed in the hand after raising), i.e. MATCHSTATE:0:3::AhKd|:c"),
+    ("MATCHSTATE:0:3::AhKd|:r12x", "ACPC agent sent the action 'r12x' in "),
     ("hello 'you'", "ACPC agent sent \"hello 'you'\", which is not an ACPC response; expected the state"),
+    # not UTF-8: each bad byte is U+FFFD, as Python decodes it with errors="replace"
+    ("caf\xe9 \x00\x07", "ACPC agent sent 'caf\ufffd \\x00\\x07', which is not an ACPC response"),
 ])
 def test_a_wrong_response_is_said_in_words_in_place_of_the_reply(response, words):
-    r = Relay(json.dumps(_start(2)))
-    r.said()
-    r.send(_hand(0, 1, seats=(0, 1), bets=(100, 50)), {"type": "act", "to_call": 0})
-    r.state()
-    r.respond(response)
-    assert r.said().startswith(words)
-    assert r.close()[0] == 0  # the arena, not the relay, charges the seat
+    c = _codec(0)
+    c.translate(_lines(_hand(0, 1, seats=(0, 1), bets=(100, 50)), {"type": "act", "to_call": 0}))
+    raw = response.encode("latin-1")
+    said = c.reply(raw).decode()
+    assert said.startswith(words), said
+    assert c.reply(raw).decode() == said  # reading a reply changes nothing: a line handed back reads the same
 
 
-def test_a_bad_version_and_a_hang_up_are_said():
+def test_a_reply_in_python_words_for_every_byte():
+    """Any response becomes a reply or a sentence (the fuzz invariant), and
+    the sentence quotes it as Python's repr of its text would."""
+    rng = random.Random(7)
+    c = _codec(0)
+    c.translate(_lines(_hand(0, 1, seats=(0, 1), bets=(100, 50)), {"type": "act", "to_call": 0}))
+    for _ in range(300):
+        raw = bytes(rng.choice(b"MATCHSTATE:0|3r9cf\x00\xff\xc3\xa9'\"\\ \t") for _ in range(rng.randrange(30)))
+        said = c.reply(raw).decode()
+        if said.startswith("ACPC agent sent") and "which is not an ACPC response" in said:
+            text = raw.rstrip(b"\r\n").decode("utf-8", "replace")
+            assert said.startswith(f"ACPC agent sent {text!r}, "), (raw, said)
+        else:
+            assert said.startswith(("{", "ACPC agent ")), (raw, said)
+
+
+def test_the_relay_hands_the_agents_connection_to_the_arena():
+    r = Relay(json.dumps(_start(3, seat=2)))
+    # before its ready, the relay sent the seat and the connected socket; it kept no copy
+    words, fds, _, _ = socket.recv_fds(r.arena, 64, 1)
+    assert words == b"holdem 2" and len(fds) == 1
+    with socket.socket(fileno=fds[0]) as agent:
+        assert agent.type == socket.SOCK_STREAM and agent.family == socket.AF_INET
+        assert r.said() == '{"type": "ready"}'
+        agent.sendall(b"MATCHSTATE:2:0::||AhKd\r\n")  # the arena to the agent, with nothing between them
+        assert r.state() == "MATCHSTATE:2:0::||AhKd"
+        r.respond("MATCHSTATE:2:0::||AhKd:c")
+        assert agent.recv(100) == b"MATCHSTATE:2:0::||AhKd:c\r\n"
+        r.send(_hand(2, 2), {"type": "act", "to_call": 100})  # its stdin is read and dropped from now on
+        agent.shutdown(socket.SHUT_WR)
+        assert r.states.readline() == b""  # the agent sees the arena hang up, not the relay
+    code, err, out = r.close()
+    assert (code, out) == (0, ""), err
+
+
+def test_without_a_hand_over_socket_holdem_is_refused_in_words():
+    r = Relay(json.dumps(_start(2)), connect=False, hand_over=False)
+    assert r.said().startswith("the ACPC relay plays holdem only with --hand-over FD")
+    r.close()
+
+
+def test_a_bad_version_is_said():
     r = Relay(json.dumps(_start(2)), version=b"VERSION:1.0.0\r\n")
     assert r.said() == "ACPC agent sent 'VERSION:1.0.0' on connecting; expected VERSION:2.0.0"
+    assert not _ready(r.arena)  # nothing was handed over: the arena goes on with the relay's words
     r.close()
-    r = Relay(json.dumps(_start(2)))
-    r.said()
-    r.send(_hand(0, 1, seats=(0, 1), bets=(100, 50)), {"type": "act", "to_call": 0})
-    r.state()
-    r.hang_up()
-    code, err, out = r.close()
-    assert code == 0 and out == ""  # a disconnect: nothing on stdout, the reason on stderr
-    assert "ACPC agent: closed the connection; expected a response to 'MATCHSTATE:0:3::AhKd|'" in err, err
+
+
+def _ready(sock: socket.socket) -> bool:
+    sock.setblocking(False)
+    try:
+        sock.recv(1, socket.MSG_PEEK)
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        sock.setblocking(True)
 
 
 def test_an_agent_that_exits_or_never_connects():
