@@ -65,11 +65,15 @@ def check_seats(plugin: GamePlugin, params: BaseModel, seats: int) -> None:
 _NAMED = re.compile(r"([A-Za-z][A-Za-z0-9_.+-]{0,39})=(.+)", re.S)
 
 
-def check_acpc(plugin: GamePlugin, params: BaseModel, specs: list[BotSpec]) -> None:
+def check_acpc(plugin: GamePlugin, params: BaseModel, specs: list[BotSpec], *, lifetime: str = "match",
+               matches: int = 1) -> None:
     """Refuse, before anything starts, a match ACPC agents cannot play (docs/acpc.md)."""
-    agents = [s.name for s in specs if s.loopback]
+    agents = [s.command for s in specs if s.loopback]
     if not agents:
         return
+    if lifetime == "tournament" and matches > 1:
+        raise UsageError(f"{agents[0]!r} is an ACPC agent, which plays one match per connection (as under the "
+                         "ACPC dealer): --lifetime tournament cannot keep it for the next match; use --lifetime match")
     from protocols.acpc import kuhn3_refusal, refusal  # only when an agent plays
 
     judges = {"holdem": refusal, "kuhn3": kuhn3_refusal}
@@ -137,6 +141,13 @@ def _clean(text: str) -> str:
     return text[:40].rstrip("-")
 
 
+def _own_argv(spec: BotSpec) -> tuple[str, ...]:
+    """The bot's own command: an ACPC agent's, not the relay's before it."""
+    if spec.loopback and "--" in spec.argv:
+        return spec.argv[spec.argv.index("--") + 1:]
+    return spec.argv
+
+
 def entrant_names(specs: list[tuple[str | None, BotSpec]]) -> list[str]:
     """A name for every entrant: ``NAME=`` as given, or the program's file name
     (``rule_bot``, ``random_bot.py``). Where two programs share a file name
@@ -148,17 +159,17 @@ def entrant_names(specs: list[tuple[str | None, BotSpec]]) -> list[str]:
         if given.count(name) > 1:
             raise UsageError(f"two entrants are named {name!r}; every NAME= must be different")
     auto = [(i, spec) for i, (n, spec) in enumerate(specs) if n is None]
-    programs = {i: _program(spec.argv) for i, spec in auto}
+    programs = {i: _program(_own_argv(spec)) for i, spec in auto}
     paths: dict[str, set[str]] = {}
     for i, spec in auto:
         paths.setdefault(programs[i][0], set()).add(
-            next((w for w in spec.argv if Path(w).name == programs[i][0]), programs[i][0]))
+            next((w for w in _own_argv(spec) if Path(w).name == programs[i][0]), programs[i][0]))
     names: list[str | None] = [n for n, _ in specs]
     for i, spec in auto:
         program, args = programs[i]
         base = program
         if len(paths[program]) > 1:  # two different files of one name: say whose folder
-            path = next((w for w in spec.argv if Path(w).name == program), program)
+            path = next((w for w in _own_argv(spec) if Path(w).name == program), program)
             base = f"{Path(path).parent.name}-{program}"
         commands = {specs[j][1].command for j, _ in auto if programs[j][0] == program}
         if len(commands) > 1 and args:  # one program, told apart by its arguments
@@ -223,7 +234,7 @@ def plan_play(
     check_lifetime(plugin, lifetime, len(params))
     specs = seat_people(plugin, params, bot_specs(bots, person_ok=True))
     for p in params:
-        check_acpc(plugin, p, specs)
+        check_acpc(plugin, p, specs, lifetime=lifetime, matches=len(params))
     # One match plays the run's seed itself; a series derives one per match.
     matches = ([(params[0], seed)] if len(params) == 1
                else [(p, derive_seed(seed, game_id, "match", i)) for i, p in enumerate(params)])

@@ -291,8 +291,10 @@ class BotProcess:
             data = os.read(self._rfd, 65536)  # larger reads cost an mmap each
         except BlockingIOError:
             return None
-        except ConnectionResetError:  # an agent's socket
-            data = b""
+        except OSError:
+            if self.codec is None:
+                raise
+            data = b""  # the agent's connection failed (reset, ...): as a hang-up
         if not data:
             self._eof = True
             return None
@@ -342,8 +344,10 @@ class BotProcess:
                 data = os.read(self._rfd, 65536)
             except BlockingIOError:
                 return None, False
-            except ConnectionResetError:  # an agent's socket
-                data = b""
+            except OSError:
+                if self.codec is None:
+                    raise
+                data = b""  # the agent's connection failed (reset, ...): as a hang-up
             if not data:
                 self._eof = True
                 return None, True
@@ -552,12 +556,18 @@ class BotProcess:
             os.close(fds[0])
             return
         head, _, seat = words.partition(b" ")
-        if (agent.type != socket.SOCK_STREAM or agent.family not in (socket.AF_INET, socket.AF_INET6)
-                or head != b"holdem" or not seat.isdigit() or self._codec_class is None):
+        try:
+            agent.getpeername()  # connected (not listening, not left unconnected)
+            good = (agent.type == socket.SOCK_STREAM and agent.family in (socket.AF_INET, socket.AF_INET6)
+                    and head == b"holdem" and seat == str(self.seat).encode() and self._codec_class is not None)
+        except OSError:
+            good = False
+        if not good:
             agent.close()
             return
+        agent.set_inheritable(False)  # no other process the arena starts gets it
         agent.setblocking(False)
-        self.codec = self._codec_class(int(seat))
+        self.codec = self._codec_class(self.seat)
         self._agent = agent
         self._relay_pipes = (self._wfd, self._rfd)
         self._poll.unregister(self._rfd)

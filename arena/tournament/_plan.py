@@ -13,7 +13,7 @@ from typing import Any
 
 from .._checks import UsageError, check_range, game_params
 from .._games import load_game
-from .._plan import check_lifetime, check_limits, check_seed, load_plugin
+from .._plan import check_acpc, check_lifetime, check_limits, check_seed, load_plugin
 from ..sandbox import SandboxPolicy, resolve_level
 from .._spec import BotSpec
 from ..results._store import Store, file_digest
@@ -93,11 +93,13 @@ def plan_tournament(
     # A process that played one seating of a duplicate deal would know the
     # cards of the next: with --duplicate every bot process plays one match.
     duplicate = bool(duplicate)
-    lifetime = lifetime or ("match" if duplicate else plugin.default_lifetime)
+    # An ACPC agent plays one match per connection: with one, every process plays one match.
+    lifetime = lifetime or ("match" if duplicate or any(b.loopback for b in bots) else plugin.default_lifetime)
     check_lifetime(plugin, lifetime, matches=2)  # a tournament is many matches
     if duplicate and lifetime == "tournament":
         raise UsageError("--duplicate plays each bot process for one match, so that no bot remembers a deal "
                          "from one seating to the next: it cannot go with --lifetime tournament")
+    check_acpc(plugin, params, bots, lifetime=lifetime, matches=2)
     check_range("--seats", seats, 1, 1000, optional=True)
     table = (plugin.fixed_seats(params) or plugin.table_seats(len(bots))) if seats is None else seats
     try:

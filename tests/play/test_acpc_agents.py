@@ -110,3 +110,63 @@ def test_acpc_cannot_express_antes_or_freezeouts(acpc):
         with pytest.raises(UsageError, match=f"cannot play this match: .*{why}"):
             plan_play(game, bots, [raw], keys=True, seed=1, lifetime="match", timeout=1.0, startup_timeout=10.0,
                       budget=None, log_dir=None)
+
+
+def test_example_players_on_the_pure_python_path(acpc):
+    # ARENA_NATIVE=0: the dialogue in Python, speaking to each agent through the same codec
+    proc, result = arena(example(acpc), example(acpc), "--stack", "20000", "--small-blind", "50",
+                         "--big-blind", "100", "--hands", "20", "--seed", "3", env={"ARENA_NATIVE": "0"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert result["completed"] and result["faults"] == [], result["faults"]
+    assert result["hands"] == 20 and sum(s["payoff"] for s in result["seats"]) == 0
+
+
+FAKE_RELAY = ROOT / "tests" / "bots" / "acpc_fake_relay.py"
+
+
+@pytest.mark.parametrize("mode", ["pipe", "listening", "unix", "wrong-seat", "connected"])
+def test_what_a_relay_hands_over_is_taken_only_if_it_is_its_agents_connection(mode):
+    """A hostile relay (or an agent that took it over) hands the arena a pipe,
+    a listening socket, a unix socket, or a connection for another seat: the
+    arena takes none of them and goes on writing to the relay's stdin; a
+    connection for its own seat it takes (and then writes nothing there).
+    Either way nothing answers, and only that seat is charged, a timeout."""
+    import trio
+
+    from arena import BotSpec, MatchSettings, load_game, open_host, run_match
+
+    holdem = load_game("holdem")
+    fake = BotSpec(command=f"fake {mode}", argv=(PY, str(FAKE_RELAY), mode), name="fake", loopback=True)
+    specs = [fake, BotSpec.parse(NATIVE)]
+    with open_host("none") as host:
+        result = trio.run(lambda: run_match(holdem, specs, holdem.Params(hands=2), 1,
+                                            MatchSettings(timeout=0.5, host=host)))
+    faults = [f.to_json() for f in result.faults]
+    assert [f["seat"] for f in faults] == [0], faults
+    assert faults[0]["kind"] == "timeout", faults
+    took = mode == "connected"
+    said = faults[0]["stderr_tail"] or ""
+    assert ("stdin after ready: {" in said) is not took, said
+
+
+def test_an_agent_plays_one_match_per_connection(acpc):
+    """A kept process cannot take an ACPC agent into a second match: refused
+    in words before anything starts; a tournament with agents keeps no
+    process (its default lifetime becomes match) and names them after the
+    agent, not the relay."""
+    from arena._checks import UsageError
+    from arena._plan import entrant_names, plan_play
+    from arena._spec import BotSpec
+    from arena import plan_tournament
+
+    bots = [example(acpc)] * 2
+    with pytest.raises(UsageError, match="plays one match per connection.*use --lifetime match"):
+        plan_play("holdem", bots, [{}, {}], keys=True, seed=1, lifetime="tournament", timeout=1.0,
+                  startup_timeout=10.0, budget=None, log_dir=None)
+    plan_play("holdem", bots, [{}], keys=True, seed=1, lifetime="tournament", timeout=1.0,  # one match: fine
+              startup_timeout=10.0, budget=None, log_dir=None)
+    specs = [BotSpec.parse(b) for b in bots]
+    assert entrant_names([(None, s) for s in specs]) == ["example_player", "example_player-2"]
+    assert plan_tournament("holdem", specs).lifetime == "match"
+    with pytest.raises(UsageError, match="plays one match per connection"):
+        plan_tournament("holdem", specs, lifetime="tournament")

@@ -226,17 +226,17 @@ def test_without_a_hand_over_socket_holdem_is_refused_in_words():
 def test_a_bad_version_is_said():
     r = Relay(json.dumps(_start(2)), version=b"VERSION:1.0.0\r\n")
     assert r.said() == "ACPC agent sent 'VERSION:1.0.0' on connecting; expected VERSION:2.0.0"
-    assert not _ready(r.arena)  # nothing was handed over: the arena goes on with the relay's words
+    assert _handed(r.arena) == []  # nothing was handed over: the arena goes on with the relay's words
     r.close()
 
 
-def _ready(sock: socket.socket) -> bool:
+def _handed(sock: socket.socket) -> list[int]:
+    """The descriptors waiting on the arena's end of the hand-over socket (none: [])."""
     sock.setblocking(False)
     try:
-        sock.recv(1, socket.MSG_PEEK)
-        return True
+        return socket.recv_fds(sock, 64, 1)[1]
     except BlockingIOError:
-        return False
+        return []
     finally:
         sock.setblocking(True)
 
