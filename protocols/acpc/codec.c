@@ -40,9 +40,28 @@ enum { K_TYPE, K_HAND, K_BUTTON, K_IN_HAND, K_BETS, K_CARDS, K_BOARD, K_SEAT, K_
 static const char *const KEYS[NKEYS] = {"type", "hand", "button", "in_hand", "bets", "cards", "board", "seat",
                                         "amount", "action", "to_call", "shown"};
 
+static const unsigned char KEYLEN[NKEYS] = {4, 4, 6, 7, 4, 5, 5, 4, 6, 6, 7, 5};
+
+/* The keys each message type needs (the codec ignores the rest). */
+#define BIT(k) (1u << (k))
+static unsigned needed(const char *type) {
+    if (is_str(type, "action"))
+        return BIT(K_SEAT) | BIT(K_ACTION) | BIT(K_AMOUNT);
+    if (is_str(type, "act"))
+        return BIT(K_TO_CALL);
+    if (is_str(type, "street"))
+        return BIT(K_BOARD);
+    if (is_str(type, "hand_start"))
+        return BIT(K_HAND) | BIT(K_BUTTON) | BIT(K_IN_HAND) | BIT(K_BETS) | BIT(K_CARDS);
+    if (is_str(type, "hand_end"))
+        return BIT(K_SHOWN);
+    return 0;
+}
+
 /* The values of the keys the codec reads, each its first occurrence (as
- * ``get`` finds it); NULL where absent. One pass: ``get`` per key walked the
- * message again for each, and was most of the codec's time. */
+ * ``get`` finds it); NULL where absent. One pass, and it stops once the
+ * message's type and every key that type needs are found: ``get`` per key
+ * walked the message again for each, and was most of the codec's time. */
 typedef struct {
     const char *v[NKEYS];
 } Fields;
@@ -53,6 +72,7 @@ static void fields(const char *obj, Fields *f) {
     if (*p != '{')
         return;
     p = ws(p + 1);
+    unsigned found = 0, want = ~0u;
     while (*p == '"') {
         const char *k = p + 1, *end = skip(p);
         if (end == NULL)
@@ -63,10 +83,15 @@ static void fields(const char *obj, Fields *f) {
             return;
         p = ws(p + 1);
         for (int i = 0; i < NKEYS; i++)
-            if (f->v[i] == NULL && strlen(KEYS[i]) == klen && memcmp(KEYS[i], k, klen) == 0) {
+            if (KEYLEN[i] == klen && k[0] == KEYS[i][0] && !(found & BIT(i)) && memcmp(KEYS[i], k, klen) == 0) {
                 f->v[i] = p;
+                found |= BIT(i);
+                if (i == K_TYPE)
+                    want = BIT(K_TYPE) | needed(p);
                 break;
             }
+        if ((found & want) == want)
+            return;
         p = skip(p);
         if (p == NULL)
             return;
@@ -210,30 +235,49 @@ static void he_action(Holdem *h, const Fields *msg) {
 
 /* The reply for the agent's response ``line`` to the last state, in ``out``:
  * the seat's action, or "ACPC agent " and the words of what is wrong. */
+/* The action of a well-formed response to the state sent (NULL: not one),
+ * checked as ``response_action`` checks it: the state, then one colon. */
+static const char *plain_action(const Holdem *h, const char *line, size_t len) {
+    size_t n = h->sent.n;
+    if (n == 0 || len <= n + 1 || line[n] != ':' || memcmp(line, h->sent.p, n) != 0 ||
+        memchr(line + n + 1, ':', len - n - 1) != NULL)
+        return NULL;
+    return line + n + 1;
+}
+
+/* What a response should have been, in the words of a wrong one. */
+static void expected_words(Buf *b, const char *state) {
+    adds(b, "the state it was sent followed by :f, :c or :r<N> (N: its chips committed in the hand after raising), "
+            "i.e. ");
+    adds(b, state);
+    adds(b, ":c");
+}
+
 static void he_reply(Holdem *h, const char *line, size_t len, Buf *out) {
     const char *state = h->sent.p ? h->sent.p : "";
     Buf expected = {0}, why = {0};
-    adds(&expected, "the state it was sent followed by :f, :c or :r<N> (N: its chips committed in the hand after "
-                    "raising), i.e. ");
-    adds(&expected, state);
-    adds(&expected, ":c");
-    const char *action = response_action(line, len, state, expected.p, &why);
+    const char *action = plain_action(h, line, len); /* the common case: no words to build */
+    if (action == NULL) {
+        expected_words(&expected, state);
+        action = response_action(line, len, state, expected.p, &why);
+    }
     size_t alen = action ? len - (size_t)(action - line) : 0;
     if (action == NULL) {
         adds(out, "ACPC agent ");
         add(out, why.p, why.n);
-    } else if (alen == 1 && *action == 'c') {
+    } else if (alen == 1 && (*action == 'c' || (*action == 'f' && h->to_call == 0))) {
+        /* ACPC's dealer takes a fold where a check is free as the check it means. */
         adds(out, "{\"type\": \"action\", \"action\": \"call\"}");
     } else if (alen == 1 && *action == 'f') {
-        /* ACPC's dealer takes a fold where a check is free as the check it means. */
-        adds(out, h->to_call == 0 ? "{\"type\": \"action\", \"action\": \"call\"}"
-                                  : "{\"type\": \"action\", \"action\": \"fold\"}");
+        adds(out, "{\"type\": \"action\", \"action\": \"fold\"}");
     } else if (alen >= 2 && alen <= 11 && *action == 'r' && strspn(action + 1, "0123456789") == alen - 1) {
         long long before = h->committed[h->seat] - h->street_bet[h->seat];
         adds(out, "{\"type\": \"action\", \"action\": \"raise\", \"to\": ");
         add_int(out, strtoll(action + 1, NULL, 10) - before);
         adds(out, "}");
     } else {
+        if (expected.n == 0)
+            expected_words(&expected, state);
         bad_action(action, line, len, expected.p, &why);
         adds(out, "ACPC agent ");
         add(out, why.p, why.n);
