@@ -11,7 +11,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -353,6 +353,14 @@ async def _drive(
                 replies = []
                 continue
             handback = table.compiled_turn()
+            while handback is not None and not handback.mid and handback.messages:
+                # It stopped between exchanges (its batch of messages was played): a turn for
+                # trio, and on in C where it may go on, without an exchange in Python between.
+                exchanges += handback.messages
+                await trio.lowlevel.checkpoint()
+                if progress is not None:
+                    progress(*dealer.standings())
+                handback = table.compiled_turn() or replace(handback, messages=0)
             if handback is not None:
                 # The compiled dialogue played on from here; the Python one resumes where it stopped.
                 exchanges += handback.messages
