@@ -7,8 +7,8 @@ package's example_player, every process pinned to one core. The ACPC
 package is ../shared/acpc beside the checkout (ARENA_ACPC_DIR to say
 otherwise); its dealer and example_player are compiled here, into
 benchmarks/build/acpc. The arena plays the agents as `acpc:` bots
-(docs/acpc.md) at sandbox level none, so the figure is the arena's own cost
-plus the relay's. Prints hands/s of both and their ratio (the speed issue,
+(docs/acpc.md) at sandbox level none: the relay starts each agent and hands
+its connection over, and the arena then speaks to it directly. Prints hands/s of both and their ratio (the speed issue,
 "Hold'em at the ACPC dealer's speed", sets the target).
 """
 

@@ -10,8 +10,9 @@ interleaved runs, medians. Side by side:
   json     the arena on the same game (cash, --stack 20000, 50/100; heads-up
            the button posts the small blind, as in the reverse-blinds game)
            with its C sample bots, rule_bot against call_bot, JSON lines;
-  relay    the arena on the same game with the same two example_players as
-           `acpc:` bots (the relay, docs/acpc.md);
+  agents   the arena on the same game with the same two example_players as
+           `acpc:` bots (the arena speaking to each agent's connection
+           through its ACPC codec, docs/acpc.md);
   holdem6  the arena, six C sample bots (three rule, three call), cash;
   kuhn3    the arena, three C rule bots (the compiled dialogue), and the
            minimal blocking Python kuhn3 dealer on the same bots;
@@ -48,13 +49,13 @@ from benchmarks.kuhn3_throughput import C_BOT, CORE, HANDS, ROOT, RUNS, arena_ru
 
 HOLDEM = ROOT / "sample_bots" / "holdem" / "build"
 JSON_HANDS = int(os.environ.get("BENCH_HOLDEM_HANDS", "4000"))
-RELAY_HANDS = int(os.environ.get("BENCH_ACPC_ARENA_HANDS", "3000"))
+AGENT_HANDS = int(os.environ.get("BENCH_ACPC_ARENA_HANDS", "3000"))
 SIX_HANDS = int(os.environ.get("BENCH_HOLDEM6_HANDS", "1000"))
 GAME = ["--stack", "20000", "--small-blind", "50", "--big-blind", "100"]
 
 TARGETS = [  # (label, key, target, True when the target is a ceiling)
     ("arena hold'em JSON, C bots / ACPC dealer, hands/s", "json_over_acpc", 1.0, False),
-    ("arena hold'em ACPC agents / ACPC dealer, hands/s", "relay_over_acpc", 1.0, False),
+    ("arena hold'em ACPC agents / ACPC dealer, hands/s", "agents_over_acpc", 1.0, False),
     ("6-seat hold'em / kuhn3, cost per message", "six_over_kuhn3", 1.2, True),
     ("vonneumann arena / minimal dealer, games/s", "vn_over_minimal", 1.0, False),
     ("kuhn3 arena / minimal dealer, hands/s", "kuhn3_over_minimal", 1.0, False),
@@ -109,7 +110,7 @@ def measure() -> dict:
     agent = f"acpc:{acpc['example_player']} {{gamedef}}"
     json_bots = [str(HOLDEM / "rule_bot"), str(HOLDEM / "call_bot")]
     six = [json_bots[i % 2] for i in range(6)]
-    keys = ("acpc", "json", "json_x", "relay", "relay_x", "six", "six_x", "kuhn3", "kuhn3_x", "kuhn3_min",
+    keys = ("acpc", "json", "json_x", "agents", "agents_x", "six", "six_x", "kuhn3", "kuhn3_x", "kuhn3_min",
             "vn", "vn_min", "vn_cpu", "vn_min_cpu", "vn_ratio")
     runs: dict[str, list[float]] = {k: [] for k in keys}
     for i in range(RUNS):
@@ -117,8 +118,8 @@ def measure() -> dict:
         s: dict[str, float] = {"acpc": dealer_run(acpc, seed)}
         r = _arena(json_bots, JSON_HANDS, seed)
         s["json"], s["json_x"] = r["hands"] / r["duration"], r["exchanges"] / r["hands"]
-        r = _arena([agent, agent], RELAY_HANDS, seed)
-        s["relay"], s["relay_x"] = r["hands"] / r["duration"], r["exchanges"] / r["hands"]
+        r = _arena([agent, agent], AGENT_HANDS, seed)
+        s["agents"], s["agents_x"] = r["hands"] / r["duration"], r["exchanges"] / r["hands"]
         r = _arena(six, SIX_HANDS, seed)
         s["six"], s["six_x"] = r["hands"] / r["duration"], r["exchanges"] / r["hands"]
         s["kuhn3"], s["kuhn3_x"] = arena_run(seed=seed)
@@ -127,7 +128,7 @@ def measure() -> dict:
         s["vn_ratio"] = s["vn"] / s["vn_min"]  # the two sides of one run, next to each other in time
         for key, value in s.items():
             runs[key].append(value)
-        print(f"  run {i + 1}: ACPC dealer {s['acpc']:>7,.0f} | arena JSON {s['json']:>6,.0f} relay {s['relay']:>5,.0f}"
+        print(f"  run {i + 1}: ACPC dealer {s['acpc']:>7,.0f} | arena JSON {s['json']:>6,.0f} ACPC agents {s['agents']:>5,.0f}"
               f" 6-seat {s['six']:>5,.0f} hands/s | kuhn3 {s['kuhn3']:>7,.0f} minimal {s['kuhn3_min']:>7,.0f}"
               f" hands/s | vonneumann {s['vn']:>6,.0f} minimal {s['vn_min']:>6,.0f} games/s"
               f" (CPU {s['vn_cpu']:.1f} / {s['vn_min_cpu']:.1f} us a game)", flush=True)
@@ -135,13 +136,13 @@ def measure() -> dict:
     six_us = 1e6 / (m["six"] * m["six_x"])
     kuhn3_us = 1e6 / (m["kuhn3"] * m["kuhn3_x"])
     return {
-        "settings": {"runs": RUNS, "core": CORE, "json_hands": JSON_HANDS, "relay_hands": RELAY_HANDS,
+        "settings": {"runs": RUNS, "core": CORE, "json_hands": JSON_HANDS, "agent_hands": AGENT_HANDS,
                      "six_hands": SIX_HANDS, "kuhn3_hands": HANDS},
         "medians": m,
         "six_us_per_message": six_us,
         "kuhn3_us_per_message": kuhn3_us,
         "json_over_acpc": m["json"] / m["acpc"],
-        "relay_over_acpc": m["relay"] / m["acpc"],
+        "agents_over_acpc": m["agents"] / m["acpc"],
         "six_over_kuhn3": six_us / kuhn3_us,
         "vn_over_minimal": m["vn"] / m["vn_min"],
         "vn_cpu_over_minimal": m["vn_min_cpu"] / m["vn_cpu"],
@@ -153,7 +154,7 @@ def report(f: dict) -> None:
     m = f["medians"]
     print(f"ACPC dealer, 2 example_players       : {m['acpc']:>8,.0f} hands/s")
     print(f"arena, JSON, rule_bot vs call_bot (C) : {m['json']:>8,.0f} hands/s ({m['json_x']:.1f} messages/hand)")
-    print(f"arena, the 2 example_players (relay)  : {m['relay']:>8,.0f} hands/s ({m['relay_x']:.1f} messages/hand)")
+    print(f"arena, the 2 example_players (ACPC)   : {m['agents']:>8,.0f} hands/s ({m['agents_x']:.1f} messages/hand)")
     print(f"arena, 6-seat hold'em, 6 C bots       : {m['six']:>8,.0f} hands/s = {f['six_us_per_message']:6.2f} us "
           f"per message ({m['six_x']:.1f} messages/hand)")
     print(f"arena, kuhn3, 3 C rule bots           : {m['kuhn3']:>8,.0f} hands/s = {f['kuhn3_us_per_message']:6.2f} us "
@@ -175,7 +176,7 @@ def main() -> None:
         if not exe.exists():
             sys.exit(f"{exe} is missing: run `make bots` first")
     print(f"hold'em at the ACPC dealer's speed, pinned to core {CORE}; {RUNS} interleaved runs "
-          f"(arena JSON {JSON_HANDS}, relay {RELAY_HANDS}, 6-seat {SIX_HANDS}, kuhn3 {HANDS} hands per run)")
+          f"(arena JSON {JSON_HANDS}, ACPC agents {AGENT_HANDS}, 6-seat {SIX_HANDS}, kuhn3 {HANDS} hands per run)")
     figures = measure()
     report(figures)
     if len(sys.argv) > 2 and sys.argv[1] == "--save":
