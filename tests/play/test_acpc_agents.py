@@ -170,3 +170,32 @@ def test_an_agent_plays_one_match_per_connection(acpc):
     assert plan_tournament("holdem", specs).lifetime == "match"
     with pytest.raises(UsageError, match="plays one match per connection"):
         plan_tournament("holdem", specs, lifetime="tournament")
+
+
+AGENT = ROOT / "tests" / "bots" / "acpc_agent.py"
+
+
+def test_an_agents_match_is_the_same_native_or_not():
+    """Same seed, same match: every message to each seat and every reply,
+    seat by seat (the trace, in the game's own lines; the seats' start-up
+    replies come in whatever order they come), with the compiled dialogue
+    and the Python one, three seats of which two are agents behind their
+    codecs."""
+    import trio
+
+    from arena import BotSpec, MatchSettings, load_game, open_host, run_match
+
+    holdem = load_game("holdem")
+    specs = [BotSpec.parse(f"acpc:{PY} {AGENT}"), BotSpec.parse(NATIVE), BotSpec.parse(f"acpc:{PY} {AGENT}")]
+    params = holdem.Params(hands=40, stack=2000, small_blind=10, big_blind=20)
+    runs = []
+    for native in (True, False):
+        lines: dict[int, list[tuple[str, str]]] = {0: [], 1: [], 2: []}
+        with open_host("none") as host:
+            result = trio.run(lambda: run_match(holdem, specs, params, 9, MatchSettings(
+                native=native, host=host, timeout=10, trace=lambda s, d, t: lines[s].append((d, t)))))
+        assert result.completed and not result.faults, result.faults
+        assert (result.native_messages > 0) is native  # the compiled dialogue spoke through the codecs
+        runs.append((lines, [s.payoff for s in result.seats]))
+    assert runs[0] == runs[1]
+    assert sum(t.count('"type":"act"') for d, t in runs[0][0][0] if d == "->") > 20  # the agents were asked
