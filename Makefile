@@ -53,6 +53,13 @@ system-deps:
 EDITABLE := -e '.[test,cluster]' -e examples/pennies
 UV := $(VENV)/bin/uv pip install -q --python $(PY) --compile-bytecode
 $(VENV)/.installed: pyproject.toml examples/pennies/pyproject.toml Makefile
+	@# A venv made by another interpreter (an older checkout's choice) is made again:
+	@# venv cannot turn one into the other, and its ensurepip fails half-way.
+	@if [ -e $(VENV)/bin/python3 ] && [ "$$(readlink -f $(VENV)/bin/python3)" != \
+	     "$$($(PYTHON) -c 'import os, sys; print(os.path.realpath(sys.executable))')" ]; then \
+	  echo "$(VENV) was made with $$(readlink -f $(VENV)/bin/python3): making it again with $(PYTHON)"; \
+	  rm -rf $(VENV); \
+	fi
 	$(PYTHON) -m venv $(VENV)
 	@if $(PY) -m pip install -q uv \
 	   && { $(UV) -C editable_mode=compat $(EDITABLE) || $(UV) $(EDITABLE); } \
