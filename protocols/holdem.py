@@ -40,6 +40,7 @@ from games.holdem import (
     Pot,
     card_names,
     describe,
+    load_evaluator,
 )
 
 from ._builtin import BuiltinGame
@@ -237,6 +238,7 @@ class HoldemDealer:
     """Runs one match: ``hands`` cash hands or ``tournaments`` freezeouts."""
 
     def __init__(self, params: HoldemParams, rng: random.Random, names: list[str], match_index: int = 0) -> None:
+        load_evaluator()  # before the match's first message, not at its first showdown
         self.params = params
         self.rng = rng
         self.names = list(names)

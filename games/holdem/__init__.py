@@ -77,7 +77,7 @@ protocol is ``protocols.holdem`` and docs/protocols/holdem.md.
 
 from __future__ import annotations
 
-from ._cards import NAMES, RANKS, SUITS, card_names, describe, evaluate, parse_cards
+from ._cards import NAMES, RANKS, SUITS, card_names, describe, evaluate, load_evaluator, parse_cards
 from ._params import HoldemParams
 from ._rules import ACTIONS, ALLIN, CALL, FOLD, OVER, PREFLOP, RAISE, STREETS, HoldemHand, Legal, Pot
 from ._tournament import Freezeout
@@ -102,5 +102,6 @@ __all__ = [
     "card_names",
     "describe",
     "evaluate",
+    "load_evaluator",
     "parse_cards",
 ]

@@ -17,11 +17,19 @@ DECK_SIZE = 52
 #: card number -> name ("Ah"), and back
 NAMES = [RANKS[c >> 2] + SUITS[c & 3] for c in range(DECK_SIZE)]
 NUMBERS = {name: c for c, name in enumerate(NAMES)}
-#: eval7's cards by our number, and eval7.evaluate: loaded at the first
-#: showdown, since importing eval7 (and the pyparsing its range parser uses)
-#: costs every ``arena`` command ~50 ms
+#: eval7's cards by our number, and eval7.evaluate: loaded by ``load_evaluator``
+#: (a hold'em match does it as it is set up) or at the first showdown, not at
+#: import, since importing eval7 (and the pyparsing its range parser uses)
+#: costs 50 to 100 ms, which every ``arena`` command would pay
 _EVAL7: list = []
 _evaluate = None
+
+
+def load_evaluator() -> None:
+    """Import the hand evaluator now (once), rather than at the first showdown:
+    a match that loads it there stalls for the import between two messages."""
+    if _evaluate is None:
+        _load_eval7()
 
 
 def _load_eval7():
