@@ -40,7 +40,26 @@ enum { K_TYPE, K_HAND, K_BUTTON, K_IN_HAND, K_BETS, K_CARDS, K_BOARD, K_SEAT, K_
 static const char *const KEYS[NKEYS] = {"type", "hand", "button", "in_hand", "bets", "cards", "board", "seat",
                                         "amount", "action", "to_call", "shown"};
 
-static const unsigned char KEYLEN[NKEYS] = {4, 4, 6, 7, 4, 5, 5, 4, 6, 6, 7, 5};
+/* Which of KEYS the key k (klen bytes) is, or -1: by its length and a
+ * letter, then compared (a loop over the twelve was the codec's hot spot). */
+static int key_index(const char *k, size_t klen) {
+    int i = -1;
+    switch (klen) {
+    case 4:
+        i = k[0] == 't' ? K_TYPE : k[0] == 'h' ? K_HAND : k[0] == 'b' ? K_BETS : k[0] == 's' ? K_SEAT : -1;
+        break;
+    case 5:
+        i = k[0] == 'c' ? K_CARDS : k[0] == 'b' ? K_BOARD : k[0] == 's' ? K_SHOWN : -1;
+        break;
+    case 6:
+        i = k[0] == 'b' ? K_BUTTON : k[0] == 'a' ? (k[1] == 'm' ? K_AMOUNT : K_ACTION) : -1;
+        break;
+    case 7:
+        i = k[0] == 'i' ? K_IN_HAND : k[0] == 't' ? K_TO_CALL : -1;
+        break;
+    }
+    return i >= 0 && memcmp(KEYS[i], k, klen) == 0 ? i : -1;
+}
 
 /* The keys each message type needs (the codec ignores the rest). */
 #define BIT(k) (1u << (k))
@@ -82,14 +101,13 @@ static void fields(const char *obj, Fields *f) {
         if (*p != ':')
             return;
         p = ws(p + 1);
-        for (int i = 0; i < NKEYS; i++)
-            if (KEYLEN[i] == klen && k[0] == KEYS[i][0] && !(found & BIT(i)) && memcmp(KEYS[i], k, klen) == 0) {
-                f->v[i] = p;
-                found |= BIT(i);
-                if (i == K_TYPE)
-                    want = BIT(K_TYPE) | needed(p);
-                break;
-            }
+        int i = key_index(k, klen);
+        if (i >= 0 && !(found & BIT(i))) {
+            f->v[i] = p;
+            found |= BIT(i);
+            if (i == K_TYPE)
+                want = BIT(K_TYPE) | needed(p);
+        }
         if ((found & want) == want)
             return;
         p = skip(p);
