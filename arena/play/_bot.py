@@ -130,7 +130,8 @@ class BotProcess:
         #: the seat's codec once the arena speaks to the agent itself (else None)
         self.codec: Any = None
         self._agent: socket.socket | None = None
-        self._relay_pipes: tuple[int | None, int] | None = None  # the relay's stdin and stdout, kept to close
+        self._relay_in: int | None = None  # the relay's stdin and stdout once the agent's socket is ours
+        self._relay_out: int | None = None
 
     def set_trace(self, trace: Trace | None) -> None:
         self._trace = trace
@@ -287,14 +288,9 @@ class BotProcess:
         lines = self._lines
         if len(lines):
             return None
-        try:
-            data = os.read(self._rfd, 65536)  # larger reads cost an mmap each
-        except BlockingIOError:
+        data = self._read()
+        if data is None:
             return None
-        except OSError:
-            if self.codec is None:
-                raise
-            data = b""  # the agent's connection failed (reset, ...): as a hang-up
         if not data:
             self._eof = True
             return None
@@ -302,11 +298,28 @@ class BotProcess:
         if end != len(data) - 1 or end > lines.max_line:
             self._feed(data)  # several lines, or part of one
             return None
-        line = self._decode(data[:-1] if self.codec is None else self.codec.reply(data[:-1]))
-        if self._hand_over is not None:
-            self._adopt()
+        line = self._take(data[:-1])
         if self._trace is not None:
             self._trace(self.seat, "<-", line)
+        return line
+
+    def _read(self) -> bytes | None:
+        """What the bot's stdout has now (b"": end of file), or None: nothing yet."""
+        try:
+            return os.read(self._rfd, 65536)  # larger reads cost an mmap each
+        except BlockingIOError:
+            return None
+        except OSError:
+            if self.codec is None:
+                raise
+            return b""  # the agent's connection failed (reset, ...): as a hang-up
+
+    def _take(self, raw: bytes) -> str:
+        """A whole line received (without its newline) as the reply it is; the
+        first line of an ACPC agent's relay is where the agent's socket is taken."""
+        line = self._decode(raw if self.codec is None else self.codec.reply(raw))
+        if self._hand_over is not None:
+            self._adopt()
         return line
 
     def _feed(self, data: bytes) -> None:
@@ -332,22 +345,15 @@ class BotProcess:
                 exc.seat = self.seat
                 raise
             if raw is not None:
-                line = self._decode(raw if self.codec is None else self.codec.reply(raw))
-                if self._hand_over is not None:
-                    self._adopt()
+                line = self._take(raw)
                 if self._trace is not None:
                     self._trace(self.seat, "<-", line)
                 return line, False
             if self._eof:
                 return None, True
-            try:
-                data = os.read(self._rfd, 65536)
-            except BlockingIOError:
+            data = self._read()
+            if data is None:
                 return None, False
-            except OSError:
-                if self.codec is None:
-                    raise
-                data = b""  # the agent's connection failed (reset, ...): as a hang-up
             if not data:
                 self._eof = True
                 return None, True
@@ -499,10 +505,9 @@ class BotProcess:
                     self._agent.shutdown(socket.SHUT_WR)
                 except OSError:
                     pass
-                relay_in = self._relay_pipes[0] if self._relay_pipes else None
-                if relay_in is not None:
-                    os.close(relay_in)
-                    self._relay_pipes = (None, self._relay_pipes[1])  # type: ignore[index]
+                if self._relay_in is not None:
+                    os.close(self._relay_in)
+                    self._relay_in = None
             else:
                 os.close(self._wfd)
             self._wfd = None
@@ -520,9 +525,9 @@ class BotProcess:
         self.close_stdin()
         if self._agent is not None:
             self._agent.close()
-            if self._relay_pipes is not None:
-                os.close(self._relay_pipes[1])
-                self._relay_pipes = None
+            if self._relay_out is not None:
+                os.close(self._relay_out)
+                self._relay_out = None
         else:
             try:
                 os.close(self._rfd)
@@ -569,7 +574,7 @@ class BotProcess:
         agent.setblocking(False)
         self.codec = self._codec_class(self.seat)
         self._agent = agent
-        self._relay_pipes = (self._wfd, self._rfd)
+        self._relay_in, self._relay_out = self._wfd, self._rfd
         self._poll.unregister(self._rfd)
         if self._wfd is not None:
             self._stdin_poll.unregister(self._wfd)

@@ -313,6 +313,7 @@ typedef struct {
     Buf pending; /* states it need not answer, sent with the next one it must */
     Buf unsent;  /* bytes for the agent its socket did not take yet */
     Buf line;    /* one response, NUL-terminated */
+    Buf reply;   /* the reply for it */
 } Codec;
 
 /* One holdem message (NUL-terminated) of the seat. */
@@ -395,18 +396,22 @@ static int codec_send(ArenaCodec *head, int fd, const char *msg, int len) {
     return 0;
 }
 
-/* The reply for one response line (without its newline) in ``out``, cut at ``cap``: its length. */
-static int codec_decode(ArenaCodec *head, const char *line, int len, char *out, int cap) {
-    Codec *c = (Codec *)head;
+/* The reply for one response line (its trailing CRs and LFs cut), in c->reply. */
+static const Buf *reply_to(Codec *c, const char *line, size_t len) {
     while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == '\n'))
         len--;
     clear(&c->line);
-    add(&c->line, line, (size_t)len);
-    Buf reply = {0};
-    he_reply(&c->h, c->line.p, c->line.n, &reply);
-    int n = (int)reply.n < cap ? (int)reply.n : cap;
-    memcpy(out, reply.p, (size_t)n);
-    free(reply.p);
+    add(&c->line, line, len);
+    clear(&c->reply);
+    he_reply(&c->h, c->line.p, c->line.n, &c->reply);
+    return &c->reply;
+}
+
+/* The reply for one response line in ``out``, cut at ``cap``: its length. */
+static int codec_decode(ArenaCodec *head, const char *line, int len, char *out, int cap) {
+    const Buf *reply = reply_to((Codec *)head, line, (size_t)len);
+    int n = (int)reply->n < cap ? (int)reply->n : cap;
+    memcpy(out, reply->p, (size_t)n);
     return n;
 }
 
@@ -430,7 +435,7 @@ static PyObject *codec_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
 }
 
 static void codec_dealloc(Codec *c) {
-    Buf *bufs[] = {&c->h.betting, &c->h.boards, &c->h.sent, &c->partial, &c->pending, &c->unsent, &c->line};
+    Buf *bufs[] = {&c->h.betting, &c->h.boards, &c->h.sent, &c->partial, &c->pending, &c->unsent, &c->line, &c->reply};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         free(bufs[i]->p);
     Py_TYPE(c)->tp_free((PyObject *)c);
@@ -461,18 +466,9 @@ static PyObject *py_reply(Codec *c, PyObject *arg) {
     Py_buffer b;
     if (PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE) < 0)
         return NULL;
-    const char *line = b.buf;
-    size_t len = (size_t)b.len;
-    while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == '\n'))
-        len--;
-    clear(&c->line);
-    add(&c->line, line, len);
+    const Buf *reply = reply_to(c, b.buf, (size_t)b.len);
     PyBuffer_Release(&b);
-    Buf reply = {0};
-    he_reply(&c->h, c->line.p, c->line.n, &reply);
-    PyObject *out = PyBytes_FromStringAndSize(reply.p, (Py_ssize_t)reply.n);
-    free(reply.p);
-    return out;
+    return PyBytes_FromStringAndSize(reply->p, (Py_ssize_t)reply->n);
 }
 
 static PyObject *py_state(Codec *c, void *closure) {
