@@ -144,6 +144,13 @@ def processes_with(tag: str) -> list[tuple[int, str]]:
     return found
 
 
+def assert_completed(result) -> None:
+    """Fail with every fault of an unfinished match in full (pytest shortens a
+    long assertion message, and the tail of a fault is the useful part)."""
+    if not result.completed:
+        pytest.fail("the match did not complete:\n" + "\n".join(f.describe() for f in result.faults), pytrace=False)
+
+
 @pytest.fixture
 def tag() -> str:
     """A unique marker to put on every process a test starts."""

@@ -111,7 +111,10 @@ def read_key(name):
 def slot_files(first):
     """Four standard-library files both seats see, chosen by TAG."""
     lib = os.path.dirname(os.__file__)
-    names = sorted(n for n in os.listdir(lib) if n.endswith(".py"))
+    # Regular files only: Debian's sitecustomize.py is a link into /etc, which
+    # the sandbox does not show (a seat that picked it crashed on opening it).
+    names = sorted(n for n in os.listdir(lib) if n.endswith(".py") and not os.path.islink(os.path.join(lib, n))
+                   and os.path.isfile(os.path.join(lib, n)))
     k = int(TAG[-6:], 16) % (len(names) - 8) + first
     return [os.path.join(lib, n) for n in names[k:k + 4]]
 

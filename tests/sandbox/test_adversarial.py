@@ -22,7 +22,7 @@ from arena.play._host import open_host
 from arena.sandbox import SandboxPolicy, probe
 from arena import load_game
 
-from ..conftest import PY, ROOT, processes_with
+from ..conftest import PY, ROOT, assert_completed, processes_with
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -128,7 +128,7 @@ def test_attack_is_contained(attack, level, tag, tmp_path):
     if attack == "alloc-2g" and not probe().cgroups.usable:
         kind = None  # no cgroup to kill it: its allocation fails (RLIMIT_DATA) and it plays on
     if kind is None:
-        assert result.completed, [f.describe() for f in result.faults]
+        assert_completed(result)
     else:
         assert not result.completed
         (fault,) = result.faults
@@ -201,7 +201,7 @@ def test_60_runs_do_not_leak_fds_or_memory(tag, tmp_path):
         fds, rss = _fd_count(), _rss_kb()
         for seats in plan:
             result = _play(host, seats, tmp_path / "logs", hands=2)
-            assert result.completed, [f.describe() for f in result.faults]
+            assert_completed(result)
         gc.collect()
         assert _fd_count() <= fds
         assert _rss_kb() - rss < 8 * 1024, (rss, _rss_kb())

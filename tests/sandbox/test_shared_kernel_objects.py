@@ -26,7 +26,7 @@ from arena.play._host import open_host
 from arena.play._match import MatchSettings, run_match
 from arena.sandbox import probe
 
-from ..conftest import PY, TEST_BOTS
+from ..conftest import PY, TEST_BOTS, assert_completed
 
 # real sandboxed processes: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -63,7 +63,7 @@ def _match(host, roles: list[str], tag: str, log_dir: Path, hands: int):
     specs = [BotSpec.parse(f"{PY} {BOT} {role} {tag}") for role in roles]
     settings = MatchSettings(host=host, log_dir=log_dir, grace=0.5, timeout=10.0)
     result = trio.run(run_match, KUHN3, specs, KUHN3.Params(hands=hands), 5, settings)
-    assert result.completed, [f.describe() for f in result.faults]
+    assert_completed(result)
     return [(log_dir / f"seat{s}.stderr.log").read_text(errors="replace").splitlines() for s in range(3)]
 
 

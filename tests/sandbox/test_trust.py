@@ -26,7 +26,7 @@ from arena.play._match import MatchSettings, run_match, run_series
 from arena.sandbox import probe
 from arena import load_game
 
-from ..conftest import PY, ROOT, TEST_BOTS, clean_env, processes_with, run_in_process
+from ..conftest import PY, ROOT, TEST_BOTS, assert_completed, clean_env, processes_with, run_in_process
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -84,7 +84,7 @@ def test_seats_share_no_place_and_no_socket(level, tag, tmp_path):
     with open_host(_level(level), warn=lambda t: None) as host:
         specs = [_attacker("plant", tag), _attacker("harvest", tag), _attacker("none", tag)]
         result = _kuhn3(host, specs, tmp_path, hands=3)
-    assert result.completed, [f.describe() for f in result.faults]
+    assert_completed(result)
     planted = _report(tmp_path, 0, "plant")
     assert "/tmp" in planted and "/dev/shm" in planted and "socket" in planted  # its own, private ones
     assert _report(tmp_path, 1, "harvest") == "FAILED nothing"
@@ -161,7 +161,7 @@ def test_a_bots_files_cannot_widen_its_view(level, tag, tmp_path):
                  BotSpec.parse(f"{PY} {in_bin} read-list at:{targets} {tag}"),
                  BotSpec.parse(f"{PY} {MISBEHAVE} stderr_flood {tag}")]
         result = _kuhn3(host, specs, logs)
-        assert result.completed, [f.describe() for f in result.faults]
+        assert_completed(result)
         for seat in (0, 1):
             text = (logs / f"seat{seat}.stderr.log").read_text()
             reads = [ln for ln in text.splitlines() if ln.startswith("ATTACK-RESULT read-list")]
@@ -188,7 +188,7 @@ def test_a_bot_in_a_private_folder_runs(level, tag):
         bot = BotSpec.parse(f"{PY} {private / 'misbehave.py'} none {tag}")
         with open_host(_level(level), warn=lambda t: None) as host:
             result = _kuhn3(host, [bot, bot, bot], private / "logs")
-        assert result.completed, [f.describe() for f in result.faults]
+        assert_completed(result)
     finally:
         shutil.rmtree(private, ignore_errors=True)
     assert _gone(tag) == []
