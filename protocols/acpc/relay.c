@@ -39,6 +39,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -261,10 +262,17 @@ static void connect_agent(Agent *a, char **argv, int argc, double timeout, const
         if (null >= 0)
             dup2(null, 0);
         dup2(2, 1);
-        /* Nothing else of the relay's is the agent's (as Python's Popen closes them). */
-        long most = sysconf(_SC_OPEN_MAX);
-        for (int fd = 3; fd < (most > 0 && most < 65536 ? most : 65536); fd++)
-            close(fd);
+        /* Nothing else of the relay's is the agent's (as Python's Popen closes
+         * them): in one call where the kernel has it, for a loop to the
+         * descriptor limit was twenty thousand calls at each start. */
+#ifdef SYS_close_range
+        if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
+#endif
+        {
+            long most = sysconf(_SC_OPEN_MAX);
+            for (int fd = 3; fd < (most > 0 && most < 65536 ? most : 65536); fd++)
+                close(fd);
+        }
         signal(SIGPIPE, SIG_DFL);
         execvp(command[0], command);
         dprintf(2, "ACPC relay: cannot run %s: %s\n", command[0], strerror(errno));
