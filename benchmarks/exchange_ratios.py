@@ -18,7 +18,8 @@ from random.Random(seed) in the arena's order, so today the very same hands
 are dealt (equal exchange counts); should the arena's draws change, only the
 cards would differ and exchanges per hand would still agree within noise.
 Exchanges per hand are printed for both sides as the check that they do the
-same work. Each side runs RUNS times, interleaved; the medians are compared.
+same work. Each side runs RUNS times, interleaved; a ratio is the median of
+the runs' own ratios (benchmarks/_paired.py), the ratio of the medians beside it.
 
 Beside (a) it prints, as a reference and not a target, the minimal dealer's
 own cost per exchange over the floor: the same bots driven by a dealer that
@@ -40,6 +41,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchmarks._paired import paired
 from benchmarks.kuhn3_throughput import (
     C_BOT,
     CORE,
@@ -104,21 +106,31 @@ def measure() -> dict:
               f" minimal {sample['k_min']:>7,.0f} hands/s | vonneumann arena {sample['v_arena']:>7,.0f}"
               f" minimal {sample['v_min']:>7,.0f} games/s", flush=True)
     m = {key: statistics.median(values) for key, values in runs.items()}
+
+    def ratios(r: dict[str, float]) -> dict[str, float]:
+        floor_us = 1e6 / r["floor"]
+        return {"kuhn3_over_floor": 1e6 / (r["k_arena"] * r["k_arena_x"]) / floor_us,
+                "minimal_over_floor": 1e6 / (r["k_min"] * r["k_min_x"]) / floor_us,
+                "kuhn3_over_minimal": r["k_arena"] / r["k_min"], "vonneumann_over_minimal": r["v_arena"] / r["v_min"]}
+
+    by_run, per_run, of_medians = paired(runs, ratios)
     floor_us = 1e6 / m["floor"]
-    arena_us = 1e6 / (m["k_arena"] * m["k_arena_x"])
-    minimal_us = 1e6 / (m["k_min"] * m["k_min_x"])
     return {
         "settings": {"runs": RUNS, "core": CORE, "kuhn3_hands": HANDS, "vonneumann_sessions": VN_SESSIONS},
         "floor_round_trips_per_s": m["floor"],
         "floor_us_per_exchange": floor_us,
-        "kuhn3": {"arena_us_per_exchange": arena_us, "arena_over_floor": arena_us / floor_us,
-                  "minimal_us_per_exchange": minimal_us, "minimal_over_floor": minimal_us / floor_us,
+        "kuhn3": {"arena_us_per_exchange": 1e6 / (m["k_arena"] * m["k_arena_x"]),
+                  "arena_over_floor": by_run["kuhn3_over_floor"],
+                  "minimal_us_per_exchange": 1e6 / (m["k_min"] * m["k_min_x"]),
+                  "minimal_over_floor": by_run["minimal_over_floor"],
                   "arena_hands_per_s": m["k_arena"], "minimal_hands_per_s": m["k_min"],
                   "arena_exchanges_per_hand": m["k_arena_x"], "minimal_exchanges_per_hand": m["k_min_x"],
-                  "arena_over_minimal": m["k_arena"] / m["k_min"]},
+                  "arena_over_minimal": by_run["kuhn3_over_minimal"]},
         "vonneumann": {"arena_hands_per_s": m["v_arena"], "minimal_hands_per_s": m["v_min"],
                        "arena_exchanges_per_hand": m["v_arena_x"], "minimal_exchanges_per_hand": m["v_min_x"],
-                       "arena_over_minimal": m["v_arena"] / m["v_min"]},
+                       "arena_over_minimal": by_run["vonneumann_over_minimal"]},
+        "per_run": per_run,
+        "of_medians": of_medians,
     }
 
 
@@ -146,10 +158,12 @@ ROWS = [  # (label, path in the figures, format)
     ("vonneumann  minimal exchanges/game", "vonneumann.minimal_exchanges_per_hand", "{:.3f}"),
 ]
 
-VERDICTS = [  # (label, path, target, True when the target is a ceiling)
-    ("(a) kuhn3 arena / floor, cost per exchange", "kuhn3.arena_over_floor", FLOOR_TARGET, True),
-    ("(b) kuhn3 arena / minimal dealer, hands/s", "kuhn3.arena_over_minimal", MINIMAL_TARGET, False),
-    ("(c) vonneumann arena / minimal dealer, games/s", "vonneumann.arena_over_minimal", MINIMAL_TARGET, False),
+VERDICTS = [  # (label, path, target, True when the target is a ceiling, the key of its runs' ratios)
+    ("(a) kuhn3 arena / floor, cost per exchange", "kuhn3.arena_over_floor", FLOOR_TARGET, True, "kuhn3_over_floor"),
+    ("(b) kuhn3 arena / minimal dealer, hands/s", "kuhn3.arena_over_minimal", MINIMAL_TARGET, False,
+     "kuhn3_over_minimal"),
+    ("(c) vonneumann arena / minimal dealer, games/s", "vonneumann.arena_over_minimal", MINIMAL_TARGET, False,
+     "vonneumann_over_minimal"),
 ]
 
 
@@ -163,12 +177,13 @@ def report(now: dict, before: dict | None) -> None:
     for label, path, fmt in ROWS:
         print(f"{label:<{width}}  {cell(before, path, fmt) if before else '':>10}  {cell(now, path, fmt):>10}")
     vwidth = max(len(v[0]) for v in VERDICTS)
-    for label, path, target, ceiling in VERDICTS:
+    for label, path, target, ceiling, key in VERDICTS:
         value = _get(now, path)
         met = value <= target if ceiling else value >= target
         was = f"before {cell(before, path, '{:.2f}x')}, " if before else ""
+        runs = ", ".join(f"{r[key]:.2f}" for r in now["per_run"])
         print(f"ratio  {label:<{vwidth}} : {value:.2f}x ({was}target {'<=' if ceiling else '>='} {target}x: "
-              f"{'met' if met else 'NOT met'})")
+              f"{'met' if met else 'NOT met'}; runs {runs}; ratio of the medians {now['of_medians'][key]:.2f}x)")
     # Not a target: what the rule bots' own work and a dealer that checks nothing leave of (a).
     reach = _get(now, "kuhn3.minimal_over_floor")
     if reach is not None:

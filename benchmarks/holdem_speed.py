@@ -43,6 +43,7 @@ import statistics
 import subprocess
 import sys
 
+from benchmarks._paired import paired
 from benchmarks.acpc_speed import build as build_acpc
 from benchmarks.acpc_speed import dealer_run
 from benchmarks.exchange_ratios import VN_BOTS, arena_vonneumann, minimal_run
@@ -146,11 +147,7 @@ def measure() -> dict:
                 "six_over_kuhn3": six_us / kuhn3_us, "vn_over_minimal": r["vn"] / r["vn_min"],
                 "kuhn3_over_minimal": r["kuhn3"] / r["kuhn3_min"]}
 
-    # A ratio is the median of the runs' own ratios: the two sides of a run are seconds
-    # apart, while the VM's speed drifts by a third over the minutes of the runs, so a
-    # ratio of the two sides' medians can pair a quick run's figure with a slow one's.
-    per_run = [ratios({k: v[i] for k, v in runs.items()}) for i in range(RUNS)]
-    paired = {k: statistics.median(r[k] for r in per_run) for k in per_run[0]}
+    by_run, per_run, of_medians = paired(runs, ratios)
     return {
         "settings": {"runs": RUNS, "core": CORE, "json_hands": JSON_HANDS, "agent_hands": AGENT_HANDS,
                      "six_hands": SIX_HANDS, "kuhn3_hands": HANDS},
@@ -158,8 +155,8 @@ def measure() -> dict:
         "six_us_per_message": 1e6 / (m["six"] * m["six_x"]),
         "kuhn3_us_per_message": 1e6 / (m["kuhn3"] * m["kuhn3_x"]),
         "per_run": per_run,
-        "of_medians": ratios(m),
-        **paired,
+        "of_medians": of_medians,
+        **by_run,
         "vn_cpu_over_minimal": m["vn_min_cpu"] / m["vn_cpu"],
     }
 
