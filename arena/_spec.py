@@ -106,6 +106,20 @@ class BotSpec:
         return cls(command=command, argv=tuple(argv), name=name or command)
 
 
+#: The prefixes that put one of the arena's relays before a bot written for another referee.
+RELAY_PREFIXES = ("acpc:", "higc:")
+
+
+def behind_relay(spec: BotSpec) -> tuple[str, BotSpec]:
+    """``(prefix, the bot behind the relay)`` for ``acpc:CMD`` and ``higc:CMD``;
+    ``("", spec)`` for any other bot. The bot behind is what is the author's
+    (a cluster ships it); each machine puts its own relay before it."""
+    for prefix in RELAY_PREFIXES:
+        if spec.command.startswith(prefix):
+            return prefix, BotSpec.parse(spec.command[len(prefix):], name=spec.name)
+    return "", spec
+
+
 def for_person(spec: BotSpec, game: str, seat: int, params_json: str, tty: str) -> BotSpec:
     """A person's seat made runnable: the program that plays it on ``tty``."""
     argv = (sys.executable, "-m", "arena.play._person", game, str(seat), params_json, tty)

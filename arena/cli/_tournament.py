@@ -22,7 +22,8 @@ from ..results._standings import Disqualification
 from ..results._store import open_store
 from .._text import inert
 from ..tournament._run import BROKEN_START, MatchRecord, Outcome, Pairing, Progress, run_tournament
-from ..tournament._plan import RESTORED, check_cluster, create_tournament, load_tournament, plan_tournament
+from ..tournament._plan import (RESTORED, check_cluster, create_tournament, default_lifetime, load_tournament,
+                                plan_tournament)
 
 EXIT_OK, EXIT_FAULT, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -100,8 +101,8 @@ def tournament_cmd(
         certs = certs_folder(certs) if cluster else None
         check_cluster(cluster, given.get("lifetime", "match"), reach=True, certs=certs)  # before the database is touched
         if resume is None and cluster is not None and game is not None and "lifetime" not in given:
-            check_cluster(cluster, "match" if given.get("duplicate") else load_plugin(game).default_lifetime,
-                          certs=certs)
+            check_cluster(cluster, default_lifetime(load_plugin(game), entrant_specs(bots),
+                                                    duplicate=bool(given.get("duplicate"))), certs=certs)
         if resume is not None:
             config, plugin, store, tid = _resume(resume, db, game, bots, given, accept_changed_bots, jobs)
         else:

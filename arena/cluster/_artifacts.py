@@ -32,7 +32,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._spec import BotSpec, bot_environment
+from .._spec import BotSpec, behind_relay, bot_environment
 from .._checks import UsageError
 from ..sandbox._view import bot_files
 
@@ -53,9 +53,13 @@ class ShippedBot:
     name: str
     sha256: str | None  # None: nothing of its own to ship (an installed command)
     words: tuple[tuple[str, str], ...]  # ("word", text) as written, or ("path", path inside the tree)
+    #: "acpc:" or "higc:" for a bot behind one of the arena's relays: the words
+    #: are the bot's own command, and the worker puts its own relay before it
+    relay: str = ""
 
     def to_json(self) -> dict:
-        return {"name": self.name, "sha256": self.sha256, "words": [list(w) for w in self.words]}
+        return {"name": self.name, "sha256": self.sha256, "words": [list(w) for w in self.words],
+                "relay": self.relay}
 
     @staticmethod
     def command(data: dict, root: Path | None) -> str:
@@ -67,7 +71,7 @@ class ShippedBot:
                 out.append(str(root / TREE / text))
             else:
                 out.append(text)
-        return shlex.join(out)
+        return data.get("relay", "") + shlex.join(out)
 
 
 def _files_of(spec: BotSpec) -> list[tuple[str, bool]]:
@@ -75,10 +79,14 @@ def _files_of(spec: BotSpec) -> list[tuple[str, bool]]:
 
 
 def pack_bot(spec: BotSpec) -> tuple[ShippedBot, bytes | None]:
-    """The bot's artifact (or None for an installed command) and its command template."""
+    """The bot's artifact (or None for an installed command) and its command template.
+
+    Of a bot behind a relay (``acpc:CMD``), the bot itself: the relay is a
+    program of the coordinator's arena, at a path of its own machine."""
+    relay, spec = behind_relay(spec)
     files = _files_of(spec)
     if not files:
-        return ShippedBot(spec.name, None, tuple(("word", w) for w in spec.argv)), None
+        return ShippedBot(spec.name, None, tuple(("word", w) for w in spec.argv), relay), None
     base = os.path.commonpath([os.path.dirname(p) for p, _ in files])
     words: list[tuple[str, str]] = []
     for i, word in enumerate(spec.argv):
@@ -87,13 +95,13 @@ def pack_bot(spec: BotSpec) -> tuple[ShippedBot, bytes | None]:
         inside = next((p for p, _ in files if full is not None and (full == p or full.startswith(p + "/"))), None)
         words.append(("path", os.path.relpath(full, base)) if inside else ("word", word))
     data = _tar(_entries(spec.name, files, base))
-    return ShippedBot(spec.name, hashlib.sha256(data).hexdigest(), tuple(words)), data
+    return ShippedBot(spec.name, hashlib.sha256(data).hexdigest(), tuple(words), relay), data
 
 
 def check_shippable(spec: BotSpec) -> None:
     """Raise UsageError, before anything is stored, for a bot a cluster cannot be sent:
     a link out of its files, a device or fifo, more than ARTIFACT_MAX bytes."""
-    files = _files_of(spec)
+    files = _files_of(behind_relay(spec)[1])
     if files:
         _entries(spec.name, files, os.path.commonpath([os.path.dirname(p) for p, _ in files]))
 

@@ -11,6 +11,8 @@ from pathlib import Path
 import socket
 from typing import Any
 
+from protocols import GamePlugin
+
 from .._checks import UsageError, check_range, game_params
 from .._games import load_game
 from .._plan import check_acpc, check_lifetime, check_limits, check_seed, load_plugin
@@ -70,6 +72,14 @@ def create_tournament(store: Store, config: TournamentConfig) -> int:
     return tid
 
 
+def default_lifetime(plugin: GamePlugin, bots: list[BotSpec], *, duplicate: bool) -> str:
+    """A tournament's lifetime when none is given: the game's, but one match
+    per process with --duplicate (a process that played one seating of a deal
+    would know the cards of the next) or with an ACPC agent (it plays one
+    match per connection)."""
+    return "match" if duplicate or any(b.loopback for b in bots) else plugin.default_lifetime
+
+
 def plan_tournament(
     game: str, bots: list[BotSpec], *, jobs: int = 1, cluster: str | None = None,
     params: dict[str, Any] | None = None, rounds: int | None = None, seats: int | None = None,
@@ -90,11 +100,8 @@ def plan_tournament(
     """
     plugin = load_plugin(game)
     params = game_params(plugin, dict(params or {}), keys=True)
-    # A process that played one seating of a duplicate deal would know the
-    # cards of the next: with --duplicate every bot process plays one match.
     duplicate = bool(duplicate)
-    # An ACPC agent plays one match per connection: with one, every process plays one match.
-    lifetime = lifetime or ("match" if duplicate or any(b.loopback for b in bots) else plugin.default_lifetime)
+    lifetime = lifetime or default_lifetime(plugin, bots, duplicate=duplicate)
     check_lifetime(plugin, lifetime, matches=2)  # a tournament is many matches
     if duplicate and lifetime == "tournament":
         raise UsageError("--duplicate plays each bot process for one match, so that no bot remembers a deal "

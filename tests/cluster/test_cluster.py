@@ -374,6 +374,30 @@ def test_workers_of_another_build_or_without_a_sandbox_are_passed_over_and_a_cha
     assert any("differs from artifact" in ln and "random_bot.py was changed" in ln for ln in healthy.lines(offset))
 
 
+def test_acpc_agents_are_shipped_without_the_relay_and_play_on_a_worker(cluster, acpc, tmp_path):
+    """The artifact is the agent's own; the worker puts its own relay before it
+    (the coordinator's is a path on its machine) and holds the agent's socket.
+    (Shipped with the coordinator's relay, each agent was faulted at its first
+    line: the relay, run as a plain bot, had no socket to hand over.)"""
+    healthy = cluster.healthy()
+    agent = f"acpc:{acpc['example_player']} {{gamedef}}"
+    shipped, _ = pack_bot(BotSpec.parse(agent))
+    assert shipped.relay == "acpc:" and [k for k, _ in shipped.words] == ["path", "word"], shipped
+    assert shipped.words[0][1].endswith("/example_player") and shipped.words[1][1] == "{gamedef}", shipped
+    call_bot = ROOT / "sample_bots" / "holdem" / "build" / "call_bot"
+    db = tmp_path / "t.db"
+    proc = subprocess.run(
+        [PY, "-m", "arena", "tournament", "holdem", f"a={agent}", f"b={agent}", f"call={call_bot}", "--seed", "4",
+         "-p", "hands=30", "--sandbox", "basic", "--db", str(db), *cluster.args(), "--json"],
+        capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    played = rows(db, "worker, faults, hands")
+    # one table of three, in each of its three seatings; every hand played, no fault
+    assert len(played) == 3 and {(w, f, h) for w, f, h in played} == {(healthy.name, "[]", 30)}, played
+    standings = {s["bot"]: s for s in json.loads(proc.stdout)["standings"]}
+    assert set(standings) == {"a", "b", "call"} and not any(s["faults"] for s in standings.values()), standings
+
+
 def test_the_league_plays_its_tournaments_on_the_cluster(cluster, tmp_path):
     db = tmp_path / "league.db"
     token = new_user(db, "ann")
