@@ -314,8 +314,9 @@ async def _drive(
     of which native code's).
 
     A fault ends the match (fail-fast: no outcome), unless the dialogue plays
-    on without the faulting seat (``seat_gone``, e.g. hold'em folds it out):
-    then the fault is recorded, the bot is stopped, and the match goes on.
+    on without the faulting seat (``seat_gone``, e.g. hold'em folds it out)
+    and no seat is an ACPC agent: then the fault is recorded, the bot is
+    stopped, and the match goes on.
     """
     # Native code takes finite deadlines only; a person's seat has none, and no need of speed.
     native = settings.native and not any(b.spec.person for b in bots)
@@ -327,7 +328,11 @@ async def _drive(
     sends: list[tuple[int, bytes]] = []
     expect: Any = None
     next_checkpoint = CHECKPOINT_EVERY
-    gone = getattr(dealer, "seat_gone", None)
+    # At a table with an ACPC agent a fault ends the match, as under the ACPC dealer:
+    # playing on would deal hands to fewer seats than the agent's game definition
+    # has, and fold the seat where ACPC has no fold (a free one), states an innocent
+    # agent cannot read.
+    gone = None if any(b.spec.loopback for b in bots) else getattr(dealer, "seat_gone", None)
     faults: list[PendingFault] = []
     try:
         while True:
@@ -349,6 +354,8 @@ async def _drive(
             if exchange.fault is not None:  # a reply the dialogue refused; it plays on without that seat
                 error = exchange.fault
                 faults.append((error.seat, error, error.expected, _hand(dealer)))
+                if gone is None:  # ... unless nobody may play on here
+                    return None, faults, exchanges, table.native_messages
                 table.leave(error.seat)
                 replies = []
                 continue

@@ -62,6 +62,25 @@ def test_kuhn3_mixing_acpc_agents_and_a_native_bot(acpc):
     assert result["completed"] and result["faults"] == [], result["faults"]
 
 
+MISBEHAVE = ROOT / "tests" / "bots" / "misbehave_holdem.py"
+
+
+@pytest.mark.parametrize("native", ["1", "0"])
+@pytest.mark.parametrize("mode", ["crash", "garbage", "leave@2"])
+def test_a_fault_at_a_table_with_agents_ends_the_match_and_names_only_its_seat(acpc, mode, native):
+    """Playing on would show the agents hands of fewer seats than their game
+    definition, and a free fold ACPC cannot write; the example_player read
+    such a state as an error and hung up, and was faulted for another seat's
+    fault. The match ends at the fault instead, as under the ACPC dealer."""
+    proc, result = arena(example(acpc), f"python3 {MISBEHAVE} {mode}", example(acpc), "--stack", "400",
+                         "--hands", "20", "--seed", "5", env={"ARENA_NATIVE": native})
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert [(f["seat"], f["kind"]) for f in result["faults"]] == [
+        (1, {"crash": "crashed", "garbage": "malformed_reply", "leave@2": "disconnected"}[mode])], result["faults"]
+    assert not result["completed"] and not result["played_on"]
+    assert result["hands"] == (2 if mode == "leave@2" else 0)
+
+
 def _fault(mode: str, *options: str, **env) -> dict:
     proc, result = arena(f"acpc:python3 {BAD} {mode}", NATIVE, "--hands", "3", "--seed", "1", *options, env=env)
     faults = result["faults"]
