@@ -68,75 +68,46 @@ typedef struct {
 } HL;
 
 /* Rendering: every message is JSON as orjson writes it (compact, keys in the
- * model's order), built with memcpy and a hand-rolled itoa: printf was a
- * tenth of the arena's time. Past `cap` only the length grows, so an
- * overlong message is found after rendering (-1: Python's). */
-typedef struct {
-    char *p;
-    int n, cap;
-} Buf;
-
-static inline void put_bytes(Buf *b, const char *s, int len) {
-    if (b->n + len <= b->cap)
-        memcpy(b->p + b->n, s, (size_t)len);
-    b->n += len;
-}
-
-#define PUT(b, lit) put_bytes(b, lit, (int)sizeof(lit) - 1)
-
-static inline void put_str(Buf *b, const char *s) { put_bytes(b, s, (int)strlen(s)); }
-
-static void put_ll(Buf *b, long long v) {
-    char tmp[24];
-    int i = (int)sizeof tmp;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do {
-        tmp[--i] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        tmp[--i] = '-';
-    put_bytes(b, tmp + i, (int)sizeof tmp - i);
-}
-
-static void put_cards(Buf *b, const int *cards, int n) {
+ * model's order), with the exchange core's Out helpers (-1 for an overlong
+ * message: Python's). */
+static void put_cards(Out *b, const int *cards, int n) {
     char c[6] = {'"', 0, 0, '"', ',', 0};
-    PUT(b, "[");
+    OUT(b, "[");
     for (int i = 0; i < n; i++) {
         c[1] = RANK[cards[i] >> 2];
         c[2] = SUIT[cards[i] & 3];
-        put_bytes(b, c, i + 1 < n ? 5 : 4);
+        out_bytes(b, c, i + 1 < n ? 5 : 4);
     }
-    PUT(b, "]");
+    OUT(b, "]");
 }
 
-static void put_lls(Buf *b, const long long *v, int n) {
-    PUT(b, "[");
+static void put_lls(Out *b, const long long *v, int n) {
+    OUT(b, "[");
     for (int i = 0; i < n; i++) {
         if (i)
-            PUT(b, ",");
-        put_ll(b, v[i]);
+            OUT(b, ",");
+        out_ll(b, v[i]);
     }
-    PUT(b, "]");
+    OUT(b, "]");
 }
 
 /* The button, the blinds' seats and the blinds: the same fields, in the same
  * order, in `act` and in `hand_start`. */
-static void put_positions(Buf *b, const Hand *h) {
-    PUT(b, ",\"button\":");
-    put_ll(b, h->button);
-    PUT(b, ",\"small_blind_seat\":");
-    put_ll(b, h->sb_seat);
-    PUT(b, ",\"big_blind_seat\":");
-    put_ll(b, h->bb_seat);
-    PUT(b, ",\"small_blind\":");
-    put_ll(b, h->small_blind);
-    PUT(b, ",\"big_blind\":");
-    put_ll(b, h->big_blind);
+static void put_positions(Out *b, const Hand *h) {
+    OUT(b, ",\"button\":");
+    out_ll(b, h->button);
+    OUT(b, ",\"small_blind_seat\":");
+    out_ll(b, h->sb_seat);
+    OUT(b, ",\"big_blind_seat\":");
+    out_ll(b, h->bb_seat);
+    OUT(b, ",\"small_blind\":");
+    out_ll(b, h->small_blind);
+    OUT(b, ",\"big_blind\":");
+    out_ll(b, h->big_blind);
 }
 
 /* Seats (at most MAXSEATS of them), written as put_lls writes numbers. */
-static void put_ints(Buf *b, const int *v, int n) {
+static void put_ints(Out *b, const int *v, int n) {
     long long w[MAXSEATS];
     for (int i = 0; i < n && i < MAXSEATS; i++)
         w[i] = v[i];
@@ -155,104 +126,104 @@ static int dealt_seats(Hand *h, int *seats) {
 /* The act request (HoldemDealer._ask), byte for byte as orjson writes it. */
 static int render_act(HL *x, int seat, char *out, int cap) {
     Hand *h = x->h;
-    Buf b = {out, 0, cap};
+    Out b = {out, 0, cap};
     long long stack = h->stack[seat], bet_s = h->bet[seat], to_call = h->max_bet - bet_s;
-    PUT(&b, "{\"type\":\"act\",\"hand\":");
-    put_ll(&b, x->st.hand);
-    PUT(&b, ",\"street\":\"");
-    put_str(&b, STREET_NAME[h->street]);
-    PUT(&b, "\",\"seat\":");
-    put_ll(&b, seat);
-    PUT(&b, ",\"cards\":");
+    OUT(&b, "{\"type\":\"act\",\"hand\":");
+    out_ll(&b, x->st.hand);
+    OUT(&b, ",\"street\":\"");
+    out_str(&b, STREET_NAME[h->street]);
+    OUT(&b, "\",\"seat\":");
+    out_ll(&b, seat);
+    OUT(&b, ",\"cards\":");
     put_cards(&b, h->hole[seat], 2);
-    PUT(&b, ",\"board\":");
+    OUT(&b, ",\"board\":");
     put_cards(&b, h->board, h->nboard);
-    PUT(&b, ",\"stacks\":");
+    OUT(&b, ",\"stacks\":");
     put_lls(&b, h->stack, h->n);
-    PUT(&b, ",\"bets\":");
+    OUT(&b, ",\"bets\":");
     put_lls(&b, h->bet, h->n);
-    PUT(&b, ",\"pot\":");
-    put_ll(&b, h->pot);
-    PUT(&b, ",\"to_call\":");
-    put_ll(&b, to_call);
+    OUT(&b, ",\"pot\":");
+    out_ll(&b, h->pot);
+    OUT(&b, ",\"to_call\":");
+    out_ll(&b, to_call);
     put_positions(&b, h);
-    PUT(&b, ",\"in_hand\":[");
+    OUT(&b, ",\"in_hand\":[");
     for (int s = 0, first = 1; s < h->n; s++)
         if (!h->folded[s] && index_in_order(h, s) >= 0) {
             if (!first)
-                PUT(&b, ",");
-            put_ll(&b, s);
+                OUT(&b, ",");
+            out_ll(&b, s);
             first = 0;
         }
-    PUT(&b, "],\"last_action\":{\"seat\":");
-    put_ll(&b, h->last_seat);
-    PUT(&b, ",\"action\":\"");
-    put_str(&b, ACTION[h->last_action]);
-    PUT(&b, "\",\"amount\":");
-    put_ll(&b, h->last_put);
-    PUT(&b, "},\"legal\":");
+    OUT(&b, "],\"last_action\":{\"seat\":");
+    out_ll(&b, h->last_seat);
+    OUT(&b, ",\"action\":\"");
+    out_str(&b, ACTION[h->last_action]);
+    OUT(&b, "\",\"amount\":");
+    out_ll(&b, h->last_put);
+    OUT(&b, "},\"legal\":");
     /* Hand_legal's answer */
     if (raise_refusal(h, seat, to_call) == NULL) {
         long long top = stack + bet_s;
         long long low = (h->raise_size > h->big_blind ? h->raise_size : h->big_blind) + h->max_bet;
         if (to_call)
-            PUT(&b, "[\"fold\",\"call\",\"raise\",\"allin\"]");
+            OUT(&b, "[\"fold\",\"call\",\"raise\",\"allin\"]");
         else
-            PUT(&b, "[\"call\",\"raise\",\"allin\"]");
-        PUT(&b, ",\"min_raise_to\":");
-        put_ll(&b, low < top ? low : top);
-        PUT(&b, ",\"max_raise_to\":");
-        put_ll(&b, top);
-        PUT(&b, "}\n");
+            OUT(&b, "[\"call\",\"raise\",\"allin\"]");
+        OUT(&b, ",\"min_raise_to\":");
+        out_ll(&b, low < top ? low : top);
+        OUT(&b, ",\"max_raise_to\":");
+        out_ll(&b, top);
+        OUT(&b, "}\n");
     } else if (stack <= to_call) {
-        PUT(&b, "[\"fold\",\"call\",\"allin\"],\"min_raise_to\":null,\"max_raise_to\":null}\n");
+        OUT(&b, "[\"fold\",\"call\",\"allin\"],\"min_raise_to\":null,\"max_raise_to\":null}\n");
     } else if (to_call) {
-        PUT(&b, "[\"fold\",\"call\"],\"min_raise_to\":null,\"max_raise_to\":null}\n");
+        OUT(&b, "[\"fold\",\"call\"],\"min_raise_to\":null,\"max_raise_to\":null}\n");
     } else {
-        PUT(&b, "[\"call\"],\"min_raise_to\":null,\"max_raise_to\":null}\n");
+        OUT(&b, "[\"call\"],\"min_raise_to\":null,\"max_raise_to\":null}\n");
     }
     return b.n < cap ? b.n : -1;
 }
 
 /* The street notices for the board cards dealt since `shown` (HoldemDealer._streets, one seat's). */
-static void put_streets(HL *x, Buf *b, int shown) {
+static void put_streets(HL *x, Out *b, int shown) {
     Hand *h = x->h;
     for (int size = 3; size <= 5; size++)
         if (shown < size && size <= h->nboard) {
-            PUT(b, "{\"type\":\"street\",\"hand\":");
-            put_ll(b, x->st.hand);
-            PUT(b, ",\"street\":\"");
-            put_str(b, STREET_NAME[size - 2]);
-            PUT(b, "\",\"board\":");
+            OUT(b, "{\"type\":\"street\",\"hand\":");
+            out_ll(b, x->st.hand);
+            OUT(b, ",\"street\":\"");
+            out_str(b, STREET_NAME[size - 2]);
+            OUT(b, "\",\"board\":");
             put_cards(b, h->board, size);
-            PUT(b, ",\"pot\":");
-            put_ll(b, h->pot);
-            PUT(b, "}\n");
+            OUT(b, ",\"pot\":");
+            out_ll(b, h->pot);
+            OUT(b, "}\n");
         }
 }
 
 /* The notice of the last action and of the streets it dealt (HoldemDealer._notice). */
 static int render_notice(HL *x, char *out, int cap) {
     Hand *h = x->h;
-    Buf b = {out, 0, cap};
-    PUT(&b, "{\"type\":\"action\",\"hand\":");
-    put_ll(&b, x->st.hand);
-    PUT(&b, ",\"seat\":");
-    put_ll(&b, h->last_seat);
-    PUT(&b, ",\"action\":\"");
-    put_str(&b, ACTION[h->last_action]);
-    PUT(&b, "\",\"amount\":");
-    put_ll(&b, h->last_put);
-    PUT(&b, ",\"bet\":");
-    put_ll(&b, h->after_bet);
-    PUT(&b, ",\"stack\":");
-    put_ll(&b, h->after_stack);
-    PUT(&b, ",\"pot\":");
-    put_ll(&b, h->pot);
+    Out b = {out, 0, cap};
+    OUT(&b, "{\"type\":\"action\",\"hand\":");
+    out_ll(&b, x->st.hand);
+    OUT(&b, ",\"seat\":");
+    out_ll(&b, h->last_seat);
+    OUT(&b, ",\"action\":\"");
+    out_str(&b, ACTION[h->last_action]);
+    OUT(&b, "\",\"amount\":");
+    out_ll(&b, h->last_put);
+    OUT(&b, ",\"bet\":");
+    out_ll(&b, h->after_bet);
+    OUT(&b, ",\"stack\":");
+    out_ll(&b, h->after_stack);
+    OUT(&b, ",\"pot\":");
+    out_ll(&b, h->pot);
     if (h->after_stack == 0 && h->last_action != A_FOLD)
-        PUT(&b, ",\"all_in\":true}\n");
+        OUT(&b, ",\"all_in\":true}\n");
     else
-        PUT(&b, ",\"all_in\":false}\n");
+        OUT(&b, ",\"all_in\":false}\n");
     put_streets(x, &b, (int)x->st.shown);
     return b.n < cap ? b.n : -1;
 }
@@ -260,24 +231,24 @@ static int render_notice(HL *x, char *out, int cap) {
 /* hand_start for one seat (HoldemDealer._hand_start, cash: no tournament). */
 static int render_hand_start(HL *x, int seat, char *out, int cap) {
     Hand *h = x->h;
-    Buf b = {out, 0, cap};
+    Out b = {out, 0, cap};
     int seats[MAXSEATS], k = dealt_seats(h, seats);
-    PUT(&b, "{\"type\":\"hand_start\",\"hand\":");
-    put_ll(&b, x->st.hand);
-    PUT(&b, ",\"tournament\":null,\"seat\":");
-    put_ll(&b, seat);
-    PUT(&b, ",\"cards\":");
+    OUT(&b, "{\"type\":\"hand_start\",\"hand\":");
+    out_ll(&b, x->st.hand);
+    OUT(&b, ",\"tournament\":null,\"seat\":");
+    out_ll(&b, seat);
+    OUT(&b, ",\"cards\":");
     put_cards(&b, h->hole[seat], 2);
     put_positions(&b, h);
-    PUT(&b, ",\"ante\":");
-    put_ll(&b, h->ante);
-    PUT(&b, ",\"stacks\":");
+    OUT(&b, ",\"ante\":");
+    out_ll(&b, h->ante);
+    OUT(&b, ",\"stacks\":");
     put_lls(&b, h->posted_stack, h->n);
-    PUT(&b, ",\"bets\":");
+    OUT(&b, ",\"bets\":");
     put_lls(&b, h->posted_bet, h->n);
-    PUT(&b, ",\"in_hand\":");
+    OUT(&b, ",\"in_hand\":");
     put_ints(&b, seats, k);
-    PUT(&b, "}\n");
+    OUT(&b, "}\n");
     return b.n < cap ? b.n : -1;
 }
 
@@ -288,27 +259,27 @@ static const char *WORD[] = {"two", "three", "four", "five", "six", "seven", "ei
 static const char *PLURAL[] = {"twos", "threes", "fours", "fives", "sixes", "sevens", "eights",
                                "nines", "tens", "jacks", "queens", "kings", "aces"};
 
-static int put_describe(Buf *b, long long value) {
+static int put_describe(Out *b, long long value) {
     long long cat = value >> 24;
     int top = (int)((value >> 16) & 15), second = (int)((value >> 12) & 15);
     if (value < 0 || top > 12 || (second > 12 && (cat == 2 || cat == 6)))
         return 0;
     switch (cat) {
-    case 0: PUT(b, "high card, "); put_str(b, WORD[top]); break;
-    case 1: PUT(b, "a pair of "); put_str(b, PLURAL[top]); break;
-    case 2: PUT(b, "two pair, "); put_str(b, PLURAL[top]); PUT(b, " and "); put_str(b, PLURAL[second]); break;
-    case 3: PUT(b, "three "); put_str(b, PLURAL[top]); break;
-    case 4: PUT(b, "a straight, "); put_str(b, WORD[top]); PUT(b, " high"); break;
-    case 5: PUT(b, "a flush, "); put_str(b, WORD[top]); PUT(b, " high"); break;
-    case 6: PUT(b, "a full house, "); put_str(b, PLURAL[top]); PUT(b, " full of "); put_str(b, PLURAL[second]); break;
-    case 7: PUT(b, "four "); put_str(b, PLURAL[top]); break;
+    case 0: OUT(b, "high card, "); out_str(b, WORD[top]); break;
+    case 1: OUT(b, "a pair of "); out_str(b, PLURAL[top]); break;
+    case 2: OUT(b, "two pair, "); out_str(b, PLURAL[top]); OUT(b, " and "); out_str(b, PLURAL[second]); break;
+    case 3: OUT(b, "three "); out_str(b, PLURAL[top]); break;
+    case 4: OUT(b, "a straight, "); out_str(b, WORD[top]); OUT(b, " high"); break;
+    case 5: OUT(b, "a flush, "); out_str(b, WORD[top]); OUT(b, " high"); break;
+    case 6: OUT(b, "a full house, "); out_str(b, PLURAL[top]); OUT(b, " full of "); out_str(b, PLURAL[second]); break;
+    case 7: OUT(b, "four "); out_str(b, PLURAL[top]); break;
     default:
         if (top == 12)
-            PUT(b, "a royal flush");
+            OUT(b, "a royal flush");
         else {
-            PUT(b, "a straight flush, ");
-            put_str(b, WORD[top]);
-            PUT(b, " high");
+            OUT(b, "a straight flush, ");
+            out_str(b, WORD[top]);
+            OUT(b, " high");
         }
     }
     return 1;
@@ -316,7 +287,7 @@ static int put_describe(Buf *b, long long value) {
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
-static void put_sorted(Buf *b, const int *v, int n) {
+static void put_sorted(Out *b, const int *v, int n) {
     int s[MAXSEATS];
     memcpy(s, v, sizeof(int) * (size_t)n);
     qsort(s, (size_t)n, sizeof s[0], cmp_int);
@@ -326,54 +297,54 @@ static void put_sorted(Buf *b, const int *v, int n) {
 /* hand_end (HoldemDealer._hand_end): the same for every seat. */
 static int render_hand_end(HL *x, char *out, int cap) {
     Hand *h = x->h;
-    Buf b = {out, 0, cap};
-    PUT(&b, "{\"type\":\"hand_end\",\"hand\":");
-    put_ll(&b, x->st.hand);
-    PUT(&b, ",\"board\":");
+    Out b = {out, 0, cap};
+    OUT(&b, "{\"type\":\"hand_end\",\"hand\":");
+    out_ll(&b, x->st.hand);
+    OUT(&b, ",\"board\":");
     put_cards(&b, h->board, h->nboard);
-    PUT(&b, ",\"shown\":[");
+    OUT(&b, ",\"shown\":[");
     for (int s = 0, first = 1; s < h->n; s++) /* sorted(hand.values.items()) */
         if (h->has_value[s] && index_in_order(h, s) >= 0) {
             if (!first)
-                PUT(&b, ",");
+                OUT(&b, ",");
             first = 0;
-            PUT(&b, "{\"seat\":");
-            put_ll(&b, s);
-            PUT(&b, ",\"cards\":");
+            OUT(&b, "{\"seat\":");
+            out_ll(&b, s);
+            OUT(&b, ",\"cards\":");
             put_cards(&b, h->hole[s], 2);
-            PUT(&b, ",\"hand\":\"");
+            OUT(&b, ",\"hand\":\"");
             if (!put_describe(&b, h->value[s]))
                 return -1;
-            PUT(&b, "\"}");
+            OUT(&b, "\"}");
         }
-    PUT(&b, "],\"pots\":[");
+    OUT(&b, "],\"pots\":[");
     for (int i = 0; i < h->npots; i++) {
         CPot *p = &h->pots[i];
         if (i)
-            PUT(&b, ",");
-        PUT(&b, "{\"amount\":");
-        put_ll(&b, p->amount);
-        PUT(&b, ",\"seats\":");
+            OUT(&b, ",");
+        OUT(&b, "{\"amount\":");
+        out_ll(&b, p->amount);
+        OUT(&b, ",\"seats\":");
         put_sorted(&b, p->seats, p->nseats);
-        PUT(&b, ",\"winners\":");
+        OUT(&b, ",\"winners\":");
         put_sorted(&b, p->winners, p->nwinners);
         if (p->has_value) {
-            PUT(&b, ",\"hand\":\"");
+            OUT(&b, ",\"hand\":\"");
             if (!put_describe(&b, p->value))
                 return -1;
-            PUT(&b, "\"}");
+            OUT(&b, "\"}");
         } else {
-            PUT(&b, ",\"hand\":null}");
+            OUT(&b, ",\"hand\":null}");
         }
     }
-    PUT(&b, "],\"stacks\":");
+    OUT(&b, "],\"stacks\":");
     put_lls(&b, h->stack, h->n);
     long long profits[MAXSEATS];
     for (int s = 0; s < h->n; s++)
         profits[s] = h->stack[s] - h->start[s];
-    PUT(&b, ",\"profits\":");
+    OUT(&b, ",\"profits\":");
     put_lls(&b, profits, h->n);
-    PUT(&b, "}\n");
+    OUT(&b, "}\n");
     return b.n < cap ? b.n : -1;
 }
 
@@ -973,7 +944,7 @@ static PyObject *describe(PyObject *self, PyObject *arg) {
     if (v == -1 && PyErr_Occurred())
         return NULL;
     char out[128];
-    Buf b = {out, 0, sizeof out};
+    Out b = {out, 0, sizeof out};
     if (!put_describe(&b, v) || b.n >= (int)sizeof out)
         Py_RETURN_NONE;
     return PyUnicode_FromStringAndSize(out, b.n);

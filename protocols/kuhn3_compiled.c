@@ -49,17 +49,24 @@ typedef struct {
     long long play_verb, play_amount;
 } K3;
 
-static int k3_local(char *out, int cap, const long long v[3], int seat) {
-    return snprintf(out, (size_t)cap, "%lld,%lld,%lld", v[seat], v[(seat + 1) % 3], v[(seat + 2) % 3]);
+/* Three numbers from ``seat``'s point of view, "a,b,c". */
+static void k3_local(Out *o, const long long v[3], int seat) {
+    out_ll(o, v[seat]);
+    OUT(o, ",");
+    out_ll(o, v[(seat + 1) % 3]);
+    OUT(o, ",");
+    out_ll(o, v[(seat + 2) % 3]);
 }
 
-static int k3_actions(char *out, int cap, const long long verb[3], const long long amt[3], int seat) {
-    int n = 0;
+static void k3_actions(Out *o, const long long verb[3], const long long amt[3], int seat) {
     for (int i = 0; i < 3; i++) {
         int s = (seat + i) % 3;
-        n += snprintf(out + n, (size_t)(cap - n), "Action: %s %lld\n", VERB[verb[s]], amt[s]);
+        OUT(o, "Action: ");
+        out_str(o, VERB[verb[s]]);
+        OUT(o, " ");
+        out_ll(o, amt[s]);
+        OUT(o, "\n");
     }
-    return n;
 }
 
 static void k3_end_order(K3 *k, int order[3]) {
@@ -76,19 +83,25 @@ static int k3_render(K3 *k) {
         ex->msg[i] = k->buf[i];
     if (st->step == S_PLAY) {
         int s = (int)st->to_act;
+        Out o = {k->buf[0], 0, MSG_MAX};
         ex->n = 1;
         ex->seat[0] = s;
-        int n = snprintf(k->buf[0], MSG_MAX, "play\n");
-        n += k3_actions(k->buf[0] + n, MSG_MAX - n, st->lverb, st->lamt, s);
-        ex->len[0] = n;
-        return 0;
+        OUT(&o, "play\n");
+        k3_actions(&o, st->lverb, st->lamt, s);
+        ex->len[0] = o.n;
+        return o.n <= MSG_MAX ? 0 : -1;
     }
     if (st->step == S_INIT_HAND) {
         ex->n = 3;
         for (int s = 0; s < 3; s++) {
+            Out o = {k->buf[s], 0, MSG_MAX};
             ex->seat[s] = s;
-            ex->len[s] = snprintf(k->buf[s], MSG_MAX, "init_hand\nHand: %lld\nCards: %c\n", st->hand,
-                                  CARD[st->cards[s]]);
+            OUT(&o, "init_hand\nHand: ");
+            out_ll(&o, st->hand);
+            OUT(&o, "\nCards: ");
+            out_char(&o, CARD[st->cards[s]]);
+            OUT(&o, "\n");
+            ex->len[s] = o.n;
         }
         return 0;
     }
@@ -98,14 +111,15 @@ static int k3_render(K3 *k) {
         ex->n = 3;
         for (int i = 0; i < 3; i++) {
             int seat = order[i];
-            char *m = k->buf[i];
-            int n = 0;
+            Out o = {k->buf[i], 0, MSG_MAX};
             ex->seat[i] = seat;
             if (st->step == S_END_ACTION) {
-                for (int j = 0; j < 3; j++)
-                    n += snprintf(m + n, (size_t)(MSG_MAX - n), "EndAction: %s\n",
-                                  ANSWER[st->answers[(seat + j) % 3]]);
-                ex->len[i] = n;
+                for (int j = 0; j < 3; j++) {
+                    OUT(&o, "EndAction: ");
+                    out_str(&o, ANSWER[st->answers[(seat + j) % 3]]);
+                    OUT(&o, "\n");
+                }
+                ex->len[i] = o.n;
                 continue;
             }
             long long verb[3], amt[3];
@@ -118,16 +132,23 @@ static int k3_render(K3 *k) {
                 verb[s] = V_PASS;
                 amt[s] = st->rfront[s];
             }
-            n += snprintf(m + n, (size_t)(MSG_MAX - n), "end_hand\n");
-            n += k3_actions(m + n, MSG_MAX - n, verb, amt, seat);
-            n += snprintf(m + n, (size_t)(MSG_MAX - n), "Showdown: ");
+            OUT(&o, "end_hand\n");
+            k3_actions(&o, verb, amt, seat);
+            OUT(&o, "Showdown: ");
             for (int j = 0; j < 3; j++) {
                 long long c = st->rshown[(seat + j) % 3];
-                n += snprintf(m + n, (size_t)(MSG_MAX - n), "%s%c", j ? "," : "", c >= 0 ? CARD[c] : '-');
+                if (j)
+                    OUT(&o, ",");
+                out_char(&o, c >= 0 ? CARD[c] : '-');
             }
-            n += snprintf(m + n, (size_t)(MSG_MAX - n), "\nPots: %lld,%lld\n", st->pot,
-                          (st->winner - seat + 3) % 3);
-            ex->len[i] = n;
+            OUT(&o, "\nPots: ");
+            out_ll(&o, st->pot);
+            OUT(&o, ",");
+            out_ll(&o, (st->winner - seat + 3) % 3);
+            OUT(&o, "\n");
+            ex->len[i] = o.n;
+            if (o.n > MSG_MAX)
+                return -1;
         }
         return 0;
     }
@@ -195,9 +216,10 @@ static int k3_accept_line(K3 *k, int index, const char *line, int len) {
         return 0;
     case S_END_ACTION: {
         char want[96];
-        int n = snprintf(want, sizeof want, "Money: ");
-        n += k3_local(want + n, (int)sizeof want - n, st->money, k->ex.seat[index]);
-        return len == n && memcmp(line, want, (size_t)n) == 0;
+        Out o = {want, 0, (int)sizeof want};
+        OUT(&o, "Money: ");
+        k3_local(&o, st->money, k->ex.seat[index]);
+        return o.n <= (int)sizeof want && len == o.n && memcmp(line, want, (size_t)o.n) == 0;
     }
     }
     return 0;
