@@ -8,6 +8,7 @@
 #ifndef ACPC_TEXT_H
 #define ACPC_TEXT_H
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,12 +194,21 @@ static const char *get(const char *obj, const char *key) {
     return NULL;
 }
 
+/* The integer at ``p`` (as strtoll reads it, saturating), or ``otherwise``.
+ * By hand: strtoll's locale machinery was the codec's largest libc cost. */
 static long long num(const char *p, long long otherwise) {
     if (p == NULL)
         return otherwise;
-    char *end;
-    long long v = strtoll(p, &end, 10);
-    return end == p ? otherwise : v;
+    p = ws(p);
+    int neg = *p == '-';
+    if (*p == '-' || *p == '+')
+        p++;
+    if (*p < '0' || *p > '9')
+        return otherwise;
+    unsigned long long u = 0, most = neg ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX;
+    for (; *p >= '0' && *p <= '9'; p++)
+        u = u > (most - (unsigned)(*p - '0')) / 10 ? most : u * 10 + (unsigned)(*p - '0');
+    return neg ? (long long)(0ULL - u) : (long long)u;
 }
 
 /* Whether the value at ``p`` is the string ``s``. */
