@@ -185,7 +185,6 @@ static int keep_extra(Io *io, int seat, const char *data, Py_ssize_t len) {
     return 0;
 }
 
-/* One exchange's sends, and what became of them. */
 /* ---- rendering a message -----------------------------------------------
  *
  * The compiled dialogues build their messages with memcpy and a hand-rolled
@@ -221,6 +220,7 @@ static inline void out_ll(Out *b, long long v) {
     out_bytes(b, tmp + i, (int)sizeof tmp - i);
 }
 
+/* One exchange's sends, and what became of them. */
 #define MAXS 16 /* seats in one exchange (holdem has at most 10) */
 typedef struct {
     int n;

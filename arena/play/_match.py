@@ -353,9 +353,9 @@ async def _drive(
                 return stop.value, faults, exchanges, table.native_messages
             if exchange.fault is not None:  # a reply the dialogue refused; it plays on without that seat
                 error = exchange.fault
+                if gone is None:  # ... unless nobody may play on here: the match ends at it
+                    raise error
                 faults.append((error.seat, error, error.expected, _hand(dealer)))
-                if gone is None:  # ... unless nobody may play on here
-                    return None, faults, exchanges, table.native_messages
                 table.leave(error.seat)
                 replies = []
                 continue
