@@ -9,6 +9,7 @@ before anything is started or written.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -23,7 +24,7 @@ from protocols import GamePlugin
 from ._spec import BadBotCommand, BotSpec, for_person
 from ._checks import UsageError, check_range, game_params
 from ._games import PluginLoadError, load_game
-from ._seeds import derive_seed, new_seed, seed_text
+from ._seeds import derive_seed, run_seed
 
 LIFETIMES = ("match", "tournament")
 
@@ -42,8 +43,8 @@ def check_limits(*, timeout: float, startup_timeout: float, budget: float | None
 
 
 def check_seed(seed: int | str | None) -> str:
-    """``--seed`` in its printable form, or a fresh random one when not given."""
-    return new_seed() if seed is None else seed_text(seed)
+    """The run's key from ``--seed``: the seed and a fresh secret (``arena._seeds.run_seed``)."""
+    return run_seed(seed)
 
 
 def check_lifetime(plugin: GamePlugin, lifetime: str, matches: int) -> None:
@@ -198,8 +199,7 @@ def entrant_specs(texts: list[str]) -> list[BotSpec]:
             parsed.append((name, BotSpec.parse(command)))
         except BadBotCommand as exc:
             raise UsageError(str(exc)) from None
-    return [BotSpec(command=spec.command, argv=spec.argv, name=name, loopback=spec.loopback)
-            for (_, spec), name in zip(parsed, entrant_names(parsed))]
+    return [dataclasses.replace(spec, name=name) for (_, spec), name in zip(parsed, entrant_names(parsed))]
 
 
 @dataclass(frozen=True, slots=True)

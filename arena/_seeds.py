@@ -1,10 +1,17 @@
 """Seeds and chance: one root seed per run, a seed per match derived from it,
 and every chance event of a match drawn from a stream keyed by its seed.
 
-A seed is a short printable token (``7``, ``league-week-3``, or the 32 hex
-digits of a random 128-bit value) so that it can be printed, stored and typed
-back to replay a match. Neither the seeds nor the chance stream can be worked
-out from what a bot sees:
+A seed is a short printable token (``7``, ``league-week-3``) so that it can be
+printed, stored and typed back. What a person types is guessable: a bot that
+searched ``0..10**6`` and a word list against the first dozen cards it saw
+found ``--seed 4711`` and ``--seed league-week-3`` and then knew every card
+to come. So a run is keyed by the seed *and* a secret of 128 random bits
+drawn for that run (``run_seed``): the key is ``SEED:SECRET``, the seed alone
+is what the run shows while it plays, and the whole key is printed and
+stored when it ends, so that typing it back replays the run card for card.
+
+Neither the seeds nor the chance stream can be worked out from what a bot
+sees:
 
 * a match's seed is a keyed hash (BLAKE2b, 128 bits) of the root seed and the
   match's position, so knowing one match's seed says nothing of the others';
@@ -29,8 +36,11 @@ from typing import Any
 
 from ._checks import UsageError
 
-#: What a seed may be: letters, digits and ``._-``, starting with a letter or a digit.
-SEED_PATTERN = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,63}")
+#: What a seed may be: letters, digits and ``._-``, starting with a letter or a
+#: digit; then, in a run's whole key, a colon and the run's secret (32 hex digits).
+SEED_PATTERN = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,63}(:[0-9a-f]{32})?")
+#: The bits of a run's secret.
+SECRET_BITS = 128
 _STREAM_TAG = b"arena-chance-v1\0"
 _SEED_TAG = b"arena-seed-v1"
 _BLOCK = 4096
@@ -48,13 +58,40 @@ def seed_text(seed: int | str, option: str = "--seed") -> str:
         return seed
     raise UsageError(
         f"{option} is 1 to 64 letters, digits, '.', '_' or '-' (starting with a letter or digit), "
-        f"got {seed!r}"
+        f"optionally followed by ':' and a run's 32-digit secret as printed when it ended, got {seed!r}"
     )
 
 
 def new_seed() -> str:
-    """A fresh random root seed (128 bits, as 32 hex digits)."""
-    return secrets.token_hex(16)
+    """A fresh random seed of 128 bits (32 hex digits): one that keys a run
+    by itself, for what no person types (a league's friendly match)."""
+    return secrets.token_hex(SECRET_BITS // 8)
+
+
+#: A key by itself: 128 bits as 32 hex digits, what ``derive_seed`` and ``new_seed`` give.
+_KEY = re.compile(r"[0-9a-f]{32}")
+
+
+def run_seed(seed: int | str | None, option: str = "--seed") -> str:
+    """The key of one run: ``SEED:SECRET``.
+
+    ``seed`` as typed (or, when none is, a short random label) and a secret
+    drawn now, so that a typed seed alone predicts no card. A key is kept as
+    it is (a replay): a seed that carries its secret (printed when a run
+    ended), or 128 bits as 32 hex digits (a tournament match's own seed, as
+    a replay command gives it).
+    """
+    if seed is None:
+        return f"{secrets.token_hex(4)}:{secrets.token_hex(SECRET_BITS // 8)}"
+    text = seed_text(seed, option)
+    if ":" in text or _KEY.fullmatch(text):
+        return text
+    return f"{text}:{secrets.token_hex(SECRET_BITS // 8)}"
+
+
+def public_seed(seed: str) -> str:
+    """What a run shows of its key while it plays: the seed without its secret."""
+    return seed.split(":", 1)[0]
 
 
 def derive_seed(root: int | str, *labels: object) -> str:

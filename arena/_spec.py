@@ -33,10 +33,25 @@ class BotSpec:
     #: a person's seat (``human`` or ``human:NAME``): the arena's own program
     #: (arena/play/_person.py) plays it on the person's terminal, with no deadline
     person: bool = False
+    #: The bot's own files and folders, absolute, as ``(path, is_dir)``: with the
+    #: folder of its program (or script), all the sandbox shows it of the host
+    #: besides the system and its runtime (arena/sandbox/_view.py). Named by the
+    #: organiser (the command line's paths, made absolute when it is parsed; a
+    #: league's bot folder), never found by trying the bot's words against the
+    #: arena's files: every other word is text. None: the absolute words of
+    #: ``argv`` that name something (a spec built by hand, with absolute paths).
+    files: tuple[tuple[str, bool], ...] | None = None
 
     @classmethod
-    def parse(cls, command: str, name: str | None = None, *, person_ok: bool = False) -> "BotSpec":
+    def parse(cls, command: str, name: str | None = None, *, person_ok: bool = False,
+              files: tuple[tuple[str, bool], ...] | None = None) -> "BotSpec":
         """Split and check a command line; raise BadBotCommand with a sentence.
+
+        The command is the organiser's, read where they typed it: a word that
+        names a file or folder here is made absolute and becomes one of the
+        bot's ``files``. Given ``files`` (a league's bot folder, whose run
+        command is the author's), no word is looked up: each is text unless
+        it is one of those files or inside one of those folders.
 
         ``human`` (or ``human:NAME``) is a person's seat, allowed only where
         ``person_ok`` (a single match or series on a terminal); its argv is
@@ -59,7 +74,7 @@ class BotSpec:
         if command.startswith("acpc:"):
             from protocols.acpc import BuildError, relay_path  # only when an agent plays
 
-            inner = cls.parse(command[len("acpc:"):])
+            inner = cls.parse(command[len("acpc:"):], files=files)
             # How long the agent has to connect (seconds): ARENA_ACPC_CONNECT_TIMEOUT, else 10.
             wait = os.environ.get("ARENA_ACPC_CONNECT_TIMEOUT", "10")
             try:
@@ -68,11 +83,13 @@ class BotSpec:
                 raise BadBotCommand(f"bot {command!r} needs the ACPC relay: {exc}") from None
             # Descriptor 3 is its hand-over socket to the arena (arena.sandbox._supervision.Channel).
             argv = (relay, "--connect-timeout", wait, "--hand-over", "3", "--", *inner.argv)
-            return cls(command=command, argv=argv, name=name or command, loopback=True)
+            return cls(command=command, argv=argv, name=name or command, loopback=True, files=inner.behind())
         if command.startswith("higc:"):
-            inner = cls.parse(command[len("higc:"):])
+            inner = cls.parse(command[len("higc:"):], files=files)
             argv = (sys.executable, "-I", str(HIGC_RELAY), "--", *inner.argv)
-            return cls(command=command, argv=argv, name=name or command)
+            # The relay's script is the program the interpreter runs: its folder is shown as the bot's.
+            return cls(command=command, argv=argv, name=name or command,
+                       files=((str(HIGC_RELAY), False), *inner.behind()))
         try:
             argv = shlex.split(command)
         except ValueError as exc:
@@ -103,7 +120,31 @@ class BotSpec:
                 f"bot {command!r}: {exe!r} is not a program on PATH "
                 f"(for a file in this folder write ./{exe})"
             )
-        return cls(command=command, argv=tuple(argv), name=name or command)
+        if files is None:
+            argv, files = _organisers_paths(argv)
+        else:
+            files = tuple((os.path.abspath(p), d) for p, d in files)
+        return cls(command=command, argv=tuple(argv), name=name or command, files=files)
+
+    def behind(self) -> tuple[tuple[str, bool], ...]:
+        """Its files when it runs behind one of the arena's relays: its program is then a word of the relay's command."""
+        program = ((self.argv[0], False),) if "/" in self.argv[0] else ()
+        return program + tuple(f for f in self.files or () if f not in program)
+
+
+def _organisers_paths(argv: list[str]) -> tuple[list[str], tuple[tuple[str, bool], ...]]:
+    """The command with each word that names something here made absolute, and
+    those paths: the bot's files as the organiser named them. The first word is
+    the program (absolute when it has a ``/``) or a command on PATH; flags are
+    never paths."""
+    out = [os.path.abspath(argv[0]) if "/" in argv[0] else argv[0]]
+    files: list[tuple[str, bool]] = []
+    for word in argv[1:]:
+        if word and not word.startswith("-") and os.path.exists(word):
+            word = os.path.abspath(word)
+            files.append((word, os.path.isdir(word)))
+        out.append(word)
+    return out, tuple(files)
 
 
 #: The prefixes that put one of the arena's relays before a bot written for another referee.

@@ -151,6 +151,13 @@ def assert_completed(result) -> None:
         pytest.fail("the match did not complete:\n" + "\n".join(f.describe() for f in result.faults), pytrace=False)
 
 
+def replay_key(seed: int | str) -> str:
+    """A run's whole key (``SEED:SECRET``) with a secret fixed by the seed: what
+    a test types to play the same cards as an in-process match keyed the same
+    (a seed alone gets a fresh secret each run, arena._seeds.run_seed)."""
+    return f"{seed}:{hashlib.blake2b(str(seed).encode(), digest_size=16).hexdigest()}"
+
+
 @pytest.fixture
 def tag() -> str:
     """A unique marker to put on every process a test starts."""

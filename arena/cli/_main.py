@@ -31,6 +31,7 @@ from .._games import DISTRIBUTION, PluginLoadError, available_games, load_game
 from ..play._match import MatchSettings, SeriesResult, run_series, summarize_series
 from .._checks import UsageError, check_range, parse_param
 from .._plan import PlayPlan, entrant, plan_play
+from .._seeds import public_seed
 from ..play._host import BotHost, open_host
 from ..sandbox import SandboxPolicy
 from .._text import inert
@@ -231,7 +232,9 @@ def _print_table(result: SeriesResult, units: dict[str, str]) -> None:
 
 
 # Options every game command shares (the same words as kuhn3's, which came first).
-SeedOpt = Annotated[Optional[str], typer.Option(help="Seed for every chance event: a number or a word (random and printed if not given).")]
+SeedOpt = Annotated[Optional[str], typer.Option(help="Seed for every chance event: a number or a word, keyed with a secret drawn "
+                                                   "for this run; the whole key (SEED:SECRET) is printed when the run ends "
+                                                   "and replays it card for card.")]
 TimeoutOpt = Annotated[float, typer.Option(help="Seconds allowed for each reply.")]
 BudgetOpt = Annotated[Optional[float], typer.Option(help="Total seconds each bot may use in a match.")]
 StartupOpt = Annotated[float, typer.Option(
@@ -382,16 +385,19 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     plugin, specs, matches, seed, log_dir = plan.plugin, plan.bots, plan.matches, plan.seed, plan.log_dir
     game_id = plugin.spec.id
     own_log_dir = log_dir is None
+    # While the run plays, only the seed shows (a person's seat reads this
+    # terminal); the whole key, secret and all, once it has ended.
+    shown = public_seed(seed)
     if log_dir is None:
-        log_dir = Path(tempfile.mkdtemp(prefix=f"arena-{game_id}-{seed}-"))
+        log_dir = Path(tempfile.mkdtemp(prefix=f"arena-{game_id}-{shown}-"))
     names = [s.name for s in specs]
-    typer.echo(f"Started {game_id} seed {seed}: {' vs '.join(map(inert, names))}", err=True)
+    typer.echo(f"Started {game_id} seed {shown}: {' vs '.join(map(inert, names))}", err=True)
     people = [str(i) for i, s in enumerate(specs) if s.person]
     typer.echo(f"Sandbox: {host.describe()}" + (f"; seat {', '.join(people)}: a person, outside the sandbox"
                                                  if people else ""), err=True)
     units = plugin.units(matches[0][0] if matches else None)
     # A person's terminal shows only their seat's view: no live line over it.
-    progress = _Progress(enabled=not trace and not any(s.person for s in specs), label=f"{game_id} seed {seed}",
+    progress = _Progress(enabled=not trace and not any(s.person for s in specs), label=f"{game_id} seed {shown}",
                          names=names, payoff=units["payoff"], hands_word=units["hands"])
     tracer = _tracer(time.perf_counter(), names) if trace else None
     histories = None

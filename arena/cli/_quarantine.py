@@ -19,6 +19,7 @@ from ..play._host import BotHost, open_host
 from ..quarantine._run import DEFAULT_MATCHES, make_plan, run_quarantine
 from ..quarantine._report import STEPS, StepResult, write_junit
 from .._text import inert
+from .._seeds import public_seed
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -49,7 +50,7 @@ def _quarantine(plan: Any, game: str, junit: Path | None, host: BotHost) -> int:
         typer.echo(f"arena: error: --junit {junit}: the folder {junit.parent} does not exist", err=True)
         return EXIT_USAGE
     typer.echo(
-        f"Started quarantine of {inert(plan.candidate.name)} for {game} seed {plan.seed}: "
+        f"Started quarantine of {inert(plan.candidate.name)} for {game} seed {public_seed(plan.seed)}: "
         f"{plan.matches} matches against {len(plan.opponents)} sample bots, {plan.seats} seats, "
         f"timeout {plan.timeout:g} s",
         err=True,

@@ -55,8 +55,8 @@ def tournament_cmd(
         help="The cluster's certificates, for a tls:// --cluster (made by `arena cluster init-certs DIR`; "
              "default: $ARENA_CERTS).")] = None,
     seed: Annotated[Optional[str], typer.Option(
-        help="Tournament seed, a number or a word; every match's seed derives from it "
-             "(random if not given, shown when the tournament has finished).")] = None,
+        help="Tournament seed, a number or a word, keyed with a secret drawn for this run; every match's "
+             "seed derives from both, and the whole key (SEED:SECRET) is shown when the tournament has finished.")] = None,
     db: Annotated[Path, typer.Option(help="SQLite file for the results.")] = Path("arena.db"),
     resume: Annotated[Optional[int], typer.Option(help="Continue tournament ID from the database.")] = None,
     accept_changed_bots: Annotated[bool, typer.Option(

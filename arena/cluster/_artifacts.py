@@ -90,7 +90,8 @@ def pack_bot(spec: BotSpec) -> tuple[ShippedBot, bytes | None]:
     base = os.path.commonpath([os.path.dirname(p) for p, _ in files])
     words: list[tuple[str, str]] = []
     for i, word in enumerate(spec.argv):
-        is_path = ("/" in word) if i == 0 else (not word.startswith("-") and os.path.exists(word))
+        # The program, and the words that are the bot's files (absolute once parsed); the rest is text.
+        is_path = ("/" in word) if i == 0 else os.path.isabs(word)
         full = os.path.abspath(word) if is_path else None
         inside = next((p for p, _ in files if full is not None and (full == p or full.startswith(p + "/"))), None)
         words.append(("path", os.path.relpath(full, base)) if inside else ("word", word))

@@ -382,7 +382,7 @@ class LeagueRunner:
             manifest = BotManifest(name=None, game=None, run=v["manifest"]["run"], build=None)
             argv = run_argv(manifest, folder)
             command = shlex.join(argv)
-            BotSpec.parse(command)
+            self.spec_of({"id": v["id"], "command": command, "label": v["label"]})
         except (UploadError, ValueError) as exc:
             self._step(v, "build", "FAIL", f"the run command cannot be used: {exc}")
             self._reject(v["id"], f"run command: {exc}")
@@ -424,14 +424,12 @@ class LeagueRunner:
     async def _quarantine(self, v: dict[str, Any]) -> bool:
         self.log(f"Quarantine of {v['label']} ({v['game']})")
         try:
-            plan = make_plan(v["game"], v["command"], matches=self.settings.quarantine_matches,
+            plan = make_plan(v["game"], self.spec_of(v), matches=self.settings.quarantine_matches,
                              timeout=self.settings.timeout, params=self.settings.params.get(v["game"]))
         except ValueError as exc:
             self._step(v, "quarantine", "FAIL", str(exc))
             self._reject(v["id"], str(exc))
             return False
-        plan.candidate = BotSpec(command=plan.candidate.command, argv=plan.candidate.argv, name=v["label"],
-                                 loopback=plan.candidate.loopback)
         plan.pseudonyms = True  # as in the league's tournaments: the bot cannot tell the two apart by names
         steps: list[dict[str, Any]] = []
         done_lines = lambda: [f"step {s['number']} {s['status']} {s['title']}: {s['summary']}"  # noqa: E731
@@ -518,8 +516,15 @@ class LeagueRunner:
 
     # -- tournaments -----------------------------------------------------------------
 
+    def spec_of(self, version: dict[str, Any]) -> BotSpec:
+        """A built version as the sandbox runs it: its run command, and its folder
+        as the one place of the host it is shown besides the system (its words
+        are never looked up in the server's own files)."""
+        folder = str(self.bot_folder(version["id"]).resolve())
+        return BotSpec.parse(version["command"], name=version["label"], files=((folder, True),))
+
     def _specs(self, pool: list[dict[str, Any]]) -> list[BotSpec]:
-        return [BotSpec(command=p["command"], argv=tuple(shlex.split(p["command"])), name=p["label"]) for p in pool]
+        return [self.spec_of(p) for p in pool]
 
     def _given(self, game: str, **extra: Any) -> dict[str, Any]:
         """The keyword options of ``plan_tournament`` for a tournament of ``game``."""

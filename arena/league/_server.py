@@ -17,7 +17,7 @@ from .._plan import check_limits, load_plugin
 from ..play._host import open_host
 from ..quarantine._manifest import ManifestError, games_with_manifests, manifest_of
 from ..quarantine._run import make_plan
-from ..sandbox import SandboxUnavailable, resolve_level
+from ..sandbox import SandboxPolicy, SandboxUnavailable, resolve_level
 from ..results._store import open_store
 from ._db import League
 from ._runner import LeagueRunner, LeagueSettings, manifest_params
@@ -109,7 +109,8 @@ def serve(options: ServeOptions) -> int:
     try:
         # Submissions are untrusted: no sandbox is a refusal unless asked for by name.
         # The pages share this trio loop with quarantines: no reply is waited for outside it.
-        host = open_host(options.sandbox, untrusted=True, warn=log, sync_wait=0.0)
+        host = open_host(options.sandbox, SandboxPolicy(private_files=True), untrusted=True, warn=log,
+                         sync_wait=0.0)
     except (SandboxUnavailable, UsageError) as exc:
         raise UsageError(str(exc)) from None
     try:

@@ -570,9 +570,19 @@ def _manifest(scan: _Scan, strip: int) -> BotManifest:
 
 
 def _check_run_target(manifest: BotManifest, entries: list[_Entry], strip: int) -> None:
-    """Without a build step, a run command that names a file must find it, executable."""
-    first = shlex.split(manifest.run)[0]
-    if manifest.build is not None or "/" not in first:
+    """Without a build step, a run command that names a file must find it,
+    executable, and any other word that looks like a path (has a '/') must be
+    in the archive: the bot is shown its own files and nothing else."""
+    if manifest.build is not None:
+        return
+    words = shlex.split(manifest.run)
+    first = words[0]
+    names = {tuple(p for p in e.parts[strip:]) for e in entries}
+    names |= {e.parts[strip:k] for e in entries for k in range(strip, len(e.parts))}  # their folders, and the top
+    for word in words[1:]:
+        if "/" in word and not word.startswith("-") and tuple(p for p in word.split("/") if p not in ("", ".")) not in names:
+            raise UploadError(_not_in_archive(f"arena.toml run command {manifest.run!r}:", word))
+    if "/" not in first:
         return
     target = tuple(p for p in first.split("/") if p not in ("", "."))
     found = next((e for e in entries if e.parts[strip:] == target), None)
@@ -693,7 +703,14 @@ def unpack(data: bytes, filename: str, dest: Path, limits: UploadLimits = Upload
 
 
 def run_argv(manifest: BotManifest, folder: Path) -> list[str]:
-    """The run command as an argv with words that name files inside `folder` made absolute. A word that is an absolute path, contains '..', or names something outside `folder` raises UploadError. The first word is either a file in the folder (./bot, build/bot) or a program name without '/' (python3, node, sh, mono) left as is."""
+    """The run command as an argv: each word that names a file or folder of the
+    bot's `folder` made absolute (these are all the bot's own files the sandbox
+    shows it: the league passes it the folder), every other word kept as text
+    for the bot, never looked up anywhere else. The first word is a file in the
+    folder (./bot, build/bot) or a program name without '/' (python3, node, sh,
+    mono). Raises UploadError for a word that is an absolute path, contains
+    '..', names something outside `folder` (a link a build made), or looks
+    like a path (has a '/') but names nothing in the folder."""
     what = f"run command {manifest.run!r}:"
     if _CONTROL.search(manifest.run):
         raise UploadError(f"{what} contains a control character; one line of plain text is expected")
@@ -702,14 +719,16 @@ def run_argv(manifest: BotManifest, folder: Path) -> list[str]:
     root = Path(folder).resolve()
     argv: list[str] = []
     for i, word in enumerate(words):
-        path = root / word
         if i == 0 and word and "/" not in word:
             argv.append(word)  # a program on PATH
             continue
-        if not word or not os.path.lexists(path):
+        path = root / word
+        if not word or word.startswith("-") or not os.path.lexists(path):
             if i == 0:
                 raise UploadError(f"{what} {word!r} is not a file in the bot's folder; a program there or a name on PATH is expected")
-            argv.append(word)  # an argument, not a file
+            if "/" in word and not word.startswith("-"):
+                raise UploadError(_not_in_archive(what, word))
+            argv.append(word)  # text for the bot, not a file
             continue
         # resolve() follows links a build step may have made.
         real = path.resolve()
@@ -719,6 +738,11 @@ def run_argv(manifest: BotManifest, folder: Path) -> list[str]:
             raise UploadError(f"{what} {word!r} is not a file in the bot's folder; a program there or a name on PATH is expected")
         argv.append(str(real))
     return argv
+
+
+def _not_in_archive(what: str, word: str) -> str:
+    return (f"{what} word {word!r} names no file or folder of the bot's archive, and the bot is shown "
+            "nothing else; a path inside the archive, or plain text (an argument without '/'), is expected")
 
 
 # -- storage -----------------------------------------------------------------

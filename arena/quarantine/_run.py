@@ -221,7 +221,7 @@ class Plan:
 
 
 def make_plan(
-    game_id: str, bot: str, *, matches: int = DEFAULT_MATCHES, seed: int | str | None = None,
+    game_id: str, bot: "str | BotSpec", *, matches: int = DEFAULT_MATCHES, seed: int | str | None = None,
     timeout: float = 1.0, require_win: bool = False, opponents: Path | None = None, params: list[str] | None = None,
 ) -> Plan:
     """Check the arguments; raise ValueError with a sentence for a usage error."""
@@ -251,7 +251,7 @@ def make_plan(
         )
     check_range("--matches", matches, seats, 10_000)
     try:
-        candidate = BotSpec.parse(bot)
+        candidate = bot if isinstance(bot, BotSpec) else BotSpec.parse(bot)
     except BadBotCommand as exc:
         raise ValueError(str(exc)) from None
     opponents, randoms = [], []

@@ -47,12 +47,13 @@ from ._view import (
 )
 from ._watchdog import MARKER_ENV, Watchdog
 
-#: Largest bot folder the arena copies when the bot's uid cannot read it.
+#: Largest bot folder the arena copies for one bot process (a folder its uid
+#: cannot read, or any with ``SandboxPolicy.private_files``).
 STAGE_LIMIT = 256 * 1024 * 1024
 
 
 class StagingError(OSError):
-    """A bot folder that cannot be made readable for the bot's uid."""
+    """A bot's files that cannot be copied for one of its processes."""
 
 
 @dataclass(slots=True)
@@ -121,11 +122,10 @@ class SandboxLauncher(Launcher):
         self._watch = watch
         self._watchdog: Watchdog | None = None
         self._counter = itertools.count()
-        # Private to the arena's user: staged copies and skeletons live here.
+        # Private to the arena's user: skeletons, and each process's copies of its files.
         base = "/run" if root and os.access("/run", os.W_OK) else None
-        # Named at random, not by the token: a staged copy's mount shows the path.
+        # Named at random, not by the token: a copy's mount shows the path.
         self._state = Path(tempfile.mkdtemp(prefix="arena-sandbox-", dir=base))
-        self._staged: dict[tuple[str, bool, int, int], str] = {}
 
     @property
     def layers(self) -> list[str]:
@@ -144,24 +144,25 @@ class SandboxLauncher(Launcher):
             return []
         return [str(p / f"arena-{self.token}") for p in self.cg_layout.parents()]
 
-    # -- staging ------------------------------------------------------------------
+    # -- the bot's own files -------------------------------------------------------
 
-    def _stage(self, path: str, is_dir: bool) -> str:
-        """``path`` itself, or a copy the bot's uid can read (root only)."""
-        if not self.root:
-            return path  # the bot runs as the arena's own user: it reads what we read
-        # A long-lived launcher (the league server) sees folders replaced
-        # (a build's output): a copy is only reused for the same inode and mtime.
-        st = os.stat(path)
-        key = (path, is_dir, st.st_ino, st.st_mtime_ns)
-        if key in self._staged:
-            return self._staged[key]
-        source = path
-        if unreadable_by_others(path, is_dir):
-            source = str(self._state / f"staged-{len(self._staged)}")
-            _copy_readable(path, source, is_dir)
-        self._staged[key] = source
-        return source
+    def _copies(self, folder: Path, uid: int | None) -> Callable[[str, bool], str]:
+        """What shows one process its own files: each as it is, or a copy in
+        ``folder`` (removed with it when the process has ended) that only the
+        process's ``uid`` may read (None: the arena's own uid). A copy is made
+        when the policy asks for private files, or when the bot's uid could
+        not read the files themselves (a ``0700`` folder). Only the bot's own
+        files come here (``build_view``), never anything else on the host."""
+        made = itertools.count()
+
+        def show(path: str, is_dir: bool) -> str:
+            if not (self.policy.private_files or (uid is not None and unreadable_by_others(path, is_dir))):
+                return path
+            dest = folder / f"own-{next(made)}"
+            _copy_private(path, str(dest), is_dir, uid)
+            return str(dest)
+
+        return show
 
     # -- one process ----------------------------------------------------------------
 
@@ -169,19 +170,23 @@ class SandboxLauncher(Launcher):
         if self._watch and self._watchdog is None:
             self._watchdog = Watchdog(self.token, str(self._state), self._cgroup_tops(), self.policy.cpu_seconds)
         env = bot_environment()
-        view = build_view(spec, env["PATH"], self._stage)
         n = next(self._counter)
         claim = UidClaim(os.getpid() * 7 + n) if self.root else None
         cg = None
         fds: list[int] = []  # descriptors the launch chain reads (strict: the supervisor's bytes)
+        # This process's own things (copies of its files, its mount lines), removed at its end.
+        mine = self._state / f"p{n}"
         try:
+            mine.mkdir(mode=0o700)
+            uid = claim.uid if claim is not None else os.geteuid()
+            view = build_view(spec, env["PATH"], self._copies(mine, claim.uid if claim is not None else None))
             if self.cg_layout is not None:
                 cg = BotCgroup(self.cg_layout, f"arena-{self.token}/b{n}", self.policy)
-            uid = claim.uid if claim is not None else os.geteuid()
             inner = self._inner(uid) + [SUPERVISOR_TARGET, "--seccomp", str(sock_fd), "--", *view.argv]
-            argv = self._outer(view, cg, inner, fds)
+            argv = self._outer(view, cg, inner, fds, mine)
         except BaseException:
             _close_all(fds)
+            shutil.rmtree(mine, ignore_errors=True)
             if cg is not None:
                 cg.remove()
             if claim is not None:
@@ -197,6 +202,7 @@ class SandboxLauncher(Launcher):
                 cg.kill()
                 verdict = cg.verdict()
                 cg.remove()
+            shutil.rmtree(mine, ignore_errors=True)  # before its uid may go to another bot
             if claim is not None:
                 claim.release()
             return verdict
@@ -232,7 +238,7 @@ class SandboxLauncher(Launcher):
         w = self.policy.wall_seconds
         return ["timeout", "--foreground", "-s", "KILL", f"{w:g}"] if w else []
 
-    def _outer(self, view: View, cg: BotCgroup | None, inner: list[str], fds: list[int]) -> list[str]:
+    def _outer(self, view: View, cg: BotCgroup | None, inner: list[str], fds: list[int], mine: Path) -> list[str]:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -288,16 +294,15 @@ class BasicLauncher(SandboxLauncher):
         super().__init__(*args, **kwargs)
         self._root = self._state / "root"
         self._root.mkdir(mode=0o755)
-        self._fstabs: dict[tuple, tuple[str, str]] = {}
+        self._fstabs: dict[tuple, tuple[str, str, list[str]]] = {}
 
-    def _fstab(self, view: View) -> tuple[str, str]:
-        """A skeleton holding every mount point of ``view``, and the shell
-        commands that fill it: the system mounts, the private tmpfs places,
-        then the view's binds (mount points inside a private tmpfs, for a bot
-        that lives under /tmp, are made once that tmpfs is there)."""
-        # The lines name the bind sources: a staged copy made afresh (a folder
-        # a build replaced, in the long-lived league server) needs new lines.
-        key = (view.key(), tuple(b.source for b in view.binds))
+    def _skeleton(self, view: View) -> tuple[str, str, list[str]]:
+        """For the targets of ``view`` (made once per set of targets): a
+        skeleton holding every mount point, the fstab of the system mounts and
+        the private tmpfs places, and the commands that make the mount points
+        that lie inside a private tmpfs (for a bot that lives under /tmp).
+        Returns (skeleton, fstab, those commands)."""
+        key = view.key()
         if key in self._fstabs:
             return self._fstabs[key]
         n = len(self._fstabs)
@@ -319,8 +324,30 @@ class BasicLauncher(SandboxLauncher):
             f"arena-tmp {_esc(r + '/tmp')} tmpfs size={p.file_mb}m,mode=1777,nosuid,nodev 0 0",
             f"arena-shm {_esc(r + '/dev/shm')} tmpfs size={p.shm_mb}m,mode=1777,nosuid,nodev 0 0",
         ]
-        later: list[str] = []  # binds whose mount point is in a private tmpfs
         prep: list[str] = []
+        for b in view.binds:
+            if _in_private_tmpfs(b.target):
+                target = shlex.quote(r + b.target)
+                parent = shlex.quote(r + os.path.dirname(b.target))
+                make = f"mkdir {target}" if b.is_dir else f": > {target}"
+                prep.append(f"mkdir -p {parent} && {{ [ -e {target} ] || {make}; }}")
+            else:
+                (dirs if b.is_dir else files).append(b.target.lstrip("/"))
+        _make_skeleton(skel, dirs, files)
+        fstab = self._state / f"fstab-{n}"
+        fstab.write_text("\n".join(lines) + "\n")
+        self._fstabs[key] = (str(skel), str(fstab), prep)
+        return self._fstabs[key]
+
+    def _mounts(self, view: View, mine: Path) -> str:
+        """The shell commands that build the root of one process: a small tmpfs
+        filled from the skeleton, the system mounts, then the view's binds
+        (whose sources may be this process's own copies: their lines are
+        written to ``mine``), read-only once its mounts are in place."""
+        skel, fstab, prep = self._skeleton(view)
+        r = str(self._root)
+        binds: list[str] = []
+        later: list[str] = []  # binds whose mount point is in a private tmpfs
         for b in view.binds:
             subs = _submounts(b.source) if b.is_dir else []
             # A tree holding mounts is bound with them (a user namespace may not
@@ -329,36 +356,23 @@ class BasicLauncher(SandboxLauncher):
             for sub in subs:
                 inside = r + b.target + sub[len(b.source.rstrip("/")):]
                 line += f"\nnone {_esc(inside)} none remount,bind,ro,nosuid,nodev 0 0"
-            if _in_private_tmpfs(b.target):
-                target = shlex.quote(r + b.target)
-                parent = shlex.quote(r + os.path.dirname(b.target))
-                make = f"mkdir {target}" if b.is_dir else f": > {target}"
-                prep.append(f"mkdir -p {parent} && {{ [ -e {target} ] || {make}; }}")
-                later.append(line)
-            else:
-                (dirs if b.is_dir else files).append(b.target.lstrip("/"))
-                lines.append(line)
-        _make_skeleton(skel, dirs, files)
+            (later if _in_private_tmpfs(b.target) else binds).append(line)
         mount = shlex.quote(self.tools["mount"])
-        first = self._state / f"fstab-{n}"
-        first.write_text("\n".join(lines) + "\n")
-        # The root: a small tmpfs filled from the skeleton, read-only once its
-        # mounts are in place (the mount is made read-only, not the tmpfs
-        # itself, which a user namespace may not remount).
+        # The mount is made read-only, not the tmpfs itself, which a user namespace may not remount.
         root = shlex.quote(r)
         commands = (f"{mount} -t tmpfs -o size=4m,mode=0755,nosuid,nodev arena-root {root} && "
-                    f"{shlex.quote(self.tools['cp'])} -a {shlex.quote(str(skel))}/. {root}/ && "
-                    f"{mount} -a -T {shlex.quote(str(first))}")
+                    f"{shlex.quote(self.tools['cp'])} -a {shlex.quote(skel)}/. {root}/ && "
+                    f"{mount} -a -T {shlex.quote(fstab)}")
+        if binds:
+            (mine / "binds").write_text("\n".join(binds) + "\n")
+            commands += f" && {mount} -a -T {shlex.quote(str(mine / 'binds'))}"
         if later:
-            second = self._state / f"fstab-{n}-late"
-            second.write_text("\n".join(later) + "\n")
+            (mine / "binds-late").write_text("\n".join(later) + "\n")
             commands += " && umask 022 && " + " && ".join(prep)
-            commands += f" && {mount} -a -T {shlex.quote(str(second))}"
-        commands += f" && {mount} -o remount,bind,ro {root}"
-        self._fstabs[key] = (commands, str(first))
-        return self._fstabs[key]
+            commands += f" && {mount} -a -T {shlex.quote(str(mine / 'binds-late'))}"
+        return commands + f" && {mount} -o remount,bind,ro {root}"
 
-    def _outer(self, view, cg, inner, fds):
+    def _outer(self, view, cg, inner, fds, mine):
         argv = self._wall()
         if cg is not None:
             # Into the bot's cgroups before the cgroup namespace is made, so
@@ -372,7 +386,7 @@ class BasicLauncher(SandboxLauncher):
         # Real root (or the new user namespace's root) builds the view, then
         # leaves the host's filesystem behind for good.
         t = {k: shlex.quote(self.tools[k]) for k in ("pivot_root", "umount")}
-        mounts, _ = self._fstab(view)
+        mounts = self._mounts(view, mine)
         # A fresh network namespace has its loopback down: an ACPC relay needs
         # it to serve its agent (which still reaches nothing outside).
         lo = f"{shlex.quote(shutil.which('ip') or '/usr/sbin/ip')} link set lo up && " if view.loopback else ""
@@ -413,7 +427,7 @@ class StrictLauncher(SandboxLauncher):
 
     level = "strict"
 
-    def _outer(self, view, cg, inner, fds):
+    def _outer(self, view, cg, inner, fds, mine):
         p = self.policy
         argv = self._wall() + [self.tools["unshare"], "--fork", "--kill-child", "--"]
         if cg is not None:
@@ -465,24 +479,12 @@ class StrictLauncher(SandboxLauncher):
         return argv + inner
 
 
-def _copy_readable(path: str, dest: str, is_dir: bool) -> None:
-    """Copy ``path`` to ``dest`` so that any uid can read it (and run what its owner could)."""
+def _copy_private(path: str, dest: str, is_dir: bool, uid: int | None) -> None:
+    """Copy ``path`` to ``dest`` for one bot process: owned by ``uid`` (None: as
+    made), readable (and runnable, where its owner could run it) by that owner
+    alone. Links are copied as links."""
     total = 0
-
-    def fix(p: str) -> None:
-        mode = os.lstat(p).st_mode
-        if stat.S_ISLNK(mode):
-            return
-        if stat.S_ISDIR(mode):
-            os.chmod(p, 0o755)
-        else:
-            os.chmod(p, 0o755 if mode & 0o111 else 0o644)
-
-    if not is_dir:
-        shutil.copy2(path, dest)
-        fix(dest)
-        return
-    for top, _, files in os.walk(path):
+    for top, _, files in os.walk(path) if is_dir else [("", [], [path])]:
         for f in files:
             try:
                 total += os.lstat(os.path.join(top, f)).st_size
@@ -490,12 +492,25 @@ def _copy_readable(path: str, dest: str, is_dir: bool) -> None:
                 pass
         if total > STAGE_LIMIT:
             raise StagingError(
-                f"{path} cannot be read by the bot's own uid and is too large to copy "
-                f"(over {STAGE_LIMIT >> 20} MB): make it readable by others (chmod -R o+rX {path})"
-            )
-    shutil.copytree(path, dest, symlinks=True)
-    for top, dirs, files in os.walk(dest):
-        fix(top)
-        for f in files:
-            fix(os.path.join(top, f))
+                f"{path} is over {STAGE_LIMIT >> 20} MB, too much to copy for each bot process "
+                f"(each process is given its own copy of a folder its uid cannot read, and in a duplicate "
+                f"tournament or the league of every bot's files): give the bot a folder of its own with only "
+                f"what it needs")
 
+    def own(p: str) -> None:
+        mode = os.lstat(p).st_mode
+        if uid is not None:
+            os.lchown(p, uid, uid)
+        if stat.S_ISLNK(mode):
+            return
+        os.chmod(p, 0o500 if stat.S_ISDIR(mode) or mode & 0o100 else 0o400)
+
+    if not is_dir:
+        shutil.copy2(path, dest)
+        own(dest)
+        return
+    shutil.copytree(path, dest, symlinks=True)
+    for top, dirs, files in os.walk(dest, topdown=False):
+        for f in files + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
+            own(os.path.join(top, f))
+        own(top)

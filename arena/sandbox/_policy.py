@@ -28,6 +28,12 @@ class SandboxPolicy:
     file_mb: int = 64  # RLIMIT_FSIZE, and the size of the private /tmp
     shm_mb: int = 64  # the size of the private /dev/shm
     open_files: int = 256  # RLIMIT_NOFILE
+    #: Each bot process sees a private copy of its own files, made for it and
+    #: removed at its end, rather than the files themselves: what it leaves in
+    #: their page cache (pages read, or not) reaches no later process. On for
+    #: duplicate tournaments and the league, where a later seating of the same
+    #: deal must remember nothing; off, a bot's folder is shown as it is.
+    private_files: bool = False
 
     def __post_init__(self) -> None:
         for option, name, low, high in LIMITS:
@@ -44,9 +50,10 @@ class SandboxPolicy:
 
     def describe(self) -> str:
         wall = f", wall {self.wall_seconds:g} s" if self.wall_seconds else ""
+        private = ", private copies of its files" if self.private_files else ""
         return (
             f"memory {self.memory_mb} MB, CPU {self.cpu_seconds} s{wall}, pids {self.pids}, "
-            f"writes {self.file_mb} MB /tmp + {self.shm_mb} MB /dev/shm, network off"
+            f"writes {self.file_mb} MB /tmp + {self.shm_mb} MB /dev/shm, network off{private}"
         )
 
     def to_json(self) -> dict:
@@ -54,6 +61,7 @@ class SandboxPolicy:
             "memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds,
             "wall_seconds": self.wall_seconds, "pids": self.pids, "file_mb": self.file_mb,
             "shm_mb": self.shm_mb, "open_files": self.open_files, "network": False,
+            "private_files": self.private_files,
         }
 
     @classmethod

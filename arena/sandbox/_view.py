@@ -12,8 +12,10 @@ command line the organiser wrote, never from the bot's files:
   ``/etc/mono/config`` to find its native libraries);
 * the bot's own folder, read-only: the folder of its program, or of its
   script when the first word is an interpreter;
-* every other file or folder named on the command line, read-only, as itself
-  (a strategy file is bound alone, not its folder);
+* every other file or folder the organiser named (``BotSpec.files``: the
+  command line's paths, made absolute where it was typed; a league's bot
+  folder), read-only, as itself (a strategy file is bound alone, not its
+  folder); any other word is text, never looked up in the arena's files;
 * private writable places, fresh for each process: ``/tmp`` and ``/dev/shm``
   (tmpfs, size-limited), and a fresh ``/proc``.
 
@@ -138,7 +140,13 @@ class CommandParts:
 
 
 def command_parts(spec: BotSpec, path_env: str) -> CommandParts:
-    """Which words of ``spec`` are the runtime, the bot's own folder and its other files."""
+    """Which words of ``spec`` are the runtime, the bot's own folder and its other files.
+
+    Only the spec's ``files`` (the organiser's) are files: no word is tried
+    against the arena's own files, so a word like ``league.db`` that names
+    nothing of the bot's is text to the bot, whatever the arena's working
+    folder holds.
+    """
     argv = list(spec.argv)
     first = argv[0]
     interpreter_roots: list[str] = []
@@ -152,16 +160,15 @@ def command_parts(spec: BotSpec, path_env: str) -> CommandParts:
     else:
         argv[0] = os.path.abspath(first)
         program = argv[0]
-    script = None
-    named: list[tuple[str, bool]] = []
-    for i, arg in enumerate(argv[1:], start=1):
-        if arg.startswith("-") or not os.path.exists(arg):
-            continue
-        argv[i] = os.path.abspath(arg)
-        if script is None and os.path.isfile(arg):
-            script = argv[i]
-        else:
-            named.append((argv[i], os.path.isdir(arg)))
+    own = spec.files if spec.files is not None else tuple(
+        (w, os.path.isdir(w)) for w in argv[1:] if os.path.isabs(w) and os.path.exists(w))
+
+    def own_file(word: str) -> bool:
+        return os.path.isabs(word) and any(
+            word == p or (is_dir and word.startswith(p.rstrip("/") + "/")) for p, is_dir in own)
+
+    script = next((w for w in argv[1:] if not w.startswith("-") and own_file(w) and os.path.isfile(w)), None)
+    named = [(p, d) for p, d in own if p != script]
     if script is not None and program is not None:
         # ``/path/to/interp script.py``: the first word is the runtime.
         interpreter_roots = runtime_roots(program, path_env)

@@ -143,7 +143,8 @@ def plan_tournament(
     check_range("--broken-start", broken_start, 0, 1_000_000)
     limits = {k: v for k, v in (("memory_mb", memory_mb), ("cpu_seconds", cpu_seconds), ("pids", pids))
               if v is not None}
-    policy = SandboxPolicy(**limits)
+    # A later seating of a duplicate deal must find nothing a bot left in its files' page cache.
+    policy = SandboxPolicy(**limits, private_files=duplicate)
     if cluster is not None:
         for spec in bots:  # a bot the cluster cannot be sent is refused before anything is stored
             check_shippable(spec)
@@ -176,8 +177,7 @@ def load_tournament(store: Store, tid: int, jobs: int = 1, *, game: str | None =
     records = [store.bot(e["bot"]) for e in entrants]
     if bots and list(bots) != [r["command"] for r in records]:
         raise UsageError(f"tournament {tid} was started with other bots: {[r['command'] for r in records]}")
-    specs = [BotSpec(command=r["command"], argv=(b := BotSpec.parse(r["command"])).argv, name=e["name"], loopback=b.loopback)
-             for r, e in zip(records, entrants)]
+    specs = [BotSpec.parse(r["command"], name=e["name"]) for r, e in zip(records, entrants)]
     for record, spec in zip(records, specs):
         now = file_digest(list(spec.argv))
         if now != record["sha256"]:

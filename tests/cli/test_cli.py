@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -25,7 +26,7 @@ def test_json_has_the_promised_keys_and_exit_code_0():
     assert proc.returncode == 0, proc.stderr
     for key in ("game", "seed", "hands", "completed", "seats", "faults"):
         assert key in result
-    assert result["game"] == "kuhn3" and result["seed"] == "11" and result["hands"] == 7
+    assert result["game"] == "kuhn3" and re.fullmatch(r"11:[0-9a-f]{32}", result["seed"]) and result["hands"] == 7
     assert result["completed"] is True and result["faults"] == []
     assert [s["bot"] for s in result["seats"]] == [GOOD] * 3
     assert sum(s["payoff"] for s in result["seats"]) == 0
@@ -33,13 +34,19 @@ def test_json_has_the_promised_keys_and_exit_code_0():
         assert seat["score"] == pytest.approx(seat["payoff"] / 7 ** 0.5)
 
 
-def test_same_seed_same_match_and_the_seed_is_printed():
+def test_the_printed_key_replays_the_match_and_a_typed_seed_alone_does_not():
     first = run_json("kuhn3", GOOD, GOOD, GOOD, "--seed", "99", "--end-prob", "1/20")
-    second = run_json("kuhn3", GOOD, GOOD, GOOD, "--seed", "99", "--end-prob", "1/20")
-    for key in ("hands", "seats"):
-        assert [s["payoff"] for s in first[1]["seats"]] == [s["payoff"] for s in second[1]["seats"]]
-        assert first[1]["hands"] == second[1]["hands"]
-    assert "seed 99" in first[0].stderr
+    key = first[1]["seed"]
+    # While it plays only the seed shows; the key, secret and all, when it has ended.
+    assert "Started kuhn3 seed 99:" in first[0].stderr
+    assert key.startswith("99:") and f"Finished kuhn3 seed {key}:" in first[0].stderr
+    assert key not in first[0].stderr.split("Finished", 1)[0]
+    replay = run_json("kuhn3", GOOD, GOOD, GOOD, "--seed", key, "--end-prob", "1/20")
+    assert replay[1]["seed"] == key
+    assert [s["payoff"] for s in first[1]["seats"]] == [s["payoff"] for s in replay[1]["seats"]]
+    assert first[1]["hands"] == replay[1]["hands"]
+    again = run_json("kuhn3", GOOD, GOOD, GOOD, "--seed", "99", "--end-prob", "1/20")
+    assert again[1]["seed"].startswith("99:") and again[1]["seed"] != key  # a fresh secret
     unseeded = run_json("kuhn3", GOOD, GOOD, GOOD, "--hands", "1")
     assert f"seed {unseeded[1]['seed']}" in unseeded[0].stderr
 

@@ -104,7 +104,8 @@ def test_sigterm_stops_a_long_match_and_shows_the_result_so_far():
     for noise in NOISE:
         assert noise not in term.seen, term.seen
     shown = after.replace("\x1b[K", "").replace("\r", "\n")
-    final = re.search(r"Interrupted kuhn3 seed 5: every bot was stopped; so far, after ([\d,]+) hands, "
+    # The run has ended: its whole key, secret and all, is shown.
+    final = re.search(r"Interrupted kuhn3 seed 5:[0-9a-f]{32}: every bot was stopped; so far, after ([\d,]+) hands, "
                       r"chips: (.*)", shown)
     assert final, shown
     chips = re.findall(r"^a ([+-]\d+), b ([+-]\d+), c ([+-]\d+)$", final[2].strip())[0]

@@ -31,7 +31,7 @@ from arena.cluster._artifacts import ArtifactError
 from arena.cluster._build import build
 from arena.cluster._security import init_certs
 
-from ..conftest import PY, ROOT, clean_env, run_arena, run_json, sigint_default
+from ..conftest import PY, ROOT, clean_env, replay_key, run_arena, run_json, sigint_default
 from ..league.league_server import League, new_user, sample
 
 pytestmark = pytest.mark.slow
@@ -41,7 +41,7 @@ K = ROOT / "sample_bots" / "kuhn3"
 # Mostly compiled (cheap to start); the seeded Python one brings a second artifact.
 BOTS = [f"c={K}/build/rule_bot", f"rs={K}/build/rule_bot_rs", f"c2={K}/build/rule_bot",
         f"random=python3 {K}/random_bot.py --seed 1"]
-ARGS = ["kuhn3", *BOTS, "--seed", "11", "-p", "hands=30", "--sandbox", "basic"]
+ARGS = ["kuhn3", *BOTS, "--seed", replay_key(11), "-p", "hands=30", "--sandbox", "basic"]
 CPUS = sorted(os.sched_getaffinity(0))
 
 

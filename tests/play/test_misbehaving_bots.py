@@ -25,10 +25,10 @@ from arena import available_games
 from protocols import Exchange
 
 from .. import scripted
-from ..conftest import processes_with, python_bot, run_json
+from ..conftest import processes_with, python_bot, replay_key, run_json
 
 GAMES = sorted(available_games())
-SEED = 5
+SEED = replay_key(5)
 #: per reply: the misbehaving seat's silence costs this much wall time, and a
 #: well-behaved seat's reply must come within it however busy the machine is
 TIMEOUT = 2.0
@@ -91,7 +91,7 @@ def play_case(game: str, bad: int, at: int, reply: bytes | None, mode: str, tag:
     played = scripted.play(game, SEED, scripted.names_of(bots), bad, at, reply)
     own = {"trigger": played.trigger_step, "mode": mode, "slow": 3 * TIMEOUT}
     scripted.write_script(script, played, {bad: own})
-    proc, result = run_json("play", game, *bots, *table.options(), "--seed", str(SEED),
+    proc, result = run_json("play", game, *bots, *table.options(), "--seed", SEED,
                             "--timeout", str(TIMEOUT))
     assert proc.returncode == 1, proc.stderr
     assert result["completed"] is False

@@ -19,7 +19,7 @@ from arena.quarantine._run import make_plan
 from arena.quarantine._report import STEPS
 from arena.quarantine._run import _lineup as lineup
 
-from ..conftest import PY, ROOT, TEST_BOTS, processes_with, python_bot, run_arena
+from ..conftest import PY, ROOT, TEST_BOTS, processes_with, python_bot, replay_key, run_arena
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -172,13 +172,13 @@ def test_a_bot_that_cannot_be_executed_fails_step_1(tmp_path):
 
 def test_a_good_bot_that_loses_to_random_passes_unless_a_win_is_required(tmp_path, tag):
     bot = python_bot("quarantine_bot.py", "good", tag)  # always checks or calls
-    code, out, steps, err = quarantine("kuhn3", bot, "--seed", "1", "--matches", "3", "-p", "hands=100")
+    code, out, steps, err = quarantine("kuhn3", bot, "--seed", replay_key(1), "--matches", "3", "-p", "hands=100")
     assert code == 0, out + err
     assert steps[8] == "INFO" and "did not win" in out
 
     report = tmp_path / "report.xml"
     code, out, steps, err = quarantine(
-        "kuhn3", bot, "--seed", "1", "--matches", "3", "-p", "hands=100", "--require-win", "--junit", str(report)
+        "kuhn3", bot, "--seed", replay_key(1), "--matches", "3", "-p", "hands=100", "--require-win", "--junit", str(report)
     )
     assert_fails_at(8, code, out, steps, err)
     suite = check_junit(ET.parse(report).getroot())
@@ -316,7 +316,7 @@ def test_junit_report_has_one_testcase_per_step_and_the_failure_on_the_right_one
     assert "something went wrong in my bot" in failure.text  # the stderr tail
     assert "-> play" in failure.text  # the transcript
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
-    assert props["game"] == "kuhn3" and props["seed"] == "3" and props["bot"] == bot
+    assert props["game"] == "kuhn3" and re.fullmatch(r"3:[0-9a-f]{32}", props["seed"]) and props["bot"] == bot
 
 
 

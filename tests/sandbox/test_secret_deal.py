@@ -132,11 +132,12 @@ def test_a_bad_seed_on_the_command_line_is_a_usage_error():
     assert "--seed" in proc.stderr and "'no spaces please'" in proc.stderr
 
 
-def test_a_word_seed_replays_the_same_match():
+def test_a_word_seeds_printed_key_replays_the_same_match():
     bots = [str(ROOT / "sample_bots/kuhn3/build/rule_bot")] * 2 + [f"python3 {ROOT}/sample_bots/kuhn3/check_fold_bot.py"]
     one = run_json("kuhn3", *bots, "--hands", "40", "--seed", "league-week-3")[1]
-    two = run_json("kuhn3", *bots, "--hands", "40", "--seed", "league-week-3")[1]
-    assert one["seed"] == "league-week-3"
+    assert re.fullmatch(r"league-week-3:[0-9a-f]{32}", one["seed"])
+    two = run_json("kuhn3", *bots, "--hands", "40", "--seed", one["seed"])[1]
+    assert two["seed"] == one["seed"]
     assert [s["payoff"] for s in one["seats"]] == [s["payoff"] for s in two["seats"]]
 
 
@@ -202,7 +203,7 @@ def test_a_tournament_tells_its_seed_when_it_has_finished_and_hides_pending_ones
     started = next(line for line in proc.stderr.splitlines() if line.startswith("Started tournament"))
     assert "s3cret" not in started
     finished = next(line for line in proc.stderr.splitlines() if line.startswith("Finished tournament"))
-    assert finished.endswith("seed s3cret")
+    assert re.search(r"seed s3cret:[0-9a-f]{32}$", finished), finished
     # A match not yet played keeps its seed to itself in every listing.
     store = open_store(db, create=False)
     try:

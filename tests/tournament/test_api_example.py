@@ -18,7 +18,7 @@ from arena._checks import UsageError
 from arena.play._jobs import JobBot, MatchJob, MatchRecord
 from arena.tournament._config import TournamentConfig
 
-from ..conftest import PY, ROOT, SAMPLE_BOTS, clean_env
+from ..conftest import PY, ROOT, SAMPLE_BOTS, clean_env, replay_key
 
 PAGE = ROOT / "docs" / "api.md"
 FILE = "tournament_example.py"
@@ -62,7 +62,7 @@ def test_the_tournament_example_of_the_api_page_runs_and_agrees_with_the_command
         [PY, "-m", "arena", "tournament", "kuhn3", f"rule={SAMPLE_BOTS / 'build' / 'rule_bot'}",
          f"random-1=python3 {SAMPLE_BOTS / 'random_bot.py'} --seed 1",
          f"random-2=python3 {SAMPLE_BOTS / 'random_bot.py'} --seed 2",
-         "-p", "hands=50", "--seed", "1", "--db", str(tmp_path / "cli.db"), "--json"],
+         "-p", "hands=50", "--seed", replay_key("1"), "--db", str(tmp_path / "cli.db"), "--json"],
         cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300)
     assert cli.returncode == 0, cli.stderr
     by_command = json.loads(cli.stdout)
@@ -73,7 +73,7 @@ def test_the_tournament_example_of_the_api_page_runs_and_agrees_with_the_command
         matches = store.matches(saved["id"])
     finally:
         store.close()
-    assert saved["status"] == "finished" and saved["seed"] == "1"
+    assert saved["status"] == "finished" and saved["seed"] == replay_key("1")
     assert [(r["bot"], r["score"]) for r in table["standings"]] == \
         [(r["bot"], r["score"]) for r in by_command["standings"]]
     assert [(m["seats"], m["scores"]) for m in matches] == \
@@ -113,7 +113,8 @@ def test_the_planned_config_is_the_one_stored_and_resumed(tmp_path):
     assert settings["gauntlet"] == "random" and settings["version"] == 2 and settings["until_ci"] == 3.0
     with sqlite3.connect(tmp_path / "t.db") as db:
         row = db.execute("SELECT game, params, seed, rounds, lifetime FROM tournaments").fetchone()
-    assert row == ("kuhn3", json.dumps(config.params), "word", 4, "match")
+    assert row == ("kuhn3", json.dumps(config.params), config.seed, 4, "match")
+    assert re.fullmatch(r"word:[0-9a-f]{32}", config.seed)  # the typed seed and this run's secret
 
 
 def test_options_stored_before_the_version_are_read_the_same_and_newer_ones_refused(tmp_path):
@@ -163,7 +164,7 @@ def _vonneumann(tmp_path, name: str, **options) -> tuple[list[tuple], list[tuple
     bots = [arena.BotSpec.parse(str(VN / "naive"), name="naive"),
             arena.BotSpec.parse(str(VN / "kuhn3"), name="kuhn3"),
             arena.BotSpec.parse(f"{PY} {ROOT / 'tests' / 'bots' / 'misbehave_vonneumann.py'} garbage", name="bad")]
-    config = arena.plan_tournament("vonneumann", bots, params={"games_per_session": 5, "sessions": 2}, seed=11,
+    config = arena.plan_tournament("vonneumann", bots, params={"games_per_session": 5, "sessions": 2}, seed=replay_key(11),
                                    rounds=2, sandbox="none", max_faults=1, **options)
     store = arena.open_store(tmp_path / f"{name}.db")
     try:

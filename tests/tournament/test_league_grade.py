@@ -16,7 +16,7 @@ from itertools import permutations
 
 import pytest
 
-from ..conftest import PY, ROOT, SAMPLE_BOTS, TEST_BOTS, run_arena
+from ..conftest import PY, ROOT, SAMPLE_BOTS, TEST_BOTS, replay_key, run_arena
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -52,7 +52,7 @@ def test_faulting_bots_rank_below_every_well_behaved_one(game, good, quiet, gree
     end below both well-behaved bots, by score and by rating; the well-behaved
     ones carry no fault."""
     # two jobs: the silent bot's timeouts overlap (standings do not depend on --jobs)
-    _, result = tournament(tmp_path / "t.db", game, *good, quiet, greedy, *params, "--seed", "3",
+    _, result = tournament(tmp_path / "t.db", game, *good, quiet, greedy, *params, "--seed", replay_key("3"),
                            "--timeout", "0.5", "--max-faults", "0", "--lifetime", "match", "--jobs", "2")
     rows = _rows(result)
     assert rows["greedy"]["faults"] and rows["quiet"]["faults"], rows
@@ -62,7 +62,7 @@ def test_faulting_bots_rank_below_every_well_behaved_one(game, good, quiet, gree
             assert rows[well]["score"] > rows[bad]["score"], (well, bad, rows)
             assert rows[well]["rating"] > rows[bad]["rating"], (well, bad, rows)
     # Under the other rule the greedy bot keeps what it had when it faulted...
-    _, so_far = tournament(tmp_path / "s.db", game, *good, greedy, *params, "--seed", "3",
+    _, so_far = tournament(tmp_path / "s.db", game, *good, greedy, *params, "--seed", replay_key("3"),
                            "--max-faults", "0", "--lifetime", "match", "--on-fault", "score-so-far")
     assert _rows(so_far)["greedy"]["faults"]
     # ...but still ranks below the well-behaved bots for the rating.
@@ -72,7 +72,7 @@ def test_faulting_bots_rank_below_every_well_behaved_one(game, good, quiet, gree
 
 def test_max_faults_disqualifies_and_its_other_matches_are_forfeits(tmp_path):
     _, result = tournament(tmp_path / "t.db", "kuhn3", f"a={RULE}", f"b={RULE_RS}", f"c={RULE}",
-                           f"crash={MISBEHAVE} crash", "-p", "hands=5", "--seed", "1", "--max-faults", "2")
+                           f"crash={MISBEHAVE} crash", "-p", "hands=5", "--seed", replay_key("1"), "--max-faults", "2")
     rows = _rows(result)
     assert rows["crash"]["disqualified"] and result["standings"][-1]["bot"] == "crash"
     assert sum(rows["crash"]["faults"].values()) == 2
@@ -87,7 +87,7 @@ def test_max_faults_disqualifies_and_its_other_matches_are_forfeits(tmp_path):
 
 def test_the_same_command_twice_is_two_entrants_with_full_shares(tmp_path):
     proc, result = tournament(tmp_path / "t.db", "kuhn3", RULE, RULE, f"named={RULE_RS}", RULE_RS,
-                              "-p", "hands=5", "--seed", "2")
+                              "-p", "hands=5", "--seed", replay_key("2"))
     rows = _rows(result)
     assert set(rows) == {"rule_bot", "rule_bot-2", "named", "rule_bot_rs"}
     assert {r["matches"] for r in rows.values()} == {18}  # 4 entrants, 3 seats: 3/4 of 24
@@ -129,7 +129,7 @@ def _deals(data_dir, pattern: str) -> dict[tuple[int, int], list[str]]:
 ])
 def test_duplicate_deals_give_every_seating_the_same_cards(game, bots, pattern, params, tmp_path):
     db = tmp_path / "t.db"
-    _, result = tournament(db, game, *bots, *params, "--seed", "9", "--duplicate", "--lifetime", "match")
+    _, result = tournament(db, game, *bots, *params, "--seed", replay_key("9"), "--duplicate", "--lifetime", "match")
     assert result["format"]["duplicate"]  # the standings say how they were played
     assert "duplicate deals" in run_arena("standings", "1", "--db", str(db)).stdout
     deals = _deals(tmp_path / "t-data", pattern)
@@ -138,7 +138,7 @@ def test_duplicate_deals_give_every_seating_the_same_cards(game, bots, pattern, 
     first = deals[(0, 0)]
     assert all(first) and all(deals[(0, i)] == first for i in range(len(seatings)))
     # without --duplicate, the seatings get different cards
-    tournament(tmp_path / "p.db", game, *bots, *params, "--seed", "9", "--lifetime", "match")
+    tournament(tmp_path / "p.db", game, *bots, *params, "--seed", replay_key("9"), "--lifetime", "match")
     plain = _deals(tmp_path / "p-data", pattern)
     assert len({json.dumps(v) for v in plain.values()}) > 1
 
@@ -148,7 +148,7 @@ def test_duplicate_deals_give_every_seating_the_same_cards(game, bots, pattern, 
 
 def test_a_gauntlet_plays_only_the_candidate_in_every_seating(tmp_path):
     bots = [f"cand={RULE}", f"b={RULE_RS}", f"c={SAMPLE_BOTS / 'check_fold_bot.py'}", f"d={RULE}"]
-    _, result = tournament(tmp_path / "t.db", "kuhn3", *bots, "-p", "hands=3", "--seed", "1", "--gauntlet", "cand")
+    _, result = tournament(tmp_path / "t.db", "kuhn3", *bots, "-p", "hands=3", "--seed", replay_key("1"), "--gauntlet", "cand")
     lineups = [tuple(m["entrants"]) for m in result["match_list"]]
     assert all("cand" in lineup for lineup in lineups)
     assert len(lineups) == len(set(lineups)) == 18  # 3 * 3!: every seating with it, once
@@ -157,11 +157,11 @@ def test_a_gauntlet_plays_only_the_candidate_in_every_seating(tmp_path):
 
 def test_until_ci_stops_early_and_rounds_is_the_cap(tmp_path):
     bots = [RULE, RULE_RS, f"{SAMPLE_BOTS / 'check_fold_bot.py'}"]
-    _, wide = tournament(tmp_path / "w.db", "kuhn3", *bots, "-p", "hands=10", "--seed", "1",
+    _, wide = tournament(tmp_path / "w.db", "kuhn3", *bots, "-p", "hands=10", "--seed", replay_key("1"),
                          "--rounds", "4", "--until-ci", "1000")
     assert wide["stopped_early"] and wide["rounds"] == 1 and wide["matches"] == 6
     assert any("stopped after round 1 of 4" in e for e in wide["events"])
-    _, tight = tournament(tmp_path / "t.db", "kuhn3", *bots, "-p", "hands=10", "--seed", "1",
+    _, tight = tournament(tmp_path / "t.db", "kuhn3", *bots, "-p", "hands=10", "--seed", replay_key("1"),
                           "--rounds", "2", "--until-ci", "0.000001")
     assert not tight["stopped_early"] and tight["rounds"] == 2 and tight["matches"] == 12
 
@@ -178,7 +178,7 @@ def test_kept_processes_of_innocent_bots_are_never_charged(when, tmp_path):
     asked at once); the blameless odds bots carry no fault, and each kept one
     process for the whole tournament."""
     _, result = tournament(tmp_path / "t.db", "rpsdraft", f"odds={ODDS}", f"odds2={ODDS}",
-                           f"bad={RPS_BAD} garbage {when}", "--seed", "5", "--rounds", "2",
+                           f"bad={RPS_BAD} garbage {when}", "--seed", replay_key("5"), "--rounds", "2",
                            "--lifetime", "tournament", "--max-faults", "0", "--broken-start", "0")
     rows = _rows(result)
     assert rows["odds"]["faults"] == {} and rows["odds2"]["faults"] == {}, rows
@@ -190,7 +190,7 @@ def test_kept_processes_of_innocent_bots_are_never_charged(when, tmp_path):
 
 def test_quarantine_plays_several_matches_in_one_process(tag):
     bot = f"{RPS_BAD} one_match main {tag}"
-    proc = run_arena("quarantine", "rpsdraft", bot, "--seed", "3", "--matches", "2", timeout=120)
+    proc = run_arena("quarantine", "rpsdraft", bot, "--seed", replay_key("3"), "--matches", "2", timeout=120)
     assert proc.returncode == 1
     assert re.search(r"^step 3/8 PASS", proc.stdout, re.M)  # fresh processes: fine
     assert re.search(r"^step 4/8 FAIL .*disconnected", proc.stdout, re.M), proc.stdout
@@ -202,7 +202,7 @@ def test_quarantine_plays_several_matches_in_one_process(tag):
 def test_progress_lines_carry_the_ids_show_takes(tmp_path):
     db = tmp_path / "t.db"
     proc, result = tournament(db, "kuhn3", RULE, RULE_RS, f"{SAMPLE_BOTS / 'check_fold_bot.py'}",
-                              "-p", "hands=3", "--seed", "4")
+                              "-p", "hands=3", "--seed", replay_key("4"))
     started = re.findall(r"^Started match (\d+) \[(\d+)/6\]: ", proc.stderr, re.M)
     finished = re.findall(r"^Finished match (\d+) \[(\d+)/6\]: ", proc.stderr, re.M)
     assert len(started) == len(finished) == 6
@@ -216,7 +216,7 @@ def test_standings_matches_and_export(tmp_path):
     db = tmp_path / "t.db"
     bots = [f"alice={RULE}", f"bob={RULE_RS}", f"carol={SAMPLE_BOTS / 'check_fold_bot.py'}",
             f"crashy={MISBEHAVE} crash"]
-    _, result = tournament(db, "kuhn3", *bots, "-p", "hands=4", "--seed", "6", "--max-faults", "0", "--broken-start", "0",
+    _, result = tournament(db, "kuhn3", *bots, "-p", "hands=4", "--seed", replay_key("6"), "--max-faults", "0", "--broken-start", "0",
                            "--jobs", "2")
     as_json = run_arena("standings", "1", "--db", str(db), "--format", "json")
     assert json.loads(as_json.stdout)["standings"] == result["standings"]
@@ -256,7 +256,7 @@ def test_seed_faithful_defaults(tmp_path):
     """rpsdraft, as the seed's tournament: one process per entrant, and out at
     the first fault."""
     db = tmp_path / "t.db"
-    _, result = tournament(db, "rpsdraft", f"odds={ODDS}", f"bad={RPS_BAD} garbage main", "--seed", "1",
+    _, result = tournament(db, "rpsdraft", f"odds={ODDS}", f"bad={RPS_BAD} garbage main", "--seed", replay_key("1"),
                            "--rounds", "2")
     assert result["max_faults"] == 1
     rows = _rows(result)
@@ -275,7 +275,7 @@ def test_duplicate_deals_play_every_bot_process_for_one_match(tmp_path):
     the league server always plays, through the same plan_tournament) each
     process plays one match, so no bot remembers a deal between seatings."""
     db = tmp_path / "t.db"
-    _, result = tournament(db, "rpsdraft", f"odds={ODDS}", f"odds2={ODDS}", "--seed", "1", "--duplicate")
+    _, result = tournament(db, "rpsdraft", f"odds={ODDS}", f"odds2={ODDS}", "--seed", replay_key("1"), "--duplicate")
     assert result["completed"]
     with sqlite3.connect(db) as conn:
         (lifetime,) = conn.execute("SELECT lifetime FROM tournaments").fetchone()

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from ..conftest import PY, ROOT, SAMPLE_BOTS, clean_env, run_arena, sigint_default
+from ..conftest import PY, ROOT, SAMPLE_BOTS, clean_env, replay_key, run_arena, sigint_default
 from ..play.test_teardown import wait_for
 
 # real processes, many matches: left out of `make test-fast`
@@ -31,7 +31,7 @@ BOTS = [
 
 
 def tournament(db, *extra, jobs=1):
-    proc = run_arena("tournament", "kuhn3", *BOTS, "--seed", "21", "--db", str(db), *SETTINGS,
+    proc = run_arena("tournament", "kuhn3", *BOTS, "--seed", replay_key("21"), "--db", str(db), *SETTINGS,
                      "--jobs", str(jobs), "--json", *extra, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return proc, json.loads(proc.stdout)
@@ -92,7 +92,7 @@ def test_sigkill_then_resume_loses_and_repeats_nothing(reference, tmp_path):
     expected = reference
 
     db = tmp_path / "killed.db"
-    args = [PY, "-m", "arena", "tournament", "kuhn3", *BOTS, "--seed", "21", "--db", str(db),
+    args = [PY, "-m", "arena", "tournament", "kuhn3", *BOTS, "--seed", replay_key("21"), "--db", str(db),
             *SETTINGS, "--jobs", "2"]
     arena = subprocess.Popen(args, cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)
@@ -127,7 +127,7 @@ def test_ctrl_c_stops_cleanly_and_the_resumed_run_equals_an_uninterrupted_one(re
     # 24 matches: many are still to play when the signal comes, however slow the machine
     expected = reference
     db = tmp_path / "t.db"
-    arena = subprocess.Popen([PY, "-m", "arena", "tournament", "kuhn3", *BOTS, *SETTINGS, "--seed", "21",
+    arena = subprocess.Popen([PY, "-m", "arena", "tournament", "kuhn3", *BOTS, *SETTINGS, "--seed", replay_key("21"),
                               "--db", str(db), "--jobs", "2"], cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
     seen = []
