@@ -22,12 +22,17 @@
  *   killed LEFTOVERS          the arena asked to stop; the bot was still running
  *
  * LEFTOVERS counts the bot's other processes (children, escapees that left
- * its session) still running when it ended. The supervisor is a child
- * subreaper, so every orphan of the bot becomes its child whatever session or
- * process group it moved to; it kills them all before it exits.
+ * its session) still running when it ended, or is -1 when they could not be
+ * counted (/proc could not be read). The supervisor is a child subreaper, so
+ * every orphan of the bot becomes its child whatever session or process
+ * group it moved to.
  *
- * When the arena shuts down its end of the socket (or dies), the supervisor
- * kills the bot and everything it started, reports, and exits.
+ * When the bot ends by itself, the supervisor stops (SIGSTOP) what it left,
+ * reports, and waits: the arena counts those processes in the bot's cgroup
+ * itself (this program runs under the bot's uid, within its reach) before it
+ * shuts down its end of the socket. When the arena shuts down its end (or
+ * dies), the supervisor kills the bot and everything it started, reports if
+ * it has not yet, and exits.
  *
  * It is PID 1 in a PID namespace at the sandboxed levels: the bot is PID 2,
  * so signals a bot sends itself (abort) act as everywhere else.
@@ -86,7 +91,7 @@ static int descendants(pid_t skip, pid_t *out, int cap) {
     static char zombie[MAX_PROCS];
     int n = 0;
     DIR *proc = opendir("/proc");
-    if (proc == NULL) return 0;
+    if (proc == NULL) return -1; /* not counted is not none */
     struct dirent *e;
     while ((e = readdir(proc)) != NULL && n < MAX_PROCS) {
         char *end;
@@ -148,12 +153,39 @@ static void reap_all(pid_t bot, int *bot_status, int *bot_done) {
     }
 }
 
+/* Send `sig` to every descendant. As PID 1 of the bot's namespace, kill(-1)
+ * reaches every process in it but us, with no need to read /proc. */
+static void signal_all(int sig) {
+    static pid_t found[MAX_PROCS];
+    if (getpid() == 1) {
+        (void)kill(-1, sig);
+        return;
+    }
+    memset(found, 0, sizeof found);
+    (void)descendants(0, found, MAX_PROCS);
+    for (int i = 0; i < MAX_PROCS && found[i] > 0; i++) kill(found[i], sig);
+}
+
 /* SIGKILL every descendant until none is left (orphans of killed processes
  * come to us, so a few rounds may be needed). */
 static void kill_all(pid_t bot, int *bot_status, int *bot_done) {
     static pid_t found[MAX_PROCS];
+    if (getpid() == 1) {
+        struct timespec pause = {0, 1000000};
+        for (int round = 0; round < 2000; round++) {
+            (void)kill(-1, SIGKILL);
+            reap_all(bot, bot_status, bot_done);
+            siginfo_t info;
+            memset(&info, 0, sizeof info);
+            if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD)
+                return; /* no child left at all */
+            nanosleep(&pause, NULL);
+        }
+        return;
+    }
     for (int round = 0; round < 2000; round++) {
         int n_live = descendants(0, NULL, 0);
+        if (n_live < 0) n_live = 0; /* /proc unreadable: nothing more can be found here */
         if (n_live > 0) {
             /* collect the pids (zombies included: harmless to signal) */
             (void)descendants(0, found, MAX_PROCS);
@@ -194,14 +226,27 @@ static int run(char **program) {
     return result;
 }
 
-/* The bot has ended: count what it left running, kill that, say how it ended. */
+/* The bot has ended by itself: count what it left running, stop that where
+ * it stands, say how the bot ended, and wait for the arena (which counts the
+ * stopped processes in the bot's cgroup) to shut the socket; then kill it all. */
 static int finish(pid_t bot, int *bot_status, int *bot_done) {
     int left = descendants(bot, NULL, 0);
-    kill_all(bot, bot_status, bot_done);
+    for (int round = 0; round < 3; round++) signal_all(SIGSTOP); /* a fork under way is restarted, then stopped */
     if (WIFSIGNALED(*bot_status))
         report("signaled %d %d", WTERMSIG(*bot_status), left);
     else
         report("exited %d %d", WEXITSTATUS(*bot_status), left);
+    struct pollfd wait_for_arena = {sock, POLLIN, 0};
+    for (;;) {
+        int r = poll(&wait_for_arena, 1, -1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) break;
+        char buf[64];
+        ssize_t got = recv(sock, buf, sizeof buf, MSG_DONTWAIT);
+        if (got > 0 || (got < 0 && (errno == EAGAIN || errno == EINTR))) continue;
+        break; /* end of file: the arena has counted, or is gone */
+    }
+    kill_all(bot, bot_status, bot_done);
     return 0;
 }
 
@@ -211,17 +256,25 @@ static int finish(pid_t bot, int *bot_status, int *bot_done) {
  * some kernel objects are keyed by uid or by inode and seen by every seat:
  * the keyring, record/OFD locks and flock on the shared read-only files
  * (and /dev/null), inotify/fanotify/dnotify watches on them, the page cache
- * probed without waiting. The filter refuses those calls outright (it sees
- * numbers and arguments, never which file a call is about), and the calls
- * that would widen what the kernel exposes: new namespaces, mounts, ptrace,
- * io_uring (whose operations bypass this filter), bpf, perf, userfaultfd,
- * modules, kexec, socket families that network namespaces do not separate.
+ * probed (mincore, cachestat, a read that will not wait) or emptied
+ * (fadvise DONTNEED, madvise PAGEOUT), the machine's count of AIO contexts.
+ * The filter refuses those calls (it sees numbers and arguments, never which
+ * file a call is about), and the calls that would widen what the kernel
+ * exposes: new namespaces, mounts, ptrace, io_uring (whose operations bypass
+ * this filter), bpf, perf, userfaultfd, modules, kexec, socket families that
+ * network namespaces do not separate. It also keeps the bot's hands off its
+ * supervisor, which runs under the same uid: its limits, scheduling and I/O
+ * priority cannot be changed (signals from inside do not reach it: it is
+ * PID 1 of the namespace), and the CPU the arena pinned the bot to cannot be
+ * left.
  * A refused call fails with an errno, as on a kernel without the feature:
  * locks ENOLCK; clone3 ENOSYS (the C library then uses clone, whose flags
- * the filter can read); x32 numbers ENOSYS; other socket families
- * EAFNOSUPPORT; RWF_NOWAIT reads EOPNOTSUPP; the rest EPERM. A call of
- * another architecture (32-bit, on a 64-bit kernel) kills the process: its
- * numbers mean other calls. */
+ * the filter can read); AIO ENOSYS (the C library's POSIX AIO uses threads
+ * instead); x32 numbers ENOSYS; other socket families EAFNOSUPPORT;
+ * RWF_NOWAIT reads EOPNOTSUPP; the rest EPERM. Advice that would empty the
+ * page cache succeeds and does nothing (advice may always be ignored). A
+ * call of another architecture (32-bit, on a 64-bit kernel) kills the
+ * process: its numbers mean other calls. */
 
 #if defined(__x86_64__)
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
@@ -299,6 +352,10 @@ static const int refused[] = {
     __NR_perf_event_open, __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev, __NR_kcmp,
     __NR_pidfd_getfd, __NR_process_madvise, __NR_cachestat, __NR_name_to_handle_at,
     __NR_open_by_handle_at, __NR_syslog,
+    /* the page cache: which pages of a shared file another process read */
+    __NR_mincore,
+    /* the CPU the arena pinned the bot to */
+    __NR_sched_setaffinity,
     /* namespaces and mounts (a user namespace of its own would allow them) */
     __NR_setns, __NR_mount, __NR_umount2, __NR_pivot_root, __NR_chroot, __NR_open_tree,
     __NR_open_tree_attr, __NR_move_mount, __NR_fsopen, __NR_fsconfig, __NR_fsmount, __NR_fspick,
@@ -318,7 +375,22 @@ static const int refused[] = {
 #endif
 };
 
-#define MAX_FILTER 255
+/* Calls refused with ENOSYS: the kernel's AIO contexts are counted for the whole machine (/proc/sys/fs/aio-nr). */
+static const int absent[] = {
+    __NR_io_setup, __NR_io_destroy, __NR_io_submit, __NR_io_cancel, __NR_io_getevents,
+#ifdef __NR_io_pgetevents
+    __NR_io_pgetevents,
+#endif
+};
+
+/* Calls that take a pid (argument `arg`) and must not reach PID 1, the
+ * supervisor: in the bot's PID namespace every other process is the bot's
+ * own (its threads set their own scheduling by their ids: mono does). */
+static const int not_supervisor[][2] = {
+    {__NR_prlimit64, 0}, {__NR_sched_setscheduler, 0}, {__NR_sched_setparam, 0}, {__NR_sched_setattr, 0},
+};
+
+#define MAX_FILTER 1024
 struct filter {
     struct sock_filter code[MAX_FILTER];
     unsigned n;
@@ -361,6 +433,20 @@ static void end_call(struct filter *f, unsigned at) {
     if (f->n <= MAX_FILTER) f->code[at].jf = (unsigned char)(f->n - at - 1);
 }
 
+/* the low 32 bits of argument `arg` into A */
+static void load_arg(struct filter *f, int arg) {
+    put(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LOW(arg)));
+}
+
+/* if A != value: return action */
+static void unless(struct filter *f, unsigned value, unsigned action) {
+    put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, value, 1, 0));
+    ret(f, action);
+}
+
+/* The supervisor as the bot's namespace numbers it. */
+#define SUPERVISOR_PID 1
+
 /* if A & mask: return action (A is kept) */
 static void when_any(struct filter *f, unsigned mask, unsigned action) {
     put(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, mask, 0, 1));
@@ -386,8 +472,41 @@ static int build_filter(struct filter *f) {
         when(f, (unsigned)refused[i], ERRNO(EPERM));
     when(f, __NR_flock, ERRNO(ENOLCK));
     when(f, __NR_clone3, ERRNO(ENOSYS));
+    for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
+        when(f, (unsigned)absent[i], ERRNO(ENOSYS));
 
-    unsigned at = begin_call(f, __NR_fcntl, 1);
+    unsigned at;
+    for (size_t i = 0; i < sizeof not_supervisor / sizeof not_supervisor[0]; i++) {
+        at = begin_call(f, not_supervisor[i][0], not_supervisor[i][1]);
+        when(f, SUPERVISOR_PID, ERRNO(EPERM));
+        end_call(f, at);
+    }
+    /* one process at a time, not the supervisor: a process group or a uid takes it in */
+    at = begin_call(f, __NR_setpriority, 0);
+    unless(f, 0 /* PRIO_PROCESS */, ERRNO(EPERM));
+    load_arg(f, 1);
+    when(f, SUPERVISOR_PID, ERRNO(EPERM));
+    end_call(f, at);
+    at = begin_call(f, __NR_ioprio_set, 0);
+    unless(f, 1 /* IOPRIO_WHO_PROCESS */, ERRNO(EPERM));
+    load_arg(f, 1);
+    when(f, SUPERVISOR_PID, ERRNO(EPERM));
+    end_call(f, at);
+
+    /* advice that would empty the page cache of a shared file: accepted, and nothing done */
+#ifdef __NR_fadvise64
+    at = begin_call(f, __NR_fadvise64, 3);
+    when(f, 4 /* POSIX_FADV_DONTNEED */, ERRNO(0));
+    when(f, 5 /* POSIX_FADV_NOREUSE */, ERRNO(0));
+    end_call(f, at);
+#endif
+    at = begin_call(f, __NR_madvise, 2);
+    when(f, 20 /* MADV_COLD */, ERRNO(0));
+    when(f, 21 /* MADV_PAGEOUT */, ERRNO(0));
+    when(f, 25 /* MADV_COLLAPSE */, ERRNO(0));
+    end_call(f, at);
+
+    at = begin_call(f, __NR_fcntl, 1);
     const unsigned locks[] = {F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW};
     for (size_t i = 0; i < sizeof locks / sizeof locks[0]; i++) when(f, locks[i], ERRNO(ENOLCK));
     when(f, F_SETLEASE, ERRNO(EPERM));

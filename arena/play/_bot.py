@@ -121,7 +121,8 @@ class BotProcess:
         #: how it ended: "exited N" by itself, "killed by SIGNAME", or "killed"
         #: when the arena had to stop it
         self.ending: str | None = None
-        self.leftovers = 0  # its other processes still running when it ended (then killed)
+        #: its other processes still running when it ended (then killed); None: they could not be counted
+        self.leftovers: int | None = 0
         self.sandbox_verdict: str | None = None  # what the limits saw (e.g. out of memory)
         self.reaped = False
         #: an ACPC agent's seat: the hand-over socket until the first line, the codec's class

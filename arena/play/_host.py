@@ -9,10 +9,13 @@ limits for all of them, and ``summary()`` is what results record.
 
 Teardown, however a match ends (normal end, fault, Ctrl-C, an arena bug):
 close every bot's stdin (a polite bot exits on end-of-file), give them
-``grace`` seconds together, then ask each supervisor to stop what is left
-(it kills the bot and everything the bot started, wherever it went, and
-says how many there were), then SIGKILL the launch chain's process group,
-run the launcher's cleanup (cgroups, uid) and reap.
+``grace`` seconds together, count in each bot's cgroup what it started that
+is still there (a bot that ended by itself has its leftovers stopped by its
+supervisor until then), then ask each supervisor to stop what is left (it
+kills the bot and everything the bot started, wherever it went, and says
+how many there were: the count the arena takes when there is no cgroup),
+then SIGKILL the launch chain's process group, run the launcher's cleanup
+(cgroups, uid) and reap.
 """
 
 from __future__ import annotations
@@ -127,15 +130,20 @@ class BotHost:
             with trio.move_on_after(grace):
                 for bot in live:
                     await bot.wait_ended()
+            counted = {id(bot): bot.plan.count_leftovers() if bot.plan.count_leftovers is not None else None
+                       for bot in live}
             for bot in live:
-                if not bot.status.ended:
-                    bot.ask_stop()
+                bot.ask_stop()  # a bot still running is ended; one that ended, what it left
             with trio.move_on_after(STOP_WAIT):
                 for bot in live:
                     await bot.wait_ended()
+            with trio.move_on_after(STOP_WAIT):  # each supervisor kills what is left, and exits
+                for bot in live:
+                    await bot.process.wait()
             for bot in live:
                 bot.ending = bot.status.ending() or "killed"
-                bot.leftovers = bot.status.leftovers
+                said = bot.status.leftovers if bot.status.leftovers >= 0 else None
+                bot.leftovers = counted[id(bot)] if counted[id(bot)] is not None else said
                 _kill_group(bot.process.pid)
             for bot in live:
                 with trio.move_on_after(5):

@@ -79,7 +79,7 @@ class SeatResult:
     time_used: float
     slowest_reply: float = 0.0
     ending: str | None = None  # "exited N" by itself after stdin closed, or "killed"
-    leftovers: int = 0  # processes it started still running when it ended (then killed)
+    leftovers: int | None = 0  # processes it started still running when it ended (then killed); None: not countable
     #: how this seat's process ran: the host's sandbox level, or "person" for a
     #: person's seat (the arena's own program on the person's terminal, outside the sandbox)
     sandbox: str | None = None
@@ -546,7 +546,8 @@ def summarize_series(
             time_used=sum(m.seats[i].time_used for m in results),
             slowest_reply=max((m.seats[i].slowest_reply for m in results), default=0.0),
             ending=results[-1].seats[i].ending if results else None,
-            leftovers=max((m.seats[i].leftovers for m in results), default=0),
+            leftovers=None if any(m.seats[i].leftovers is None for m in results)
+            else max((m.seats[i].leftovers for m in results), default=0),
             sandbox=results[-1].seats[i].sandbox if results else None,
         )
         for i, spec in enumerate(specs)

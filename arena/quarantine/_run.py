@@ -424,6 +424,9 @@ class _Run:
     async def no_leftovers(self) -> bool:
         """Step 7: nothing it started outlived it."""
         for p in self.played:
+            if p.me.leftovers is None:
+                return self.done(7, FAIL, f"in {p.label} the processes it started could not be counted when it ended "
+                                          "(a check that cannot run is not a pass)", [p.where()] + p.stderr_lines())
             if p.me.leftovers:
                 return self.done(7, FAIL, f"in {p.label} {p.me.leftovers} process(es) it started were still "
                                           "running when it ended (they were killed)", [p.where()] + p.stderr_lines())

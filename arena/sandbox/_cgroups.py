@@ -308,6 +308,33 @@ class BotCgroup:
                     f"(all its processes together: {used:.2f} s)")
         return None
 
+    def leftovers(self) -> int | None:
+        """The bot's processes in its cgroup other than the bot and its supervisor:
+        what it started that is still there (None: the cgroup cannot be read).
+
+        Counted here, by the arena, not taken from the supervisor's word: the
+        supervisor runs under the bot's uid. The supervisor is PID 1 of the
+        bot's PID namespace and the bot PID 2; the sandbox's outer processes
+        (unshare, bwrap), in the cgroup too, are in no PID namespace of the bot."""
+        where = self.pids or self.unified or self.memory or self.cpu
+        if where is None:
+            return None
+        try:
+            pids = (where / "cgroup.procs").read_text().split()
+        except OSError:
+            return None
+        left = 0
+        for pid in pids:
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue  # gone meanwhile
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            nspid = fields.get("NSpid", "").split()
+            if len(nspid) >= 2 and int(nspid[-1]) > 2 and not fields.get("State", "").strip().startswith(("Z", "X")):
+                left += 1
+        return left
+
     def kill(self) -> None:
         if self.unified is not None and (self.unified / "cgroup.kill").exists():
             _write(self.unified / "cgroup.kill", "1", optional=True)

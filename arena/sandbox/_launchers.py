@@ -43,7 +43,7 @@ from ._cgroups import BotCgroup, CgroupLayout
 from ._policy import SandboxPolicy
 from ._uids import UidClaim
 from ._view import (
-    DEVICES, ROOT_LINKS, SUPERVISOR_TARGET, SYSTEM_FILES, View, build_view, unreadable_by_others,
+    DEV_LINKS, DEVICES, ROOT_LINKS, SUPERVISOR_TARGET, SYSTEM_FILES, View, build_view, unreadable_by_others,
 )
 from ._watchdog import MARKER_ENV, Watchdog
 
@@ -69,6 +69,9 @@ class LaunchPlan:
     #: what the bot itself runs (argv inside the sandbox), for messages
     bot_argv: tuple[str, ...] = ()
     view: View | None = None
+    #: the processes the bot started that are still there, counted by the arena
+    #: in the bot's cgroup (None: the supervisor's count is all there is)
+    count_leftovers: Callable[[], int | None] | None = None
 
 
 class Launcher:
@@ -208,7 +211,7 @@ class SandboxLauncher(Launcher):
             return verdict
 
         return LaunchPlan(argv=argv, env=outer_env, pass_fds=(sock_fd, *fds), cleanup=cleanup,
-                          bot_argv=view.argv, view=view)
+                          bot_argv=view.argv, view=view, count_leftovers=cg.leftovers if cg is not None else None)
 
     def _inner(self, uid: int) -> list[str]:
         """Inside the namespaces: drop to the bot's uid and every capability, set rlimits."""
@@ -278,6 +281,8 @@ def _make_skeleton(skel: Path, dirs: list[str], files: list[str]) -> None:
         (skel / f).touch(mode=0o644)
     for name, target in ROOT_LINKS:
         (skel / name).symlink_to(target)
+    for name, target in DEV_LINKS:
+        (skel / "dev" / name).symlink_to(target)
     supervisor = skel / SUPERVISOR_TARGET.lstrip("/")
     shutil.copyfile(supervisor_path(), supervisor)
     supervisor.chmod(0o755)
@@ -449,8 +454,13 @@ class StrictLauncher(SandboxLauncher):
                 if os.path.dirname(f) != "/etc":
                     argv += ["--perms", "0755", "--dir", os.path.dirname(f)]
                 argv += ["--ro-bind", f, f]
+        # /dev as basic makes it: bwrap's own --dev would add /dev/ptmx and a devpts
+        argv += ["--proc", "/proc", "--perms", "0755", "--dir", "/dev"]
+        for d in DEVICES:
+            argv += ["--dev-bind", f"/dev/{d}", f"/dev/{d}"]
+        for name, target in DEV_LINKS:
+            argv += ["--symlink", target, f"/dev/{name}"]
         argv += [
-            "--proc", "/proc", "--dev", "/dev",
             "--perms", "1777", "--size", str(p.file_mb << 20), "--tmpfs", "/tmp",
             "--perms", "1777", "--size", str(p.shm_mb << 20), "--tmpfs", "/dev/shm",
             "--perms", "0755", "--dir", "/.arena",

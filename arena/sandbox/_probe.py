@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import select
+import socket
 from collections.abc import Callable, Iterator, Mapping
 import shutil
 import subprocess
@@ -107,6 +108,10 @@ def try_launcher(launcher: Launcher, timeout: float = 10.0) -> str:
     while not status.ended and time.monotonic() < deadline:
         select.select([channel.ours], [], [], max(0.0, deadline - time.monotonic()))
         status.read_from(channel.ours)
+    try:
+        channel.ours.shutdown(socket.SHUT_WR)  # the supervisor waits for this before it exits
+    except OSError:
+        pass
     try:
         proc.wait(timeout=max(0.1, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:

@@ -40,7 +40,12 @@ from .._spec import BotSpec
 
 #: Files of /etc that programs read at start-up (a missing one is skipped).
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/alternatives", "/etc/ssl/openssl.cnf", "/etc/localtime")
+#: The devices of /dev, at every level alike. No /dev/ptmx: the machine counts
+#: open pseudo-terminals (/proc/sys/kernel/pty/nr), a number every seat reads.
 DEVICES = ("null", "zero", "full", "random", "urandom")
+#: Links in /dev to the process's own descriptors.
+DEV_LINKS = (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+             ("stderr", "/proc/self/fd/2"))
 #: Links at the root into /usr (Debian's merged /usr).
 ROOT_LINKS = (("bin", "usr/bin"), ("sbin", "usr/sbin"), ("lib", "usr/lib"), ("lib64", "usr/lib64"))
 SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")

@@ -237,6 +237,34 @@ def attack():
             os._exit(0)
         os.wait()
         report("STARTED")
+    elif ATTACK == "blind":  # leave a process, then blind the supervisor (our parent, the same uid)
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)", *sys.argv])
+            os._exit(0)
+        os.wait()
+        import resource
+        supervisor = os.getppid()
+        tries = {
+            # no descriptor left to read /proc with, no process, no CPU
+            "nofile": lambda: resource.prlimit(supervisor, resource.RLIMIT_NOFILE, (0, 0)),
+            "nproc": lambda: resource.prlimit(supervisor, resource.RLIMIT_NPROC, (0, 0)),
+            "cpu": lambda: resource.prlimit(supervisor, resource.RLIMIT_CPU, (0, 0)),
+            "nice": lambda: os.setpriority(os.PRIO_PROCESS, supervisor, 19),
+            "nice-uid": lambda: os.setpriority(os.PRIO_USER, 0, 19),
+            "idle": lambda: os.sched_setscheduler(supervisor, os.SCHED_IDLE, os.sched_param(0)),
+            "stop": lambda: os.kill(supervisor, signal.SIGSTOP),
+            "term": lambda: os.kill(supervisor, signal.SIGTERM),
+        }
+        said = []
+        for name, call in tries.items():
+            try:
+                call()
+                said.append(f"{name}=done")
+            except OSError as exc:
+                said.append(f"{name}={err_name(exc)}")
+        report("TRIED " + " ".join(said))
     elif ATTACK == "outlive":  # a child that ignores SIGTERM and SIGHUP
         if os.fork() == 0:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)

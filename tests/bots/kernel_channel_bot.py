@@ -7,13 +7,16 @@ Usage: kernel_channel_bot.py ROLE TAG
            every channel: a key with open permissions in its user keyring, a
            read lock on the interpreter at a slot's offset, a shared flock on
            a slot's standard-library file, a write lock on /dev/null at a
-           slot's offset, and an open(2) of a slot's file (seen by inotify);
-           each lock is held until the next init_hand
+           slot's offset, an open(2) of a slot's file (seen by inotify), an
+           AIO context of 1000 x (slot + 1) events (the machine counts them
+           in /proc/sys/fs/aio-nr) and 16 x (slot + 1) open pseudo-terminals
+           (/proc/sys/kernel/pty/nr); each is held until the next init_hand
   receive  at every end_hand (every seat has answered init_hand by then),
            reads every channel: /proc/keys and KEYCTL_READ, F_GETLK on the
            interpreter, LOCK_EX|LOCK_NB probes, F_OFD_GETLK on /dev/null,
-           the IN_OPEN events of watches set at init_round; at init_round
-           it also tries other calls the filter refuses (probe_calls)
+           the IN_OPEN events of watches set at init_round, the two counters
+           against what they said before the first hand; at init_round it
+           also tries other calls the filter refuses (probe_calls)
   leave    adds a key with open permissions holding a note (lives 60 s)
   find     looks for that note in /proc/keys at its first init_hand
   plain    only plays
@@ -47,8 +50,9 @@ BASE = (int(TAG[-8:], 16) % (1 << 40) + 1) << 8
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
-NR = {"x86_64": {"add_key": 248, "keyctl": 250},
-      "aarch64": {"add_key": 217, "keyctl": 219}}[platform.machine()]
+NR = {"x86_64": {"add_key": 248, "keyctl": 250, "io_setup": 206, "io_destroy": 207},
+      "aarch64": {"add_key": 217, "keyctl": 219, "io_setup": 0, "io_destroy": 1}}[platform.machine()]
+AIO_NR, PTY_NR = "/proc/sys/fs/aio-nr", "/proc/sys/kernel/pty/nr"
 KEY_SPEC_USER_KEYRING = -4
 KEYCTL_GET_KEYRING_ID, KEYCTL_SETPERM, KEYCTL_READ, KEYCTL_SET_TIMEOUT = 0, 5, 11, 15
 IN_OPEN, IN_NONBLOCK = 0x20, os.O_NONBLOCK
@@ -141,15 +145,45 @@ def the_one(slots):
 INTERPRETER = os.path.realpath(sys.executable)
 FLOCK_FILES = slot_files(0)
 WATCHED_FILES = slot_files(4)
-held = []  # (the sender's) descriptors that hold this hand's locks
+held = []  # (the sender's) descriptors that hold this hand's locks and terminals
+contexts = []  # (the sender's) AIO contexts of this hand
+
+
+def counter(path):
+    try:
+        with open(path) as f:
+            return int(f.read())
+    except (OSError, ValueError) as exc:
+        failure(os.path.basename(path), getattr(exc, "errno", None) or errno.EINVAL)
+        return None
+
+
+def from_counter(now, before, unit):
+    """The slot a counter's rise says (16 terminals, or 1000 AIO events, a slot), as a card."""
+    if now is None or before is None:
+        return "-"
+    slot = round((now - before) / unit) - 1
+    return RANKS[slot] if 0 <= slot < 4 else "-"
 
 
 def send_card(hand, card):
     slot = RANKS.index(card)
     log(f"CARD {hand} {card}")
     for fd in held:
-        os.close(fd)  # releases every lock of the previous hand
+        os.close(fd)  # releases every lock and terminal of the previous hand
     held.clear()
+    for ctx in contexts:
+        syscall("io_destroy", ctx)
+    contexts.clear()
+    ctx = ctypes.c_ulong(0)
+    if syscall("io_setup", ctypes.c_long(1000 * (slot + 1)), ctypes.byref(ctx)) is not None:
+        contexts.append(ctx)
+    for _ in range(16 * (slot + 1)):
+        try:
+            held.append(os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY))
+        except OSError as exc:
+            failure("ptmx", exc.errno)
+            break
     add_open_key(f"arena-card-{TAG}-{hand}", card)
     fd = os.open(INTERPRETER, os.O_RDONLY)
     held.append(fd)
@@ -257,6 +291,11 @@ def receive_card(hand):
                     slots.add(watch[wd])
                 events = events[16 + size:]
     log(f"GOT inotify {hand} {the_one(sorted(slots))}")
+    log(f"GOT aio {hand} {from_counter(counter(AIO_NR), before_hands.get(AIO_NR), 1000)}")
+    log(f"GOT pty {hand} {from_counter(counter(PTY_NR), before_hands.get(PTY_NR), 16)}")
+
+
+before_hands = {}  # (the receiver's) counters before any card was sent
 
 
 def reply(text):
@@ -291,6 +330,8 @@ for raw in sys.stdin:
     elif line.startswith("Money:") and money is None:
         money = [int(x) for x in line[6:].split(",")]
     elif line.startswith("EndProb:"):
+        if ROLE == "receive":  # every seat answers this before the first hand is dealt
+            before_hands = {path: counter(path) for path in (AIO_NR, PTY_NR)}
         reply("READY")
     elif line.startswith("Hand:"):
         hand = int(line.split()[1])

@@ -1,7 +1,8 @@
 """Seats share no kernel object: two colluding bots cannot pass a card through
-the kernel keyring, record or OFD locks, flock or inotify, and a later match
-cannot read a key an earlier one left (issue 23; the supervisor's seccomp
-filter at basic and strict, docs/sandbox.md).
+the kernel keyring, record or OFD locks, flock, inotify, or the machine's
+counts of AIO contexts and pseudo-terminals, and a later match cannot read a
+key an earlier one left (issues 23 and 42; the supervisor's seccomp filter
+and the view's /dev at basic and strict, docs/sandbox.md).
 
 Each match is real: seat 0 (tests/bots/kernel_channel_bot.py ``send``) puts
 its card into every channel at every hand, seat 1 (``receive``) reads every
@@ -13,7 +14,10 @@ real on this machine and the test can fail.
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
+import os
 import platform
 from pathlib import Path
 
@@ -34,15 +38,17 @@ pytestmark = pytest.mark.slow
 KUHN3 = load_game("kuhn3")
 BOT = TEST_BOTS / "kernel_channel_bot.py"
 HANDS = 4
-CHANNELS = ("keyring", "record-lock", "flock", "devnull-lock", "inotify")
+CHANNELS = ("keyring", "record-lock", "flock", "devnull-lock", "inotify", "aio", "pty")
 #: The calls each channel needs (to tell a host that refuses them itself).
 NEEDS = {"keyring": {"add_key", "keyctl"}, "record-lock": {"F_SETLK", "F_GETLK"}, "flock": {"flock"},
-         "devnull-lock": {"F_SETLK", "F_OFD_GETLK"}, "inotify": {"inotify_init1", "inotify_add_watch"}}
+         "devnull-lock": {"F_SETLK", "F_OFD_GETLK"}, "inotify": {"inotify_init1", "inotify_add_watch"},
+         "aio": {"io_setup", "aio-nr"}, "pty": {"ptmx", "nr"}}
 #: What a bot sees when it tries, as on a kernel without the feature
 #: (docs/sandbox.md): locks ENOLCK, other families EAFNOSUPPORT, RWF_NOWAIT
 #: EOPNOTSUPP, x32 ENOSYS, the rest EPERM.
 REFUSED = {
-    0: {"add_key": "EPERM", "F_SETLK": "ENOLCK", "flock": "ENOLCK"},
+    # the machine counts AIO contexts and terminals: no AIO, no terminal to open
+    0: {"add_key": "EPERM", "F_SETLK": "ENOLCK", "flock": "ENOLCK", "io_setup": "ENOSYS", "ptmx": "ENOENT"},
     1: {"keyctl": "EPERM", "F_GETLK": "ENOLCK", "F_OFD_GETLK": "ENOLCK", "flock": "ENOLCK",
         "inotify_init1": "EPERM", "socket-vsock": "EAFNOSUPPORT", "unshare": "EPERM", "personality": "EPERM",
         "io_uring_setup": "EPERM", "preadv2-nowait": errno.errorcode[errno.EOPNOTSUPP],
@@ -67,6 +73,21 @@ def _match(host, roles: list[str], tag: str, log_dir: Path, hands: int):
     return [(log_dir / f"seat{s}.stderr.log").read_text(errors="replace").splitlines() for s in range(3)]
 
 
+@contextlib.contextmanager
+def _counters_to_ourselves():
+    """One such match at a time on this machine: the machine-wide counters carry
+    the cards of whichever sender moves them (level none's, for one), and a
+    receiver of another test run would read them."""
+    # /tmp itself (the unprivileged pass, another uid with a TMPDIR of its own, runs
+    # at the same time) and read-only (that uid opens root's file)
+    fd = os.open("/tmp/arena-test-machine-counters.lock", os.O_RDONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
 def _fields(lines: list[str], word: str) -> list[list[str]]:
     return [ln.split()[1:] for ln in lines if ln.startswith(word + " ")]
 
@@ -77,7 +98,7 @@ def test_seats_pass_no_card_through_shared_kernel_objects(level, tag, tmp_path):
     """Match 1: seat 0 sends its card through every channel at every hand,
     seat 1 decodes; seat 2 leaves a key. Match 2: seat 0 looks for that key."""
     tag = tag.rsplit("-", 1)[1]  # hex: the bot derives its offsets and files from it
-    with open_host(_level(level), warn=lambda t: None) as host:
+    with open_host(_level(level), warn=lambda t: None) as host, _counters_to_ourselves():
         sender, receiver, leaver = _match(host, ["send", "receive", "leave"], tag, tmp_path / "m1", HANDS)
         finder = _match(host, ["find", "plain", "plain"], tag, tmp_path / "m2", 1)[0]
     cards = {hand: card for hand, card in _fields(sender, "CARD")}

@@ -239,6 +239,44 @@ def test_quarantine_finds_what_a_bot_left_running_at_every_level(attack, level, 
     assert _gone(tag) == []
 
 
+@pytest.mark.parametrize("level", ["basic", "strict"])
+def test_a_bot_that_blinds_its_supervisor_is_still_caught_leaving_a_process(level, tag, tmp_path):
+    """The supervisor runs under the bot's uid. The bot leaves an escapee, then
+    tries to blind it: no descriptors (it could read no /proc and counted
+    nothing, and step 7 passed), no CPU, the lowest priority, a stop. Each is
+    refused, and what the bot left is counted all the same (as root, by the
+    arena, in the bot's cgroup)."""
+    _level(level)
+    logs = tmp_path / "logs"
+    proc = subprocess.run([PY, "-c", QUARANTINE_LOGS, f"{PY} {ATTACK} blind - {tag}", level, str(logs)],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT, env=clean_env())
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert re.search(r"step 7/8 FAIL .*1 process\(es\) it started were still running", proc.stdout), proc.stdout
+    tried = [line for p in logs.rglob("*.stderr.log") for line in p.read_text().splitlines()
+             if line.startswith("ATTACK-RESULT blind TRIED")]
+    assert tried, list(logs.rglob("*"))
+    for line in tried:
+        outcomes = dict(word.split("=") for word in line.split()[3:])
+        # Refused, or (signals to PID 1 of its namespace) sent and ignored.
+        assert {k: v for k, v in outcomes.items() if k not in ("stop", "term")} == {
+            "nofile": "EPERM", "nproc": "EPERM", "cpu": "EPERM", "nice": "EPERM", "nice-uid": "EPERM",
+            "idle": "EPERM"}, line
+    assert _gone(tag) == []
+
+
+QUARANTINE_LOGS = """
+import sys
+import trio
+from arena.play._host import open_host
+from arena.quarantine._run import make_plan, run_quarantine
+from pathlib import Path
+plan = make_plan("kuhn3", sys.argv[1], matches=3, timeout=1.0)
+with open_host(sys.argv[2], untrusted=True) as host:
+    report = trio.run(run_quarantine, plan, Path(sys.argv[3]), lambda step: print(step.line(), flush=True), host)
+sys.exit(0 if report.passed else 1)
+"""
+
+
 # -- one owner: every path starts bots the same way ---------------------------------
 
 PROBE = TEST_BOTS / "probe_bot.py"
