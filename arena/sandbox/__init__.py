@@ -117,4 +117,4 @@ def open_launcher(
         warn(f"no per-bot cgroups ({info.cgroup_error or 'unavailable'}): memory is bounded by "
              "RLIMIT_AS only, and there is no out-of-memory verdict")
     cls = StrictLauncher if chosen == "strict" else BasicLauncher
-    return cls(policy, root=info.root, cgroups=layout, tools=info.tools)  # type: ignore[arg-type]
+    return cls(policy, root=info.root, cgroups=layout, tools=info.tools, warn=warn)  # type: ignore[arg-type]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import textwrap
 
+from ._memory import proactive_reclaim
 from ._policy import SandboxPolicy
 
 ALWAYS = (
@@ -22,9 +23,11 @@ VIEW = (
 
 SECCOMP = (
     "refuses the kernel objects every seat would share (keyrings, record, OFD "
-    "and flock locks, inotify, fanotify, dnotify, leases, page-cache probes), new namespaces and "
+    "and flock locks, inotify, fanotify, dnotify, leases, AIO contexts, page-cache probes; "
+    "advice that would empty the page cache does nothing), new namespaces and "
     "mounts, ptrace, io_uring, bpf, perf, userfaultfd, modules, kexec, reboot, sockets other than "
-    "unix, IP and netlink; a call of another architecture kills the bot (x32 numbers fail)"
+    "unix, IP and netlink, any change to the supervisor's limits or priority, leaving the pinned CPU; "
+    "a call of another architecture kills the bot (x32 numbers fail)"
 )
 
 
@@ -78,6 +81,11 @@ def doctor_report() -> str:
                      "counts each process of a bot apart (together they may use many times it, with "
                      "no verdict), and a bot with many sessions gets as many shares of a core "
                      "(scheduler autogroups), so it can make a seat on the same core late")
+    reclaim = proactive_reclaim()
+    lines.append(f"{yes[not reclaim]} duplicate tournaments and the league: each bot process gets private "
+                 "copies of its files, and the system files every bot reads are held in the page cache, so no "
+                 "process leaves a mark there for a later one"
+                 + (f"; but {reclaim}" if reclaim else ""))
     lines += [
         "",
         "not covered at any level: the system calls the filter allows still reach the kernel (a "

@@ -30,6 +30,7 @@ import os
 import shlex
 import shutil
 import stat
+import sys
 import tempfile
 import uuid
 from collections.abc import Callable
@@ -40,6 +41,7 @@ from typing import Any
 from .._spec import BotSpec, bot_environment
 from ..native import supervisor_path
 from ._cgroups import BotCgroup, CgroupLayout
+from ._memory import hold_for
 from ._policy import SandboxPolicy
 from ._uids import UidClaim
 from ._view import (
@@ -115,9 +117,10 @@ class SandboxLauncher(Launcher):
 
     def __init__(
         self, policy: SandboxPolicy | None = None, *, root: bool, cgroups: CgroupLayout | None,
-        tools: dict[str, str], watch: bool = True,
+        tools: dict[str, str], watch: bool = True, warn: Callable[[str], None] | None = None,
     ) -> None:
         super().__init__(policy)
+        self.warn = warn or (lambda text: print(f"arena: WARNING: {text}", file=sys.stderr))
         self.root = root
         self.cg_layout = cgroups
         self.tools = tools
@@ -183,6 +186,10 @@ class SandboxLauncher(Launcher):
             mine.mkdir(mode=0o700)
             uid = claim.uid if claim is not None else os.geteuid()
             view = build_view(spec, env["PATH"], self._copies(mine, claim.uid if claim is not None else None))
+            if self.policy.private_files:
+                # Every page of the files it shares with other processes in the cache: none says what another read.
+                shared = [b.source for b in view.binds if b.source == b.target]
+                hold_for(["/usr", *(f for f in SYSTEM_FILES if os.path.exists(f)), *shared], self.warn)
             if self.cg_layout is not None:
                 cg = BotCgroup(self.cg_layout, f"arena-{self.token}/b{n}", self.policy)
             inner = self._inner(uid) + [SUPERVISOR_TARGET, "--seccomp", str(sock_fd), "--", *view.argv]

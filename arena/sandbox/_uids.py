@@ -16,7 +16,8 @@ UID_BASE = 2_147_000_000
 UID_COUNT = 4096
 
 
-def _lock_dir() -> Path:
+def lock_dir() -> Path:
+    """The machine's folder for the sandbox's locks (the uids', the page cache's)."""
     for base in ("/run", tempfile.gettempdir()):
         d = Path(base) / "arena-sandbox-uids"
         try:
@@ -31,7 +32,7 @@ class UidClaim:
     """A uid no other running bot holds, until ``release``."""
 
     def __init__(self, hint: int) -> None:
-        d = _lock_dir()
+        d = lock_dir()
         for k in range(UID_COUNT):
             n = (hint + k) % UID_COUNT
             fd = os.open(d / str(UID_BASE + n), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)

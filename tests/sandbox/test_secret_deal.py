@@ -68,6 +68,43 @@ def test_a_generator_solver_over_a_long_vonneumann_match_predicts_no_card(tmp_pa
     assert hits == 0, f"the attacker predicted {hits} of {predicted} cards"
 
 
+SEARCH = re.compile(r"SEEDSEARCH tried=(\d+) found=(\S+) predicted=(\d+) correct=(\d+)")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", ["4711", "league-week-3"])
+def test_a_bot_that_searches_typed_seeds_predicts_no_card(seed, tmp_path):
+    """It sees 12 of its cards, tries every seed a person is likely to type
+    (tests/adversarial/seed_search_kuhn3.py), then names its card before each
+    hand. A seed alone used to key the match: it found 4711 and league-week-3
+    and named 288 of 288 cards. The run's secret keys it too: nothing found,
+    nothing named."""
+    bot = f"python3 {ADVERSARIAL / 'seed_search_kuhn3.py'}"
+    rule = str(ROOT / "sample_bots/kuhn3/build/rule_bot")
+    proc, result = run_json("kuhn3", bot, rule, rule, "--hands", "60", "--seed", seed, "--timeout", "120",
+                            "--log-dir", str(tmp_path), timeout=300)
+    assert result["completed"], proc.stderr
+    found = SEARCH.search((tmp_path / "seat0.stderr.log").read_text())
+    assert found and int(found[1]) > 10_000, found  # it searched
+    assert (found[2], found[3], found[4]) == ("-", "0", "0"), found[0]
+
+
+@pytest.mark.slow
+def test_a_bot_that_searches_a_tournaments_typed_seed_predicts_no_card(tmp_path):
+    """The same search through a tournament's match seeds (keyed hashes of its
+    seed, whose algorithm is public): it found --seed 9 in every match."""
+    bot = f"search=python3 {ADVERSARIAL / 'seed_search_kuhn3.py'} 100"
+    rule = str(ROOT / "sample_bots/kuhn3/build/rule_bot")
+    db = tmp_path / "t.db"
+    proc = run_arena("tournament", "kuhn3", bot, f"a={rule}", f"b={rule}", "-p", "hands=30", "--seed", "9",
+                     "--timeout", "120", "--jobs", "2", "--db", str(db), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    reports = [SEARCH.search(p.read_text()) for p in (tmp_path / "t-data").rglob("*.log")]
+    reports = [r for r in reports if r]
+    assert len(reports) == 6, reports  # one per match: every seating of three entrants
+    assert all((r[2], r[3], r[4]) == ("-", "0", "0") for r in reports), [r[0] for r in reports]
+
+
 def test_chance_is_the_same_for_the_same_seed_on_every_machine():
     """Stored seeds must replay for ever: the stream's first draws are fixed here."""
     assert [chance_stream(7).randrange(52) for _ in range(8)] == [chance_stream("7").randrange(52) for _ in range(8)]

@@ -1,0 +1,224 @@
+"""The page cache of the files every bot sees: held whole, so that it carries
+nothing from one bot process to another.
+
+Every bot reads the same system files (``/usr``, its interpreter's tree).
+The first read of a page that is not in the page cache waits for the disk
+(about 40 us here), a cached page is read in under one: a bot that reads
+page ``N`` of a large system file in one seating of a duplicate deal, and
+times that page in the next, passes a card to itself (29 of 34 opponents'
+cards right in a test tournament, tests/sandbox/test_duplicate_memory.py).
+The seccomp filter refuses the calls that would empty the cache or probe it
+without a read, but a read is all the attack needs: each cold page is one
+mark, and ``/usr`` has a million of them.
+
+So where that must not happen (``SandboxPolicy.private_files``: duplicate
+tournaments, the league) the arena reads every page of those files into the
+cache before a bot starts, and checks again before later ones: with every
+page cached, no read says anything. A bot's own files are copies made for
+its process (written, so cached). A bot cannot evict a page it did not bring
+in (the advice that would is made a no-op, and its memory cgroup reclaims
+only what was charged to it); the kernel evicts under memory pressure only,
+which is why the files must fit in memory with room to spare (``hold``
+says when they do not), and why a kernel that pages out idle page cache by
+itself (DAMON's proactive reclaim, as on the VMs the arena is tested on,
+pages idle for 60 s) weakens it: the files are checked again at a bot's
+start at most every ``HOLD_AGAIN`` seconds, and what was evicted meanwhile
+could be marked (``proactive_reclaim`` says so, for ``arena doctor``).
+
+The check uses ``cachestat`` (Linux 6.5): one call per file says how many of
+its pages are cached. Without it, every file is read again.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import os
+import platform
+import stat
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from ._uids import lock_dir
+
+#: cachestat(2), the same number on every architecture from 424 on
+_CACHESTAT = 451
+#: How long a check of the held files stands before the next bot start checks again.
+HOLD_AGAIN = 120.0
+#: A pass that read more than this is followed by another: the first pass over
+#: gigabytes takes long enough for a kernel that reclaims idle pages to have
+#: dropped some of what it read first.
+SETTLED = 64 << 20
+#: The files held may take at most this share of the machine's memory.
+MEMORY_SHARE = 0.6
+_CHUNK = 1 << 20
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+class _Range(ctypes.Structure):
+    _fields_ = [("off", ctypes.c_uint64), ("len", ctypes.c_uint64)]
+
+
+class _Stat(ctypes.Structure):
+    _fields_ = [("nr_cache", ctypes.c_uint64), ("nr_dirty", ctypes.c_uint64), ("nr_writeback", ctypes.c_uint64),
+                ("nr_evicted", ctypes.c_uint64), ("nr_recently_evicted", ctypes.c_uint64)]
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+_cachestat_works = platform.system() == "Linux"
+
+
+def _cached_pages(fd: int) -> int | None:
+    """Pages of the open file ``fd`` in the page cache (None: cannot tell here)."""
+    global _cachestat_works
+    if not _cachestat_works:
+        return None
+    whole, got = _Range(0, 0), _Stat()
+    if _libc.syscall(_CACHESTAT, fd, ctypes.byref(whole), ctypes.byref(got), 0) < 0:
+        if ctypes.get_errno() in (38, 1):  # ENOSYS, EPERM: this kernel (or a filter) has none
+            _cachestat_works = False
+        return None
+    return got.nr_cache
+
+
+@dataclass(slots=True)
+class Held:
+    """What one check of the files did."""
+
+    files: int = 0
+    bytes: int = 0
+    read: int = 0  # bytes that were not cached and were read now
+    seconds: float = 0.0
+    #: why the files cannot be held (too large for this machine's memory), or ""
+    problem: str = ""
+    skipped: list[str] = field(default_factory=list)  # files that could not be read
+
+    def describe(self) -> str:
+        if self.problem:
+            return self.problem
+        return (f"{self.files:,} files, {self.bytes / 2**30:.1f} GiB held in memory "
+                f"({self.read / 2**20:,.0f} MiB read now, {self.seconds:.1f} s)")
+
+
+def _files(roots: Iterable[str]) -> Iterable[tuple[str, int]]:
+    """Every regular file under ``roots`` (each file or folder once), with its size."""
+    seen: set[tuple[int, int]] = set()
+    for root in roots:
+        for top, dirs, names in os.walk(root) if os.path.isdir(root) else [(os.path.dirname(root), [], [
+                os.path.basename(root)])]:
+            dirs.sort()
+            for name in names:
+                path = os.path.join(top, name)
+                try:
+                    st = os.lstat(path)
+                except OSError:
+                    continue
+                if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) not in seen:
+                    seen.add((st.st_dev, st.st_ino))
+                    yield path, st.st_size
+
+
+def _memory_bytes() -> int:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def hold(roots: Iterable[str]) -> Held:
+    """Bring every page of every file under ``roots`` into the page cache."""
+    started = time.monotonic()
+    roots = sorted(set(roots))
+    files = list(_files(roots))
+    total = sum(size for _, size in files)
+    memory = _memory_bytes()
+    if memory and total > memory * MEMORY_SHARE:
+        return Held(len(files), total, problem=(
+            f"the files every bot sees ({', '.join(roots)}: {total / 2**30:.1f} GiB) cannot be held in this "
+            f"machine's memory ({memory / 2**30:.1f} GiB; at most {MEMORY_SHARE:.0%} of it is used so): "
+            "a bot can mark their page cache and read the marks in a later process (docs/sandbox.md)"))
+    held = Held(len(files), total)
+    for _ in range(4):
+        before = held.read
+        _read_uncached(files, held)
+        if held.read - before <= SETTLED:
+            break
+    held.seconds = time.monotonic() - started
+    return held
+
+
+def _read_uncached(files: list[tuple[str, int]], held: Held) -> None:
+    buf = bytearray(_CHUNK)
+    for path, size in files:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            held.skipped.append(path)
+            continue
+        try:
+            cached = _cached_pages(fd)
+            if cached is not None and cached * _PAGE >= size:
+                continue
+            done = 0
+            while True:
+                n = os.readv(fd, [buf])
+                if n <= 0:
+                    break
+                done += n
+            held.read += done
+        except OSError:
+            held.skipped.append(path)
+        finally:
+            os.close(fd)
+
+
+_checked: dict[tuple[str, ...], float] = {}
+
+
+def hold_for(roots: Iterable[str], warn: Callable[[str], None]) -> None:
+    """``hold(roots)`` unless they were held less than ``HOLD_AGAIN`` seconds ago
+    in this process; ``warn`` is told of a problem. One process of the machine
+    at a time reads (a tournament's workers start together): the others then
+    find the pages cached."""
+    key = tuple(sorted(set(roots)))
+    now = time.monotonic()
+    if now - _checked.get(key, -HOLD_AGAIN) < HOLD_AGAIN:
+        return
+    fd = os.open(lock_dir() / "page-cache.lock", os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        held = hold(key)
+    finally:
+        os.close(fd)
+    _checked[key] = time.monotonic()
+    if held.problem:
+        warn(held.problem)
+
+
+def proactive_reclaim() -> str:
+    """Whether this kernel pages out idle memory by itself (a DAMON scheme), in words; "" when not."""
+    base = "/sys/kernel/mm/damon/admin/kdamonds"
+    found = []
+    try:
+        for kd in sorted(os.listdir(base)):
+            path = os.path.join(base, kd)
+            if not kd.isdigit() or open(os.path.join(path, "state")).read().strip() != "on":
+                continue
+            schemes = os.path.join(path, "contexts", "0", "schemes")
+            for sc in sorted(os.listdir(schemes)):
+                action = os.path.join(schemes, sc, "action")
+                if sc.isdigit() and open(action).read().strip() == "pageout":
+                    found.append(kd)
+    except OSError:
+        pass
+    if not found:
+        return ""
+    return ("this kernel pages out idle page cache by itself (DAMON pageout): the system files held in memory "
+            "for duplicate tournaments and the league are evicted once idle, and a bot may mark what was evicted "
+            "between two checks (docs/sandbox.md)")
