@@ -204,17 +204,19 @@ def hold_for(roots: Iterable[str], warn: Callable[[str], None]) -> None:
 def proactive_reclaim() -> str:
     """Whether this kernel pages out idle memory by itself (a DAMON scheme), in words; "" when not."""
     base = "/sys/kernel/mm/damon/admin/kdamonds"
+
+    def said(*path: str) -> str:
+        with open(os.path.join(base, *path)) as f:
+            return f.read().strip()
+
     found = []
     try:
         for kd in sorted(os.listdir(base)):
-            path = os.path.join(base, kd)
-            if not kd.isdigit() or open(os.path.join(path, "state")).read().strip() != "on":
+            if not kd.isdigit() or said(kd, "state") != "on":
                 continue
-            schemes = os.path.join(path, "contexts", "0", "schemes")
-            for sc in sorted(os.listdir(schemes)):
-                action = os.path.join(schemes, sc, "action")
-                if sc.isdigit() and open(action).read().strip() == "pageout":
-                    found.append(kd)
+            schemes = os.path.join(base, kd, "contexts", "0", "schemes")
+            found += [kd for sc in sorted(os.listdir(schemes))
+                      if sc.isdigit() and said(kd, "contexts", "0", "schemes", sc, "action") == "pageout"]
     except OSError:
         pass
     if not found:

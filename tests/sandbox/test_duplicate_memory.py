@@ -12,6 +12,8 @@ it, and the system's files are all in the cache before a bot starts.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
@@ -22,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from arena.results._store import open_store
+from arena.sandbox._uids import lock_dir
 
 from ..conftest import PY, ROOT, SAMPLE_BOTS, TEST_BOTS, clean_env, python_bot, run_arena
 
@@ -107,11 +110,16 @@ def test_a_duplicate_tournament_leaves_no_mark_in_the_page_cache(where, tmp_path
     bot = f"marker={PY} {folder / 'page_cache_holdem.py'} at:{target} {offset} {tag}"
     found = {}
     for level in ("none", None):
-        _evict(target)
-        db = tmp_path / f"{level}.db"
-        proc = at_default_level("tournament", "holdem", bot, str(HOLDEM / "call_bot"), str(HOLDEM / "rule_bot"),
-                                "--duplicate", "-p", "hands=6", "--db", str(db), "--json",
-                                *(["--sandbox", level] if level else []))
+        # While the control plays, no other run of the arena on this machine holds
+        # the system's files (it would warm the marker's pages): their lock is taken.
+        with open(lock_dir() / "page-cache.lock", "a") if level == "none" else contextlib.nullcontext() as lock:
+            if lock is not None:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            _evict(target)
+            db = tmp_path / f"{level}.db"
+            proc = at_default_level("tournament", "holdem", bot, str(HOLDEM / "call_bot"), str(HOLDEM / "rule_bot"),
+                                    "--duplicate", "-p", "hands=6", "--db", str(db), "--json",
+                                    *(["--sandbox", level] if level else []))
         assert proc.returncode == 0, proc.stderr
         store = open_store(db, create=False)
         try:
