@@ -37,6 +37,15 @@ if MODE == "grandchild":
         [sys.executable, "-c", "import signal,time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(600)"]
         + sys.argv[2:]
     )
+if MODE == "stderr_flood_forever":  # a thread writes to stderr for as long as the bot lives; it plays on
+    import threading
+
+    def flood():
+        chunk = b"x" * 65535 + b"\n"
+        while True:
+            sys.stderr.buffer.write(chunk)
+
+    threading.Thread(target=flood, daemon=True).start()
 if MODE == "stderr_flood":
     chunk = b"x" * 65536 + b"\n"
     for _ in range(160):  # 10 MiB

@@ -5,7 +5,12 @@ the real CLI; the fault kinds of every game are tests/play/test_misbehaving_bots
 
 from __future__ import annotations
 
+import re
+import time
+
 import pytest
+
+from arena.play._bot import DEFAULT_STDERR_CAP, PAST_CAP_RATE
 
 from ..conftest import processes_with, python_bot, run_json
 
@@ -32,6 +37,24 @@ def test_stderr_flood_is_capped_and_the_round_completes(tag, tmp_path):
     size = log.stat().st_size
     assert 1024 * 1024 <= size < 1024 * 1024 + 200  # the cap plus the closing note
     assert log.read_bytes().endswith(b"more bytes dropped]\n")
+    assert processes_with(tag) == []
+
+
+def test_a_bot_that_floods_stderr_is_read_at_a_bounded_rate_past_the_cap(tag, tmp_path):
+    """Drained as fast as it was written, a flood cost the arena more CPU than the
+    match itself (1.6 s in 1.9 s); past the cap it is taken at PAST_CAP_RATE, and
+    the bot, whose writes then wait on the pipe, pays for the rest."""
+    flood = python_bot("misbehave.py", "stderr_flood_forever", tag)
+    good = python_bot("misbehave.py", "none", tag)
+    started = time.monotonic()
+    proc, result = run_json("kuhn3", flood, good, good, "--hands", "300", "--log-dir", str(tmp_path))
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 0, proc.stderr
+    note = re.search(rb"stderr capped at (\d+) bytes; (\d+) more bytes dropped", (tmp_path / "seat0.stderr.log").read_bytes())
+    assert note, "the flood did not pass the cap"
+    taken = int(note[1]) + int(note[2])
+    # At most the cap, the rate over the whole run (an upper bound), and one read.
+    assert taken <= DEFAULT_STDERR_CAP + PAST_CAP_RATE * elapsed + 65536, (taken, elapsed)
     assert processes_with(tag) == []
 
 
