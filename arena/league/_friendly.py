@@ -118,6 +118,11 @@ class Friendlies:
             raw["hands"] = hands
         params = plugin.Params.model_validate(raw)
         plugin.check_seats(params, len(versions) + 1)
+        groups = self.runner.owners_apart(versions)
+        if len(set(groups)) < len(groups):
+            twice = next(v["owner_name"] for v, g in zip(versions, groups) if groups.count(g) > 1)
+            raise ValueError(f"two bots of {twice} cannot share a table (bots of one owner could pass each other "
+                             "cards through what the machine lets seats share): choose bots of different owners")
         master, slave = os.openpty()
         attrs = termios.tcgetattr(slave)
         attrs[3] &= ~termios.ECHO  # the page shows the choice, not its echo

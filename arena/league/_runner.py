@@ -516,6 +516,14 @@ class LeagueRunner:
 
     # -- tournaments -----------------------------------------------------------------
 
+    def owners_apart(self, pool: list[dict[str, Any]]) -> tuple[int, ...]:
+        """A group per version of ``pool``: no table seats two of one group. Bots
+        of one owner could pass each other cards through what the machine lets
+        seats share (docs/sandbox.md); an admin's bots (the organiser's, such
+        as the demo's sample bots) are trusted, each a group of its own."""
+        admins = {u["id"] for u in self.league.users() if u["admin"]}
+        return tuple(-p["id"] if p["owner"] in admins else p["owner"] for p in pool)
+
     def spec_of(self, version: dict[str, Any]) -> BotSpec:
         """A built version as the sandbox runs it: its run command, and its folder
         as the one place of the host it is shown besides the system (its words
@@ -557,6 +565,12 @@ class LeagueRunner:
             self.log(f"No {kind} tournament of {game}: {exc}")
             return None
         config.pseudonyms = True
+        config.apart = self.owners_apart(pool)
+        config.seat_for(plugin)
+        if not config.pairings():
+            self.log(f"No {kind} tournament of {game}: every table of {config.seats} would seat two bots of one "
+                     f"owner ({len(pool)} bots of {len(set(config.apart))} owners)")
+            return None
         async with self.tournament_lock:
             # The free space is looked at again now: the lock may have been held for long.
             if (problem := self.disk.check()) is not None:

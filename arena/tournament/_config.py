@@ -63,6 +63,8 @@ class TournamentConfig:
     cluster: str | None = None  # a Dask scheduler's address: matches run there (not stored: a run option)
     cluster_certs: Path | None = None  # the cluster's certificates (arena cluster init-certs), for tls://
     pseudonyms: bool = False  # bots are told per-match pseudonyms, not the entrants' names (a league's)
+    #: a group per entrant (a league's owners): no table seats two of one group
+    apart: tuple[int, ...] | None = None
 
     def sandbox_job(self) -> dict[str, Any]:
         return {"level": self.sandbox, "policy": self.policy.to_json()}
@@ -75,7 +77,7 @@ class TournamentConfig:
     def pairings(self, rounds: int | None = None, first_round: int = 0) -> list[Pairing]:
         chosen = schedule(len(self.bots), self.seats, self.rounds if rounds is None else rounds, self.seed,
                           duplicate=self.duplicate, gauntlet=self.gauntlet, first_round=first_round,
-                          rotations=self.rotations)
+                          rotations=self.rotations, apart=self.apart)
         return chosen if self.sample is None else sample_sets(chosen, self.sample, self.seed)
 
     def names(self) -> list[str]:
@@ -99,6 +101,7 @@ class TournamentConfig:
             **({"sprt": self.sprt} if self.sprt else {}),
             # Written only when set, so that other tournaments store what they always did.
             **({"pseudonyms": True} if self.pseudonyms else {}),
+            **({"apart": list(self.apart)} if self.apart is not None else {}),
         }
 
     @classmethod
@@ -124,6 +127,7 @@ class TournamentConfig:
             until_ci=data.get("until_ci"), sample=data.get("sample"), unplayed=data.get("unplayed", 0.0),
             sprt=data.get("sprt"),
             cluster=cluster, pseudonyms=bool(data.get("pseudonyms", False)),
+            apart=tuple(data["apart"]) if data.get("apart") is not None else None,
         )
 
 

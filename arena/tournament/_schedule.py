@@ -25,6 +25,7 @@ class Pairing:
 def schedule(
     entrants: int, seats: int, rounds: int, seed: int | str, *, duplicate: bool = False,
     gauntlet: int | None = None, first_round: int = 0, rotations: bool = False,
+    apart: tuple[int, ...] | None = None,
 ) -> list[Pairing]:
     """Every ordered choice of ``seats`` distinct entrants (every seating), per round.
 
@@ -33,6 +34,9 @@ def schedule(
     for tables of many seats, where every ordering would be too many.
     ``gauntlet``: only the seatings that include that entrant. ``duplicate``:
     the seatings of one set of entrants share the round's seed for that set.
+    ``apart``: a group per entrant (a league's owners); no table seats two
+    entrants of one group, who could otherwise pass each other cards through
+    what the machine lets seats share (docs/sandbox.md).
     """
     if entrants < seats:
         raise ValueError(f"a tournament of a {seats}-seat game needs at least {seats} bots, got {entrants}")
@@ -40,7 +44,8 @@ def schedule(
         chosen = (c[r:] + c[:r] for c in itertools.combinations(range(entrants), seats) for r in range(seats))
     else:
         chosen = itertools.permutations(range(entrants), seats)
-    lineups = [lu for lu in chosen if gauntlet is None or gauntlet in lu]
+    lineups = [lu for lu in chosen if (gauntlet is None or gauntlet in lu)
+               and (apart is None or len({apart[e] for e in lu}) == len(lu))]
     pairings = []
     for r in range(first_round, first_round + rounds):
         for i, lineup in enumerate(lineups):

@@ -184,17 +184,18 @@ def shared_league(tmp_path_factory: Any) -> League:
                       "eve": new_user(db, "eve")}
             server = League(db, *SHARED_ARGS)
             _started.append(server)
-            pool = []
-            for script, name in (("random_bot.py", "random"), ("check_fold_bot.py", "checkfold"),
-                                 ("equilibrium_bot.py", "equilibrium")):
-                r = server.submit(tokens["bob"], script, sample(script), name=name)
+            # No table seats two bots of one user (but an admin's): bob's two meet eve's and ada's, apart.
+            # Bob's second comes last, so that each arrival from the third on makes a placement.
+            submitted = {}
+            for script, name, owner in (("random_bot.py", "random", "bob"), ("equilibrium_bot.py", "equilibrium", "eve"),
+                                        ("random_bot.py", "steady", "ada"), ("check_fold_bot.py", "checkfold", "bob")):
+                r = server.submit(tokens[owner], script, sample(script), name=name)
                 assert r.status_code == 201, r.text
-                pool.append(r.json()["bot"])
-            for bot in pool:
-                assert server.settled(bot)["state"] == "active", server.version(bot)
-            server.wait("the placement of the third bot", lambda: any(
-                t["kind"] == "placement" and t["status"] == "finished"
-                for t in server.http.get("/api/tournaments").json()["tournaments"]))
+                submitted[name] = r.json()["bot"]
+                assert server.settled(submitted[name])["state"] == "active", server.version(submitted[name])
+            pool = [submitted[n] for n in ("random", "checkfold", "equilibrium", "steady")]
+            server.wait("the placements, every bot rated", lambda: {r["bot"] for r in server.http.get(
+                "/api/games/kuhn3").json()["rows"] if r["matches"]} >= set(pool))
             info = {"url": server.url, "db": str(db), "pid": server.proc.pid, "tokens": tokens, "pool": pool}
             state.write_text(json.dumps(info))
     server.tokens, server.pool = info["tokens"], info["pool"]

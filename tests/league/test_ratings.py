@@ -91,3 +91,16 @@ def test_a_placement_in_a_big_pool_takes_whole_sets_of_bots_up_to_the_cap():
         assert 0 in members and len(seatings) == 6 and len({p.seed for p in seatings}) == 1
     assert chosen == sample_sets(full, 60, seed=7) != sample_sets(full, 60, seed=8)
     assert len(sample_sets(full, 1, seed=7)) == 6  # at least one whole set
+
+
+def test_no_table_seats_two_bots_of_one_owner():
+    """Bots of one owner could pass each other cards through what the machine
+    lets seats share (docs/sandbox.md): the league seats them apart."""
+    owners = (1, 1, 2, 3, 3, 4)
+    apart = schedule(6, 3, 1, 7, duplicate=True, apart=owners)
+    together = schedule(6, 3, 1, 7, duplicate=True)
+    assert apart and all(len({owners[e] for e in p.seats}) == 3 for p in apart)
+    # Every table of three owners is kept, each in all of its seatings.
+    assert len(apart) == len([p for p in together if len({owners[e] for e in p.seats}) == 3])
+    # Too few owners for a table: no match at all.
+    assert schedule(4, 3, 1, 7, apart=(1, 1, 2, 2)) == []

@@ -49,7 +49,8 @@ def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_pat
     # Always taken (the pages must render); copied into docs/img by `make screenshots`.
     SHOTS = ROOT / "docs" / "img" if UPDATE else tmp_path
     db = tmp_path / "web.db"
-    host, alice = new_user(db, "host"), add_user(db, "alice")
+    # The house's two bots (an admin's: the organiser's, which may share a table) and alice's.
+    host, alice = new_user(db, "host", admin=True), add_user(db, "alice")
     server = League(db, "--game", "kuhn3", "-p", "kuhn3.hands=10", "--quarantine-matches", "3", "--every", "5s")
     try:
         # Two compiled opponents (cheap matches while the schedule runs every 5 s).
