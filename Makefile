@@ -17,7 +17,8 @@ RUSTC  := $(shell command -v rustc 2>/dev/null || ls $(HOME)/.cargo/bin/rustc 2>
 all: install bots
 
 # Compilers and runtimes for the sample bots, bubblewrap for the strict
-# sandbox, ip to bring up an ACPC agent's loopback; apt-get only for what is missing.
+# sandbox, runsc (gVisor) for the gvisor one, ip to bring up an ACPC agent's
+# loopback; apt-get only for what is missing.
 system-deps:
 	@missing=""; \
 	command -v gcc  >/dev/null 2>&1 || missing="$$missing gcc"; \
@@ -26,6 +27,7 @@ system-deps:
 	command -v mcs  >/dev/null 2>&1 || missing="$$missing mono-mcs"; \
 	command -v mono >/dev/null 2>&1 || missing="$$missing mono-runtime"; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	command -v runsc >/dev/null 2>&1 || missing="$$missing runsc"; \
 	command -v ip    >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || missing="$$missing iproute2"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	[ -n "$(RUSTC)" ] || missing="$$missing rustc"; \

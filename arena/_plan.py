@@ -86,6 +86,15 @@ def check_acpc(plugin: GamePlugin, params: BaseModel, specs: list[BotSpec], *, l
         raise UsageError(f"{agents[0]!r} cannot play this match: {why}")
 
 
+def check_agents_level(specs: list[BotSpec], level: str) -> None:
+    """An ACPC agent's relay hands the agent's connection to the arena over a
+    socket, which gVisor's kernel cannot do: refused before anything starts."""
+    agents = [s.command for s in specs if s.loopback]
+    if agents and level == "gvisor":
+        raise UsageError(f"{agents[0]!r} is an ACPC agent, which cannot play at --sandbox gvisor (gVisor's kernel "
+                         "cannot hand the agent's connection to the arena): use strict or basic")
+
+
 def entrant(text: str) -> tuple[str | None, str]:
     """``NAME=COMMAND`` or a bare command: (name or None, command)."""
     match = _NAMED.fullmatch(text)

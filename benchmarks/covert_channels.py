@@ -9,7 +9,8 @@ through a channel in slots of a fixed length on the wall clock they share,
 the other decides each bit from what it sees (benchmarks/covert_peer.py).
 For each channel: the raw rate (slots a second), the bit error rate, and the
 capacity of a binary symmetric channel with that error rate, in bits a
-second: what a bot pair could pass reliably with coding. A kuhn3 card is 2
+second (0 when the error rate is within two standard deviations of coin
+flips): what a bot pair could pass reliably with coding. A kuhn3 card is 2
 bits, a hold'em hand's two hole cards about 10.6.
 
 The thresholds are the receiver's: the midpoint of its two clusters of
@@ -88,6 +89,8 @@ async def measure(host, channel: str, period: float, more_is_one: bool, bits: st
     samples = [float(x) for x in line.split()[1:]]
     got = decide(samples, more_is_one) if channel != "futex" else [str(int(s)) for s in samples]
     errors = sum(a != b for a, b in zip(got, bits)) / len(bits)
+    if abs(errors - 0.5) < 2 * math.sqrt(0.25 / len(bits)):
+        return errors, 0.0  # within two standard deviations of coin flips: nothing passed
     return errors, (1 / period) * (1 - entropy(min(errors, 1 - errors)))
 
 

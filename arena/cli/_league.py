@@ -60,7 +60,8 @@ def serve_cmd(
         "--min-free-mb", help="Free disk space (MB) below which submissions and tournaments wait.")] = 100.0,
     pool_limit: Annotated[int, typer.Option(
         "--pool-limit", help="Most versions of one user in one game's pool.")] = 8,
-    sandbox: Annotated[Optional[str], typer.Option(help="none, basic or strict (default: the best that works).")] = None,
+    sandbox: Annotated[Optional[str], typer.Option(help="none, basic, strict or gvisor (default: strict, else basic; gvisor closes what seats "
+                                                          "still share, for a league: docs/sandbox.md).")] = None,
     play_idle: Annotated[float, typer.Option(
         "--play-idle", help="Seconds a friendly match (/play) waits for its person before it is abandoned.")] = 600.0,
     secure_cookies: Annotated[bool, typer.Option("--secure-cookies", help="Mark cookies Secure (behind HTTPS).")] = False,

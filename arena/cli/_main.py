@@ -30,7 +30,7 @@ from .._games import DISTRIBUTION, PluginLoadError, available_games, load_game
 
 from ..play._match import MatchSettings, SeriesResult, run_series, summarize_series
 from .._checks import UsageError, check_range, parse_param
-from .._plan import PlayPlan, entrant, plan_play
+from .._plan import PlayPlan, check_agents_level, entrant, plan_play
 from .._seeds import public_seed
 from ..play._host import BotHost, open_host
 from ..sandbox import SandboxPolicy
@@ -244,7 +244,8 @@ TraceOpt = Annotated[bool, typer.Option("--trace", help="Print every line sent a
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")]
 SandboxOpt = Annotated[
     Optional[str],
-    typer.Option(help="none, basic or strict (default: basic when it works here; see `arena doctor`)."),
+    typer.Option(help="none, basic, strict or gvisor (default: strict, else basic, when it works here; "
+                      "see `arena doctor`)."),
 ]
 MemoryOpt = Annotated[int, typer.Option("--memory-mb", help="Memory per bot, MB.")]
 CpuOpt = Annotated[int, typer.Option("--cpu-seconds", help="CPU seconds per bot process.")]
@@ -374,6 +375,7 @@ def _play(
     try:
         # ARENA_SANDBOX sets the default level for a whole environment (a CI job, a test suite).
         host = open_host(level, SandboxPolicy(**limits))
+        check_agents_level(plan.bots, host.level)
     except UsageError as exc:
         raise _usage_error(str(exc)) from None
     return _run(plan, host, trace=trace, json_out=json_out, hand_history=hand_history, acpc_log=acpc_log)

@@ -93,7 +93,7 @@ def quarantine_cmd(
     seed: Annotated[Optional[str], typer.Option(
         help="Seed for every match, a number or a word (random and printed if not given).")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds allowed for each reply.")] = 1.0,
-    sandbox: Annotated[Optional[str], typer.Option(help="none, basic or strict (default: see `arena doctor`).")] = None,
+    sandbox: Annotated[Optional[str], typer.Option(help="none, basic, strict or gvisor (default: see `arena doctor`).")] = None,
     param: Annotated[Optional[list[str]], typer.Option(
         "--param", "-p", help="A game parameter KEY=VALUE, instead of the game's quarantine manifest's.")] = None,
     opponents: Annotated[Optional[Path], typer.Option(

@@ -383,11 +383,22 @@ static const int absent[] = {
 #endif
 };
 
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+#ifndef __NR_pidfd_send_signal
+#define __NR_pidfd_send_signal 424
+#endif
+
 /* Calls that take a pid (argument `arg`) and must not reach PID 1, the
  * supervisor: in the bot's PID namespace every other process is the bot's
- * own (its threads set their own scheduling by their ids: mono does). */
+ * own (its threads set their own scheduling by their ids: mono does).
+ * Signals too: Linux spares a namespace's init the signals it does not
+ * handle, gVisor's kernel does not (a bot's SIGTERM ended its supervisor). */
 static const int not_supervisor[][2] = {
     {__NR_prlimit64, 0}, {__NR_sched_setscheduler, 0}, {__NR_sched_setparam, 0}, {__NR_sched_setattr, 0},
+    {__NR_kill, 0}, {__NR_tkill, 0}, {__NR_tgkill, 0}, {__NR_rt_sigqueueinfo, 0}, {__NR_rt_tgsigqueueinfo, 0},
+    {__NR_pidfd_open, 0},
 };
 
 #define MAX_FILTER 1024
@@ -479,6 +490,7 @@ static int build_filter(struct filter *f) {
     for (size_t i = 0; i < sizeof not_supervisor / sizeof not_supervisor[0]; i++) {
         at = begin_call(f, not_supervisor[i][0], not_supervisor[i][1]);
         when(f, SUPERVISOR_PID, ERRNO(EPERM));
+        if (not_supervisor[i][0] == __NR_kill) when(f, (unsigned)-1, ERRNO(EPERM)); /* every process */
         end_call(f, at);
     }
     /* one process at a time, not the supervisor: a process group or a uid takes it in */
@@ -611,11 +623,9 @@ int main(int argc, char **argv) {
     /* The bot (same uid) must not ptrace us or read our memory. */
     prctl(PR_SET_DUMPABLE, 0);
     prctl(PR_SET_CHILD_SUBREAPER, 1);
-    signal(SIGPIPE, SIG_IGN);
-    signal(SIGHUP, SIG_IGN);
-    signal(SIGINT, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
-    signal(SIGTSTP, SIG_IGN);
+    /* Nothing the bot or a terminal sends ends or stops us (SIGCHLD is read below). */
+    for (int s = 1; s < NSIG; s++)
+        if (s != SIGKILL && s != SIGSTOP && s != SIGCHLD) signal(s, SIG_IGN);
     sigset_t chld;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
@@ -652,6 +662,9 @@ int main(int argc, char **argv) {
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
+        /* In a group of its own: a signal to "my group" (kill 0) does not reach us. Sandboxed
+         * only: at level none the arena's last resort is a kill of our group, the bot in it. */
+        if (seccomp) (void)setpgid(0, 0);
         /* Under memory pressure the bot, not its supervisor, is the one to go. */
         int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
         if (oom >= 0) {

@@ -442,6 +442,10 @@ class BotProcess:
                            received, seat=self.seat)
         if st.exit_code == 0:
             raise BotFault(FaultKind.DISCONNECTED, f"exited (code 0) while {during}", received, seat=self.seat)
+        if st.closed and not st.stopped:
+            # Its supervisor went without a word: the sandbox ended around it (at gvisor, a limit
+            # ends gVisor's kernel with the bot; the limit's verdict follows the detail).
+            raise BotFault(FaultKind.CRASHED, f"ended with its sandbox while {during}", received, seat=self.seat)
         what = "closed its stdin (broken pipe)" if during == "writing to it" else "closed its stdout"
         raise BotFault(FaultKind.DISCONNECTED, f"{what} while {during} but is still running",
                        received, seat=self.seat)

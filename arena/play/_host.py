@@ -103,7 +103,8 @@ class BotHost:
             raise BotFault(FaultKind.FAILED_TO_START, f"could not prepare its sandbox: {exc}", seat=seat) from None
         try:
             process = await trio.lowlevel.open_process(
-                plan.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=channel.stderr_w,
+                plan.argv, stdin=subprocess.DEVNULL if plan.stdin is None else plan.stdin,
+                stdout=subprocess.DEVNULL, stderr=channel.stderr_w,
                 start_new_session=True,  # killed as a group, away from the terminal's signals
                 env=plan.env, cwd=plan.cwd, pass_fds=plan.pass_fds,
             )
@@ -142,7 +143,7 @@ class BotHost:
                     await bot.process.wait()
             for bot in live:
                 bot.ending = bot.status.ending() or "killed"
-                said = bot.status.leftovers if bot.status.leftovers >= 0 else None
+                said = bot.status.leftovers if bot.status.leftovers is not None and bot.status.leftovers >= 0 else None
                 bot.leftovers = counted[id(bot)] if counted[id(bot)] is not None else said
                 _kill_group(bot.process.pid)
             for bot in live:

@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 from .._checks import UsageError
 from ._doctor import doctor_report
+from ._gvisor import GvisorLauncher
 from ._launchers import BasicLauncher, LaunchPlan, Launcher, SandboxLauncher, StagingError, StrictLauncher
 from ._policy import LIMITS, SandboxPolicy
 from ._probe import LEVELS, Probe, probe
@@ -34,6 +35,7 @@ __all__ = [
     "LEVELS",
     "LIMITS",
     "BasicLauncher",
+    "GvisorLauncher",
     "LaunchPlan",
     "Launcher",
     "Probe",
@@ -116,5 +118,5 @@ def open_launcher(
     if cgroups and layout is None:
         warn(f"no per-bot cgroups ({info.cgroup_error or 'unavailable'}): memory is bounded by "
              "RLIMIT_AS only, and there is no out-of-memory verdict")
-    cls = StrictLauncher if chosen == "strict" else BasicLauncher
+    cls = {"strict": StrictLauncher, "gvisor": GvisorLauncher}.get(chosen, BasicLauncher)
     return cls(policy, root=info.root, cgroups=layout, tools=info.tools, warn=warn)  # type: ignore[arg-type]

@@ -185,12 +185,14 @@ _MOST = {"cpu.shares": 262_144, "cpu.weight": 10_000}
 class BotCgroup:
     """The cgroups of one bot process (every controller), fresh when made."""
 
-    def __init__(self, layout: CgroupLayout, name: str, policy: SandboxPolicy) -> None:
+    def __init__(self, layout: CgroupLayout, name: str, policy: SandboxPolicy, extra_mb: int = 0,
+                 extra_pids: int = 0) -> None:
+        """``extra_mb`` and ``extra_pids``: what the sandbox itself needs beside the bot (gVisor's kernel)."""
         self.layout = layout
         self.policy = policy
         self.dirs: list[Path] = []
         self.memory = self.pids = self.cpu = self.cpuacct = self.unified = None
-        limit = str(policy.memory_mb * 1024 * 1024)
+        limit = str((policy.memory_mb + extra_mb) * 1024 * 1024)
         try:
             if layout.memory_v1 is not None:
                 self.memory = self._make(layout.memory_v1 / name)
@@ -198,7 +200,7 @@ class BotCgroup:
                 _write(self.memory / "memory.memsw.limit_in_bytes", limit, optional=True)
             if layout.pids_v1 is not None:
                 self.pids = self._make(layout.pids_v1 / name)
-                _write(self.pids / "pids.max", str(policy.pids + 1))  # + the supervisor
+                _write(self.pids / "pids.max", str(policy.pids + 1 + extra_pids))  # + the supervisor
             if layout.cpu_v1 is not None:
                 self.cpu = self._make(layout.cpu_v1 / name)
                 _write(self.cpu / "cpu.shares", str(CPU_SHARES))
@@ -213,7 +215,7 @@ class BotCgroup:
                     _write(self.unified / "memory.max", limit)
                     _write(self.unified / "memory.swap.max", "0", optional=True)
                 if layout.v2_pids:
-                    _write(self.unified / "pids.max", str(policy.pids + 1))
+                    _write(self.unified / "pids.max", str(policy.pids + 1 + extra_pids))
                 if layout.v2_cpu:
                     _write(self.unified / "cpu.weight", str(CPU_WEIGHT))
                     _write(self.unified / "cpu.max", f"{CPU_PERIOD_US} {CPU_PERIOD_US}")

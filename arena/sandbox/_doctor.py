@@ -17,7 +17,8 @@ ALWAYS = (
 )
 VIEW = (
     "filesystem: /usr and a few files of /etc read-only; the bot's own folder, its "
-    "interpreter and the files named on its command line read-only; a private /tmp "
+    "interpreter and the files the organiser named read-only (any other word of its command is "
+    "text, never looked up in the arena's files); a private /tmp "
     "and /dev/shm (size-limited, counted against it, gone when it ends); nothing else"
 )
 
@@ -55,12 +56,16 @@ def doctor_report() -> str:
     else:
         isolation += ("; a user namespace: the bot runs as this user, without capabilities "
                       "(it can read what the bot's folder grants this user)")
-    for level, how in (("basic", "util-linux (unshare, pivot_root)"), ("strict", "bubblewrap")):
+    for level, how in (("basic", "util-linux (unshare, pivot_root)"), ("strict", "bubblewrap"),
+                       ("gvisor", "gVisor's kernel (runsc), for leagues: the same view and limits, and what "
+                        "namespaces leave shared between seats (the machine's counters, futex wake-ups on "
+                        "shared files) is the sandbox's own; about 0.2 s to start a bot and 55-200 us a "
+                        "line against 4")):
         ok = info.works(level)
         lines.append(f"{yes[ok]} {level:<7} {how}: {isolation}"
                      + ("" if ok else f" -- UNAVAILABLE: {info.errors.get(level)}"))
     sandboxed = info.works("basic") or info.works("strict")
-    lines.append(f"{yes[sandboxed]} seccomp filter at basic and strict: " + SECCOMP)
+    lines.append(f"{yes[sandboxed]} seccomp filter at basic, strict and gvisor: " + SECCOMP)
     cg = info.cgroups
     if cg.usable:
         where = ", ".join(str(p) for p in cg.parents())

@@ -74,6 +74,8 @@ class LaunchPlan:
     #: the processes the bot started that are still there, counted by the arena
     #: in the bot's cgroup (None: the supervisor's count is all there is)
     count_leftovers: Callable[[], int | None] | None = None
+    #: the launch chain's stdin (a descriptor), or None for /dev/null
+    stdin: int | None = None
 
 
 class Launcher:
@@ -191,9 +193,8 @@ class SandboxLauncher(Launcher):
                 shared = [b.source for b in view.binds if b.source == b.target]
                 hold_for(["/usr", *(f for f in SYSTEM_FILES if os.path.exists(f)), *shared], self.warn)
             if self.cg_layout is not None:
-                cg = BotCgroup(self.cg_layout, f"arena-{self.token}/b{n}", self.policy)
-            inner = self._inner(uid) + [SUPERVISOR_TARGET, "--seccomp", str(sock_fd), "--", *view.argv]
-            argv = self._outer(view, cg, inner, fds, mine)
+                cg = BotCgroup(self.cg_layout, f"arena-{self.token}/b{n}", self.policy, *self.cgroup_overhead)
+            argv = self._outer(view, cg, self._bot_chain(uid, sock_fd, view), fds, mine, uid)
         except BaseException:
             _close_all(fds)
             shutil.rmtree(mine, ignore_errors=True)
@@ -218,7 +219,20 @@ class SandboxLauncher(Launcher):
             return verdict
 
         return LaunchPlan(argv=argv, env=outer_env, pass_fds=(sock_fd, *fds), cleanup=cleanup,
-                          bot_argv=view.argv, view=view, count_leftovers=cg.leftovers if cg is not None else None)
+                          bot_argv=view.argv, view=view,
+                          count_leftovers=cg.leftovers if cg is not None and self.counts_in_cgroup else None,
+                          stdin=sock_fd if self.socket_on_stdin else None)
+
+    #: the bot's processes are host processes in its cgroup, which the arena counts (not so under gVisor)
+    counts_in_cgroup = True
+    #: the supervisor's socket is the launch chain's stdin (gVisor passes a sandbox no other descriptor)
+    socket_on_stdin = False
+    #: what the sandbox itself needs in the bot's cgroups beyond the policy: (memory MB, processes)
+    cgroup_overhead: tuple[int, int] = (0, 0)
+
+    def _bot_chain(self, uid: int, sock_fd: int, view: View) -> list[str]:
+        """What runs inside the namespaces: the uid and limits set, then the supervisor and the bot."""
+        return self._inner(uid) + [SUPERVISOR_TARGET, "--seccomp", str(sock_fd), "--", *view.argv]
 
     def _inner(self, uid: int) -> list[str]:
         """Inside the namespaces: drop to the bot's uid and every capability, set rlimits."""
@@ -248,7 +262,8 @@ class SandboxLauncher(Launcher):
         w = self.policy.wall_seconds
         return ["timeout", "--foreground", "-s", "KILL", f"{w:g}"] if w else []
 
-    def _outer(self, view: View, cg: BotCgroup | None, inner: list[str], fds: list[int], mine: Path) -> list[str]:
+    def _outer(self, view: View, cg: BotCgroup | None, inner: list[str], fds: list[int], mine: Path,
+               uid: int) -> list[str]:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -384,7 +399,7 @@ class BasicLauncher(SandboxLauncher):
             commands += f" && {mount} -a -T {shlex.quote(str(mine / 'binds-late'))}"
         return commands + f" && {mount} -o remount,bind,ro {root}"
 
-    def _outer(self, view, cg, inner, fds, mine):
+    def _outer(self, view, cg, inner, fds, mine, uid):
         argv = self._wall()
         if cg is not None:
             # Into the bot's cgroups before the cgroup namespace is made, so
@@ -439,7 +454,7 @@ class StrictLauncher(SandboxLauncher):
 
     level = "strict"
 
-    def _outer(self, view, cg, inner, fds, mine):
+    def _outer(self, view, cg, inner, fds, mine, uid):
         p = self.policy
         argv = self._wall() + [self.tools["unshare"], "--fork", "--kill-child", "--"]
         if cg is not None:

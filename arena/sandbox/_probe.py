@@ -19,14 +19,16 @@ from .._spec import BotSpec
 from ..native import NativeBuildError, supervisor_path
 from ._supervision import Channel, SupervisorStatus
 from ._cgroups import CgroupLayout, probe_cgroups
+from ._gvisor import GvisorLauncher
 from ._launchers import BasicLauncher, Launcher, StrictLauncher
 
-LEVELS = ("none", "basic", "strict")
-TOOLS = ("unshare", "setpriv", "prlimit", "mount", "umount", "pivot_root", "sh", "cp", "bwrap")
+LEVELS = ("none", "basic", "strict", "gvisor")
+TOOLS = ("unshare", "setpriv", "prlimit", "mount", "umount", "pivot_root", "sh", "cp", "bwrap", "runsc")
 _NEEDS = {
     "none": (),
     "basic": ("unshare", "setpriv", "prlimit", "mount", "umount", "pivot_root", "sh", "cp"),
     "strict": ("unshare", "setpriv", "prlimit", "sh", "bwrap"),
+    "gvisor": ("unshare", "sh", "runsc"),
 }
 
 
@@ -94,7 +96,8 @@ def try_launcher(launcher: Launcher, timeout: float = 10.0) -> str:
         return str(exc)
     try:
         proc = subprocess.Popen(
-            plan.argv, env=plan.env, cwd=plan.cwd, pass_fds=plan.pass_fds, stdin=subprocess.DEVNULL,
+            plan.argv, env=plan.env, cwd=plan.cwd, pass_fds=plan.pass_fds,
+            stdin=subprocess.DEVNULL if plan.stdin is None else plan.stdin,
             stdout=subprocess.DEVNULL, stderr=channel.stderr_w, start_new_session=True,
         )
     except OSError as exc:
@@ -160,9 +163,13 @@ def _attempt(info: Probe, level: str) -> str:
         return try_launcher(Launcher())
     missing = [t for t in _NEEDS[level] if not info.tools[t]]
     if missing:
-        hint = " (apt-get install bubblewrap)" if "bwrap" in missing else ""
+        hint = (" (apt-get install bubblewrap)" if "bwrap" in missing
+                else " (apt-get install runsc)" if "runsc" in missing else "")
         return "missing: " + ", ".join(missing) + hint
-    cls = StrictLauncher if level == "strict" else BasicLauncher
+    if level == "gvisor" and not (info.root and info.cgroups.usable and info.cgroups.cpu_accounting):
+        # gVisor's kernel does not enforce RLIMIT_CPU: a bot's CPU time is held by its cgroup alone.
+        return "gvisor needs root and cgroups (gVisor's kernel does not enforce a CPU time limit; the bot's cgroup does)"
+    cls = {"strict": StrictLauncher, "gvisor": GvisorLauncher}.get(level, BasicLauncher)
     cgroups = info.cgroups if info.cgroups.usable else None
     launcher = cls(root=info.root, cgroups=cgroups, tools=info.tools, watch=False)  # type: ignore[arg-type]
     try:

@@ -90,7 +90,8 @@ class SupervisorStatus:
     exit_code: int | None = None
     signal: int | None = None
     stopped: bool = False  # the arena asked, the bot was still running and was killed
-    leftovers: int = 0
+    #: its count of what the bot left running, with its final report (None: no such report, or -1: it could not count)
+    leftovers: int | None = None
     closed: bool = False  # the socket reached end-of-file (the supervisor is gone)
 
     @property

@@ -15,7 +15,7 @@ from protocols import GamePlugin
 
 from .._checks import UsageError, check_range, game_params
 from .._games import load_game
-from .._plan import check_acpc, check_lifetime, check_limits, check_seed, load_plugin
+from .._plan import check_acpc, check_agents_level, check_lifetime, check_limits, check_seed, load_plugin
 from ..sandbox import SandboxPolicy, resolve_level
 from .._spec import BotSpec
 from ..results._store import Store, file_digest
@@ -145,6 +145,8 @@ def plan_tournament(
               if v is not None}
     # A later seating of a duplicate deal must find nothing a bot left in its files' page cache.
     policy = SandboxPolicy(**limits, private_files=duplicate)
+    level = resolve_level(sandbox)
+    check_agents_level(bots, level)
     if cluster is not None:
         for spec in bots:  # a bot the cluster cannot be sent is refused before anything is stored
             check_shippable(spec)
@@ -153,7 +155,7 @@ def plan_tournament(
         jobs=jobs, cluster=cluster, seats=table, lifetime=lifetime, timeout=timeout,
         startup_timeout=startup_timeout, budget=budget,
         # Every worker applies this level: the one recorded is the one applied.
-        sandbox=resolve_level(sandbox), policy=policy, on_fault=on_fault, max_faults=max_faults or None,
+        sandbox=level, policy=policy, on_fault=on_fault, max_faults=max_faults or None,
         broken_start=broken_start or None, duplicate=duplicate,
         gauntlet=None if gauntlet is None else names.index(gauntlet), until_ci=until_ci, sample=sample,
         sprt=None if test is None else test.to_json(),

@@ -93,7 +93,8 @@ def _fields(lines: list[str], word: str) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("level", [pytest.param("none", id="none-unfiltered", marks=pytest.mark.unsandboxed),
-                                   pytest.param(None, id="default"), pytest.param("basic", id="basic")])
+                                   pytest.param(None, id="default"), pytest.param("basic", id="basic"),
+                                   pytest.param("gvisor", id="gvisor")])
 def test_seats_pass_no_card_through_shared_kernel_objects(level, tag, tmp_path):
     """Match 1: seat 0 sends its card through every channel at every hand,
     seat 1 decodes; seat 2 leaves a key. Match 2: seat 0 looks for that key."""
@@ -121,6 +122,8 @@ def test_seats_pass_no_card_through_shared_kernel_objects(level, tag, tmp_path):
     assert _fields(receiver, "THREAD") == [["ran"]]  # clone3 refused, the C library falls back to clone
     # A bot author sees a clean error, the one documented, and plays on.
     for seat, refused in REFUSED.items():
+        if level == "gvisor":  # its terminals are gVisor's own, counted by it alone: a bot may open them
+            refused = {call: e for call, e in refused.items() if call != "ptmx"}
         assert {call: errnos[seat].get(call) for call in refused} == refused, (seat, errnos[seat])
 
 

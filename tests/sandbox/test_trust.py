@@ -48,7 +48,7 @@ def _level(level: str | None) -> str | None:
 
 #: the default level (strict where bubblewrap works) and basic: both builds of the view
 SANDBOXED = [pytest.param(None, id="default"), pytest.param("basic", id="basic")]
-EVERY_LEVEL = [pytest.param("none", marks=pytest.mark.unsandboxed), "basic", "strict"]
+EVERY_LEVEL = [pytest.param("none", marks=pytest.mark.unsandboxed), "basic", "strict", "gvisor"]
 
 
 def _gone(tag: str, within: float = 5.0) -> list:
@@ -239,7 +239,7 @@ def test_quarantine_finds_what_a_bot_left_running_at_every_level(attack, level, 
     assert _gone(tag) == []
 
 
-@pytest.mark.parametrize("level", ["basic", "strict"])
+@pytest.mark.parametrize("level", ["basic", "strict", "gvisor"])
 def test_a_bot_that_blinds_its_supervisor_is_still_caught_leaving_a_process(level, tag, tmp_path):
     """The supervisor runs under the bot's uid. The bot leaves an escapee, then
     tries to blind it: no descriptors (it could read no /proc and counted
