@@ -92,10 +92,10 @@ def test_the_view_follows_the_command_line_never_the_bots_files(tmp_path):
 
 
 def _levels() -> list[str]:
-    return [lvl for lvl in ("basic", "strict") if probe().works(lvl)]
+    return [lvl for lvl in ("basic", "strict", "gvisor") if probe().works(lvl)]
 
 
-@pytest.mark.parametrize("level", ["basic", "strict"])
+@pytest.mark.parametrize("level", ["basic", "strict", "gvisor"])
 def test_bot_survives_the_exit_of_tricks_spawning_thread(level, tag, monkeypatch):
     """PR_SET_PDEATHSIG fires when the *thread* that forked exits; trio forks
     from a worker thread that exits when idle. The sandbox must not use it
@@ -192,6 +192,62 @@ def test_nothing_survives_when_the_arena_is_killed(level, tag):
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:  # gone since it was listed
                 pass
+
+
+def _runsc_processes(root: str) -> list[tuple[int, str]]:
+    """gVisor's processes of the launcher whose runsc state folder is ``root``."""
+    return [(pid, cmd) for pid, cmd in processes_with("runsc") if f"--root={root}" in cmd]
+
+
+def test_nothing_of_gvisor_survives_when_the_arena_is_killed(tag):
+    """At gvisor the bots' processes are gVisor's, not the host's: what must not
+    outlive the arena is gVisor itself, every sandbox of it (the escapee and the
+    sleeping seats live in them)."""
+    if "gvisor" not in _levels():
+        pytest.skip("gvisor unavailable")
+    bad = f"{PY} {BOT} escape - {tag}"
+    slow = f"{PY} {BOT} sleep-forever - {tag}"
+    errors = tempfile.TemporaryFile()
+    arena = subprocess.Popen([PY, "-c", ARENA_SCRIPT, "gvisor", bad, slow], cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=errors)
+    try:
+        assert arena.stdout.readline().strip() == b"started"
+        started, root, found = time.monotonic(), None, []
+        while time.monotonic() < started + 90:  # a bound for a test that has already failed
+            mine = [cmd for pid, cmd in processes_with("runsc") if _descends(pid, arena.pid)]
+            root = next((w.split("=", 1)[1] for cmd in mine for w in cmd.split() if w.startswith("--root=")), None)
+            found = _runsc_processes(root) if root else []
+            if sum(" boot " in cmd for _, cmd in found) == 3:  # the three sandboxes are up
+                break
+            time.sleep(0.02)
+        else:
+            errors.seek(0)
+            pytest.fail(f"three sandboxes not up after {time.monotonic() - started:.0f} s: {found}\n"
+                        f"{errors.read().decode(errors='replace')[-3000:]}")
+        arena.send_signal(signal.SIGKILL)
+        arena.wait()
+        deadline = time.monotonic() + 10
+        while _runsc_processes(root) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _runsc_processes(root) == []
+    finally:
+        arena.stdout.close()
+        errors.close()
+        if arena.poll() is None:
+            arena.kill()
+            arena.wait()
+
+
+def _descends(pid: int, ancestor: int) -> bool:
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+    return False
 
 
 # -- a machine where no sandbox works: refused, never replaced ------------------------
