@@ -164,4 +164,5 @@ def main():
         print("GOT", " ".join(map(str, samples)), flush=True)
 
 
-main()
+if __name__ == "__main__":
+    main()

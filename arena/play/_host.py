@@ -91,10 +91,12 @@ class BotHost:
         launch chain could be started; a bot that cannot be executed inside it
         is reported by the supervisor, at its first exchange.
         """
-        channel = Channel.open(handoff=spec.loopback)
         # A person's seat runs the arena's own program, which needs the person's
         # terminal: under the supervisor like any bot, but outside the sandbox.
         launcher = _PERSON_LAUNCHER if spec.person else self.launcher
+        if launcher.policy.private_files:  # (may read gigabytes: never on the event loop)
+            await trio.to_thread.run_sync(launcher.prepare, spec)
+        channel = Channel.open(handoff=spec.loopback)
         try:
             plan = launcher.plan(spec, channel.theirs.fileno())
             codec = acpc_codec() if spec.loopback else None  # an ACPC agent's seat, should its relay hand it over

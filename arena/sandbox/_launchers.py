@@ -45,7 +45,8 @@ from ._memory import hold_for
 from ._policy import SandboxPolicy
 from ._uids import UidClaim
 from ._view import (
-    DEV_LINKS, DEVICES, ROOT_LINKS, SUPERVISOR_TARGET, SYSTEM_FILES, View, build_view, unreadable_by_others,
+    DEV_LINKS, DEVICES, ROOT_LINKS, SUPERVISOR_TARGET, SYSTEM_FILES, View, build_view, shared_files,
+    unreadable_by_others,
 )
 from ._watchdog import MARKER_ENV, Watchdog
 
@@ -102,6 +103,9 @@ class Launcher:
         return {"level": self.level, "layers": self.layers,
                 "policy": None if self.level == "none" else self.policy.to_json()}
 
+    def prepare(self, spec: BotSpec) -> None:
+        """Work before ``plan`` that may take long (BotHost runs it in a thread): none here."""
+
     def plan(self, spec: BotSpec, sock_fd: int) -> LaunchPlan:
         return LaunchPlan(
             argv=[supervisor_path(), str(sock_fd), "--", *spec.argv],
@@ -152,6 +156,14 @@ class SandboxLauncher(Launcher):
             return []
         return [str(p / f"arena-{self.token}") for p in self.cg_layout.parents()]
 
+    def prepare(self, spec: BotSpec) -> None:
+        """With ``private_files``: every page of the files the bot shares with other
+        processes in the page cache, so that none says what another read
+        (arena/sandbox/_memory.py). Reads gigabytes the first time: BotHost
+        calls it in a thread before ``plan``."""
+        if self.policy.private_files:
+            hold_for(shared_files(spec, bot_environment()["PATH"]), self.warn)
+
     # -- the bot's own files -------------------------------------------------------
 
     def _copies(self, folder: Path, uid: int | None) -> Callable[[str, bool], str]:
@@ -188,10 +200,7 @@ class SandboxLauncher(Launcher):
             mine.mkdir(mode=0o700)
             uid = claim.uid if claim is not None else os.geteuid()
             view = build_view(spec, env["PATH"], self._copies(mine, claim.uid if claim is not None else None))
-            if self.policy.private_files:
-                # Every page of the files it shares with other processes in the cache: none says what another read.
-                shared = [b.source for b in view.binds if b.source == b.target]
-                hold_for(["/usr", *(f for f in SYSTEM_FILES if os.path.exists(f)), *shared], self.warn)
+            self.prepare(spec)  # (done already, off the event loop, by BotHost.start)
             if self.cg_layout is not None:
                 cg = BotCgroup(self.cg_layout, f"arena-{self.token}/b{n}", self.policy, *self.cgroup_overhead)
             argv = self._outer(view, cg, self._bot_chain(uid, sock_fd, view), fds, mine, uid)

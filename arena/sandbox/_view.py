@@ -190,6 +190,13 @@ def command_parts(spec: BotSpec, path_env: str) -> CommandParts:
     return CommandParts(tuple(argv), tuple(interpreter_roots), own_dir, tuple(named), tuple(etc))
 
 
+def shared_files(spec: BotSpec, path_env: str) -> list[str]:
+    """What the bot sees that other bots see too (the system, its runtime): not its own files."""
+    parts = command_parts(spec, path_env)
+    return ["/usr", *(f for f in SYSTEM_FILES if os.path.exists(f)), *parts.interpreter_roots,
+            *(p for p, _ in parts.runtime_etc)]
+
+
 def bot_files(spec: BotSpec, path_env: str) -> list[tuple[str, bool]]:
     """The bot's own files and folders (not the runtime, not the system), outermost
     first, none inside another: what the view binds as the bot's and what a

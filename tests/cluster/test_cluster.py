@@ -400,12 +400,14 @@ def test_acpc_agents_are_shipped_without_the_relay_and_play_on_a_worker(cluster,
 
 def test_the_league_plays_its_tournaments_on_the_cluster(cluster, tmp_path):
     db = tmp_path / "league.db"
-    token = new_user(db, "ann")
+    # Three owners: no table seats two bots of one owner.
+    tokens = [new_user(db, name) for name in ("ann", "ben", "cat")]
     server = League(db, "--game", "kuhn3", "-p", "kuhn3.hands=20", "--quarantine-matches", "3", "--every", "1h",
                     "--placement-matches", "6", *cluster.args())
     try:
         # Compiled bots: quick through quarantine (the test is about where tournaments run).
-        for path, name in (("build/rule_bot", "c"), ("build/rule_bot_rs", "rust"), ("build/rule_bot", "c2")):
+        for token, (path, name) in zip(tokens, (("build/rule_bot", "c"), ("build/rule_bot_rs", "rust"),
+                                                ("build/rule_bot", "c2"))):
             r = server.submit(token, Path(path).name, sample(path), name=name)
             assert r.status_code == 201, r.text
             v = server.settled(r.json()["bot"])

@@ -51,7 +51,7 @@ REFUSED = {
     0: {"add_key": "EPERM", "F_SETLK": "ENOLCK", "flock": "ENOLCK", "io_setup": "ENOSYS", "ptmx": "ENOENT"},
     1: {"keyctl": "EPERM", "F_GETLK": "ENOLCK", "F_OFD_GETLK": "ENOLCK", "flock": "ENOLCK",
         "inotify_init1": "EPERM", "socket-vsock": "EAFNOSUPPORT", "unshare": "EPERM", "personality": "EPERM",
-        "io_uring_setup": "EPERM", "preadv2-nowait": errno.errorcode[errno.EOPNOTSUPP],
+        "io_uring_setup": "EPERM", "preadv2-nowait": errno.errorcode[errno.EOPNOTSUPP], "sched_setaffinity": "EPERM",
         **({"x32": "ENOSYS"} if platform.machine() == "x86_64" else {})},
     2: {"add_key": "EPERM"},
 }
