@@ -42,7 +42,7 @@ def test_kuhn3_a_whole_match_with_a_wrong_word_asked_again():
         assert choices in (["check", "bet"], ["fold", "call"])
         if decisions == 0:
             term.type("raise\n")  # not a kuhn3 word: asked again, never a fault
-            term.expect(r"'raise' is not one of check/bet; try again\n" + PROMPT)
+            term.expect(rf"'raise' is not one of {'/'.join(choices)}; try again\n" + PROMPT)
         term.type(("bet" if "bet" in choices else "call") + "\n")
         decisions += 1
     assert term.finish() == 0, term.screen

@@ -71,11 +71,26 @@ MARKS = re.compile(r"^MARKS seating=(\d+) predicted=(\d+) correct=(\d+)$", re.M)
 MARKER_SPAN = 24 << 20
 
 
-def _largest_system_file() -> Path:
-    found = max((p for p in Path("/usr/lib").rglob("*") if p.is_file() and not p.is_symlink()
-                 and os.access(p, os.R_OK)), key=lambda p: p.stat().st_size)
-    assert found.stat().st_size >= 2 * MARKER_SPAN, found
-    return found
+@contextlib.contextmanager
+def _system_file(tag: str):
+    """A large file under /usr, in every bot's view: one of the test's own when it may
+    write there (no other process of the machine reads it, to warm the marker's pages
+    behind its back), else the largest there is."""
+    own = Path("/usr/lib") / f"{tag}.bin"
+    try:
+        own.write_bytes(os.urandom(2 * MARKER_SPAN))
+        own.chmod(0o644)
+    except OSError:
+        found = max((p for p in Path("/usr/lib").rglob("*") if p.is_file() and not p.is_symlink()
+                     and os.access(p, os.R_OK)), key=lambda p: p.stat().st_size)
+        assert found.stat().st_size >= 2 * MARKER_SPAN, found
+        yield found
+        return
+    try:
+        os.sync()
+        yield own
+    finally:
+        own.unlink()
 
 
 def _evict(path: Path) -> None:
@@ -99,14 +114,25 @@ def test_a_duplicate_tournament_leaves_no_mark_in_the_page_cache(where, tmp_path
     folder = tmp_path / "marker"
     folder.mkdir()
     shutil.copy(TEST_BOTS / "page_cache_holdem.py", folder)
-    if where == "own":
-        target, offset = folder / "data.bin", 0
-        target.write_bytes(os.urandom(2 * MARKER_SPAN))
-        os.sync()
-    else:
-        target = _largest_system_file()
-        room = (target.stat().st_size - MARKER_SPAN) // 4096
-        offset = int(tag.rsplit("-", 1)[1], 16) % room * 4096  # apart from any other run's pages
+    with contextlib.ExitStack() as stack:
+        if where == "own":
+            target, offset = folder / "data.bin", 0
+            target.write_bytes(os.urandom(2 * MARKER_SPAN))
+            os.sync()
+        else:
+            target = stack.enter_context(_system_file(tag))
+            room = (target.stat().st_size - MARKER_SPAN) // 4096
+            offset = int(tag.rsplit("-", 1)[1], 16) % room * 4096  # apart from any other run's pages
+        found = _marks(target, offset, folder, tmp_path, tag)
+    print(f"{where}: (predicted, correct) {found}")
+    # Nothing stops it at none: it names its opponents' cards (the attack is real here, the test can fail).
+    assert found["none"][1] >= 6, found
+    # In the sandbox every page it reads was cached before it read it: no mark, no card.
+    assert found["sandbox"] == (0, 0), found
+
+
+def _marks(target: Path, offset: int, folder: Path, tmp_path: Path, tag: str) -> dict:
+    """The marker's (predicted, correct) over a duplicate tournament at level none and in the sandbox."""
     bot = f"marker={PY} {folder / 'page_cache_holdem.py'} at:{target} {offset} {tag}"
     found = {}
     for level in ("none", None):
@@ -129,11 +155,7 @@ def test_a_duplicate_tournament_leaves_no_mark_in_the_page_cache(where, tmp_path
         lines = [m for log in sorted(data.rglob("*.log")) for m in MARKS.finditer(log.read_text())]
         assert len(lines) == 3, [m.group(0) for m in lines]  # one per seating
         found[level or "sandbox"] = (sum(int(m.group(2)) for m in lines), sum(int(m.group(3)) for m in lines))
-    print(f"{where}: (predicted, correct) {found}")
-    # Nothing stops it at none: it names its opponents' cards (the attack is real here, the test can fail).
-    assert found["none"][1] >= 6, found
-    # In the sandbox every page it reads was cached before it read it: no mark, no card.
-    assert found["sandbox"] == (0, 0), found
+    return found
 
 
 def test_duplicate_with_one_process_for_the_tournament_is_a_usage_error(tmp_path):
