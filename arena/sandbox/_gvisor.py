@@ -33,12 +33,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
-from ..native import supervisor_path
-from ._launchers import SandboxLauncher, _attach
-from ._view import ROOT_LINKS, SUPERVISOR_TARGET, SYSTEM_FILES, View
+from ._launchers import SandboxLauncher, _attach, _make_skeleton
+from ._view import SUPERVISOR_TARGET, SYSTEM_FILES, View
 
 #: What gVisor's own kernel needs in the bot's cgroups beside the bot: its
 #: memory (about 40 MB measured per bot, with room) and threads (about 35).
@@ -76,20 +74,7 @@ class GvisorLauncher(SandboxLauncher):
         for b in view.binds:
             if not b.target.startswith(("/tmp/", "/dev/")):
                 (dirs if b.is_dir else files).append(b.target.lstrip("/"))
-        root.mkdir(mode=0o755)
-        for d in dirs:
-            (root / d).mkdir(mode=0o755, parents=True, exist_ok=True)
-        for f in files:
-            (root / f).parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-            (root / f).touch(mode=0o644)
-        for name, target in ROOT_LINKS:
-            (root / name).symlink_to(target)
-        supervisor = root / SUPERVISOR_TARGET.lstrip("/")
-        shutil.copyfile(supervisor_path(), supervisor)
-        supervisor.chmod(0o555)
-        for d in [root, *root.rglob("*")]:
-            if d.is_dir() and not d.is_symlink():
-                d.chmod(0o755)
+        _make_skeleton(root, dirs, files)
         self._roots[key] = root
         return root
 

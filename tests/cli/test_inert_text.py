@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 
 from arena._text import inert, xml_text
 
-from ..conftest import PY, TEST_BOTS, run_arena
+from ..conftest import PY, TEST_BOTS, replay_key, run_arena
 
 GOOD = str(TEST_BOTS / "misbehave.py") + " none"
 #: What must never reach a terminal: C0 (but the line feed), DEL, C1, bidi
@@ -47,13 +47,13 @@ def test_inert_escapes_and_is_idempotent():
 
 def test_terminal_trace_and_json_are_inert(tmp_path):
     bot = _nasty_bot(tmp_path)
-    proc = run_arena("kuhn3", bot, GOOD, GOOD, "--seed", "3", "--hands", "2", "--trace")
+    proc = run_arena("kuhn3", bot, GOOD, GOOD, "--seed", replay_key("3"), "--hands", "2", "--trace")
     assert proc.returncode == 1, proc.stderr
     _clean(proc.stdout, "table")
     _clean(proc.stderr, "stderr (FAULT report and trace)")
     assert "malformed_reply" in proc.stderr and "\\x1b]0;pwned title\\x07" in proc.stderr
     assert "[/red]" in proc.stdout  # a name is never read as markup
-    proc = run_arena("kuhn3", bot, GOOD, GOOD, "--seed", "3", "--hands", "2", "--json")
+    proc = run_arena("kuhn3", bot, GOOD, GOOD, "--seed", replay_key("3"), "--hands", "2", "--json")
     _clean(proc.stdout, "json")
     (fault,) = json.loads(proc.stdout)["faults"]
     assert "\x1b]52;" in fault["received"]  # JSON carries the exact text, escaped by the encoder
@@ -61,7 +61,7 @@ def test_terminal_trace_and_json_are_inert(tmp_path):
 
 def test_show_is_inert(tmp_path):
     db = tmp_path / "t.db"
-    proc = run_arena("tournament", "kuhn3", _nasty_bot(tmp_path), GOOD, GOOD, "--seed", "1",
+    proc = run_arena("tournament", "kuhn3", _nasty_bot(tmp_path), GOOD, GOOD, "--seed", replay_key("1"),
                      "-p", "hands=2", "--db", str(db))
     _clean(proc.stderr, "tournament progress")
     _clean(proc.stdout, "standings")
@@ -76,7 +76,7 @@ def test_show_is_inert(tmp_path):
 
 def test_junit_is_well_formed_whatever_the_bot_writes(tmp_path):
     report = tmp_path / "report.xml"
-    proc = run_arena("quarantine", "kuhn3", _nasty_bot(tmp_path), "--seed", "1", "--sandbox", "none",
+    proc = run_arena("quarantine", "kuhn3", _nasty_bot(tmp_path), "--seed", replay_key("1"), "--sandbox", "none",
                      "--junit", str(report), timeout=120)
     assert proc.returncode == 1, proc.stderr
     _clean(proc.stdout, "quarantine steps")

@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from ..conftest import PY, ROOT, SAMPLE_BOTS, clean_env, sigint_default
+from ..conftest import PY, ROOT, SAMPLE_BOTS, clean_env, replay_key, sigint_default
 
 RULE = str(SAMPLE_BOTS / "build" / "rule_bot")
 NOISE = ("Traceback", "KeyboardInterrupt", "Exception Group", "BaseExceptionGroup")
@@ -81,7 +81,7 @@ class Terminal:
 def test_ctrl_c_stops_a_tournament_and_its_workers_with_one_line(tmp_path):
     db = tmp_path / "t.db"
     term = Terminal("tournament", "kuhn3", RULE, RULE, RULE, "-p", "hands=300", "--rounds", "50", "--jobs", "2",
-                    "--db", str(db), "--seed", "1")
+                    "--db", str(db), "--seed", replay_key("1"))
     term.wait_for(r"leader [^-\s]")  # the live display names a leader: a match was played
     code, after = term.interrupt(signal.SIGINT)
     assert code == 130, term.seen
@@ -96,7 +96,7 @@ def test_ctrl_c_stops_a_tournament_and_its_workers_with_one_line(tmp_path):
 
 
 def test_sigterm_stops_a_long_match_and_shows_the_result_so_far():
-    term = Terminal("kuhn3", f"a={RULE}", f"b={RULE}", f"c={RULE}", "--hands", "100000000", "--seed", "5")
+    term = Terminal("kuhn3", f"a={RULE}", f"b={RULE}", f"c={RULE}", "--hands", "100000000", "--seed", replay_key("5"))
     live = term.wait_for(r"kuhn3 seed 5: ([\d,]+) hands \([\d,]+ hands/s\); chips: a [+-]\d+, b [+-]\d+, c [+-]\d+")
     assert int(live[1].replace(",", "")) >= 0
     code, after = term.interrupt(signal.SIGTERM)
@@ -115,7 +115,7 @@ def test_sigterm_stops_a_long_match_and_shows_the_result_so_far():
 
 @pytest.mark.slow
 def test_ctrl_c_stops_a_quarantine_with_one_line():
-    term = Terminal("quarantine", "kuhn3", RULE, "--seed", "2")
+    term = Terminal("quarantine", "kuhn3", RULE, "--seed", replay_key("2"))
     term.wait_for(r"step 2/8 ")
     code, after = term.interrupt(signal.SIGINT)
     assert code == 130, term.seen

@@ -21,7 +21,7 @@ from arena.cli import command
 from arena.results._standings import compute_standings
 from arena.results._store import open_store
 
-from ..conftest import SAMPLE_BOTS
+from ..conftest import SAMPLE_BOTS, replay_key
 
 RULE = str(SAMPLE_BOTS / "build" / "rule_bot")
 
@@ -142,7 +142,7 @@ def test_a_reply_that_never_came_shows_the_reply_expected_and_how_to_flush(tmp_p
     bot = tmp_path / "noflush.py"  # a pipe is not a terminal: print() waits in a buffer
     bot.write_text("import sys\nfor line in sys.stdin:\n    print('{\"type\": \"ready\"}')\n")
     out = arena("vonneumann", f"{sys.executable} {bot}", str(SAMPLE_BOTS.parent / "vonneumann" / "build" / "naive"),
-                "--startup-timeout", "0.5", "--seed", "1", "--sandbox", "none")
+                "--startup-timeout", "0.5", "--seed", replay_key("1"), "--sandbox", "none")
     assert out.exit_code == 1, out.output
     assert re.search(r"timeout: no first reply within [0-9.]+ s of starting", out.stderr), out.stderr
     assert "\n  expected: {\"type\": \"ready\"}\n" in out.stderr

@@ -347,7 +347,7 @@ def test_workers_of_another_build_or_without_a_sandbox_are_passed_over_and_a_cha
     try:
         db = tmp_path / "t.db"
         proc = subprocess.run(
-            [PY, "-m", "arena", "tournament", "kuhn3", BOTS[0], BOTS[1], BOTS[3], "--seed", "3", "-p", "hands=10",
+            [PY, "-m", "arena", "tournament", "kuhn3", BOTS[0], BOTS[1], BOTS[3], "--seed", replay_key("3"), "-p", "hands=10",
              "--sandbox", "basic", "--db", str(db), *cluster.args(), "--json"],
             capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=180)
     finally:
@@ -387,7 +387,7 @@ def test_acpc_agents_are_shipped_without_the_relay_and_play_on_a_worker(cluster,
     call_bot = ROOT / "sample_bots" / "holdem" / "build" / "call_bot"
     db = tmp_path / "t.db"
     proc = subprocess.run(
-        [PY, "-m", "arena", "tournament", "holdem", f"a={agent}", f"b={agent}", f"call={call_bot}", "--seed", "4",
+        [PY, "-m", "arena", "tournament", "holdem", f"a={agent}", f"b={agent}", f"call={call_bot}", "--seed", replay_key("4"),
          "-p", "hands=30", "--sandbox", "basic", "--db", str(db), *cluster.args(), "--json"],
         capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=180)
     assert proc.returncode == 0, proc.stderr[-3000:]

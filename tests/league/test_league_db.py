@@ -18,7 +18,7 @@ from arena.league._db import LEAGUE_SCHEMA_VERSION, VERSION_KEY, League, LeagueD
 from arena.league._ratings import Ratings
 from arena.results._store import SCHEMA_VERSION, open_store
 
-from ..conftest import PY, SAMPLE_BOTS, run_arena
+from ..conftest import PY, SAMPLE_BOTS, replay_key, run_arena
 
 OLD_TOKEN = "arena_made-before-league-versions"
 
@@ -258,7 +258,7 @@ def test_ratings_of_a_real_tournament_read_through_the_store(tmp_path):
     path = tmp_path / "real.db"
     bots = [f"ann={SAMPLE_BOTS / 'build' / 'rule_bot'}", f"ben={PY} {SAMPLE_BOTS / 'random_bot.py'}",
             f"cat={PY} {SAMPLE_BOTS / 'check_fold_bot.py'}"]
-    proc = run_arena("tournament", "kuhn3", *bots, "-p", "hands=20", "--rounds", "1", "--seed", "7",
+    proc = run_arena("tournament", "kuhn3", *bots, "-p", "hands=20", "--rounds", "1", "--seed", replay_key("7"),
                      "--lifetime", "match", "--db", str(path), timeout=120)
     assert proc.returncode == 0, proc.stderr
     store = open_store(path)

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from ..conftest import PY, ROOT, clean_env
+from ..conftest import PY, ROOT, clean_env, replay_key
 
 BAD = ROOT / "tests" / "bots" / "acpc_bad_agent.py"
 NATIVE = f"python3 {ROOT / 'sample_bots' / 'holdem' / 'random_bot.py'} --seed 3"
@@ -30,7 +30,7 @@ def example(acpc) -> str:
 
 def test_two_example_players_play_heads_up(acpc):
     proc, result = arena(example(acpc), example(acpc), "--stack", "20000", "--small-blind", "50",
-                         "--big-blind", "100", "--hands", "30", "--seed", "1")
+                         "--big-blind", "100", "--hands", "30", "--seed", replay_key("1"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert result["completed"] and result["faults"] == [], result["faults"]
     assert result["hands"] == 30
@@ -40,7 +40,7 @@ def test_two_example_players_play_heads_up(acpc):
 
 def test_example_players_and_a_native_bot_share_a_table(acpc):
     proc, result = arena(example(acpc), NATIVE, example(acpc), "--stack", "20000", "--small-blind", "50",
-                         "--big-blind", "100", "--hands", "15", "--seed", "2")
+                         "--big-blind", "100", "--hands", "15", "--seed", replay_key("2"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert result["completed"] and result["faults"] == [], result["faults"]
     assert sum(s["payoff"] for s in result["seats"]) == 0
@@ -50,14 +50,14 @@ KUHN3_NATIVE = f"python3 {ROOT / 'sample_bots' / 'kuhn3' / 'random_bot.py'} --se
 
 
 def test_kuhn3_with_acpc_agents_in_every_seat(acpc):
-    proc, result = arena(example(acpc), example(acpc), example(acpc), "--hands", "40", "--seed", "1", game="kuhn3")
+    proc, result = arena(example(acpc), example(acpc), example(acpc), "--hands", "40", "--seed", replay_key("1"), game="kuhn3")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert result["completed"] and result["faults"] == [], result["faults"]
     assert result["hands"] == 40
 
 
 def test_kuhn3_mixing_acpc_agents_and_a_native_bot(acpc):
-    proc, result = arena(KUHN3_NATIVE, example(acpc), example(acpc), "--hands", "40", "--seed", "2", game="kuhn3")
+    proc, result = arena(KUHN3_NATIVE, example(acpc), example(acpc), "--hands", "40", "--seed", replay_key("2"), game="kuhn3")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert result["completed"] and result["faults"] == [], result["faults"]
 
@@ -73,7 +73,7 @@ def test_a_fault_at_a_table_with_agents_ends_the_match_and_names_only_its_seat(a
     such a state as an error and hung up, and was faulted for another seat's
     fault. The match ends at the fault instead, as under the ACPC dealer."""
     proc, result = arena(example(acpc), f"python3 {MISBEHAVE} {mode}", example(acpc), "--stack", "400",
-                         "--hands", "20", "--seed", "5", env={"ARENA_NATIVE": native})
+                         "--hands", "20", "--seed", replay_key("5"), env={"ARENA_NATIVE": native})
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert [(f["seat"], f["kind"]) for f in result["faults"]] == [
         (1, {"crash": "crashed", "garbage": "malformed_reply", "leave@2": "disconnected"}[mode])], result["faults"]
@@ -82,7 +82,7 @@ def test_a_fault_at_a_table_with_agents_ends_the_match_and_names_only_its_seat(a
 
 
 def _fault(mode: str, *options: str, **env) -> dict:
-    proc, result = arena(f"acpc:python3 {BAD} {mode}", NATIVE, "--hands", "3", "--seed", "1", *options, env=env)
+    proc, result = arena(f"acpc:python3 {BAD} {mode}", NATIVE, "--hands", "3", "--seed", replay_key("1"), *options, env=env)
     faults = result["faults"]
     assert [f["seat"] for f in faults] == [0], faults
     return faults[0]
@@ -134,7 +134,7 @@ def test_acpc_cannot_express_antes_or_freezeouts(acpc):
 def test_example_players_on_the_pure_python_path(acpc):
     # ARENA_NATIVE=0: the dialogue in Python, speaking to each agent through the same codec
     proc, result = arena(example(acpc), example(acpc), "--stack", "20000", "--small-blind", "50",
-                         "--big-blind", "100", "--hands", "20", "--seed", "3", env={"ARENA_NATIVE": "0"})
+                         "--big-blind", "100", "--hands", "20", "--seed", replay_key("3"), env={"ARENA_NATIVE": "0"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert result["completed"] and result["faults"] == [], result["faults"]
     assert result["hands"] == 20 and sum(s["payoff"] for s in result["seats"]) == 0

@@ -12,13 +12,13 @@ import pytest
 
 from arena.play._bot import DEFAULT_STDERR_CAP, PAST_CAP_RATE
 
-from ..conftest import processes_with, python_bot, run_json
+from ..conftest import processes_with, python_bot, replay_key, run_json
 
 
 def test_crash_report_carries_the_stderr_tail(tag):
     bad = python_bot("misbehave.py", "crash", tag)
     good = python_bot("misbehave.py", "none", tag)
-    proc, result = run_json("kuhn3", good, bad, good, "--seed", "1", "--hands", "2")
+    proc, result = run_json("kuhn3", good, bad, good, "--seed", replay_key("1"), "--hands", "2")
     assert proc.returncode == 1
     assert "something went wrong in my bot" in result["faults"][0]["stderr_tail"]
     assert "something went wrong in my bot" in proc.stderr
@@ -29,7 +29,7 @@ def test_stderr_flood_is_capped_and_the_round_completes(tag, tmp_path):
     flood = python_bot("misbehave.py", "stderr_flood", tag)
     good = python_bot("misbehave.py", "none", tag)
     proc, result = run_json(
-        "kuhn3", flood, good, good, "--seed", "2", "--hands", "20", "--log-dir", str(tmp_path)
+        "kuhn3", flood, good, good, "--seed", replay_key("2"), "--hands", "20", "--log-dir", str(tmp_path)
     )
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] is True and result["faults"] == []
@@ -65,7 +65,7 @@ def test_grandchild_ignoring_sigterm_is_killed(then, tag):
     parent = python_bot("misbehave.py", "grandchild", tag)
     other = python_bot("misbehave.py", then, tag)
     good = python_bot("misbehave.py", "none", tag)
-    proc, result = run_json("kuhn3", parent, other, good, "--seed", "3", "--hands", "2", "--timeout", "0.5")
+    proc, result = run_json("kuhn3", parent, other, good, "--seed", replay_key("3"), "--hands", "2", "--timeout", "0.5")
     assert proc.returncode == (0 if then == "none" else 1), proc.stderr
     assert processes_with(tag) == []
 
@@ -74,7 +74,7 @@ def test_budget_is_the_total_time_a_bot_may_think(tag):
     sluggish = python_bot("misbehave.py", "sluggish", tag)
     good = python_bot("misbehave.py", "none", tag)
     proc, result = run_json(
-        "kuhn3", good, sluggish, good, "--seed", "8", "--hands", "50", "--timeout", "1", "--budget", "0.5"
+        "kuhn3", good, sluggish, good, "--seed", replay_key("8"), "--hands", "50", "--timeout", "1", "--budget", "0.5"
     )
     assert proc.returncode == 1, proc.stderr
     (fault,) = result["faults"]

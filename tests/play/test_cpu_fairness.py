@@ -27,7 +27,7 @@ from arena.play._host import BotHost
 from arena.play._match import MatchSettings, run_match
 from arena.sandbox import BasicLauncher, SandboxPolicy, probe
 
-from ..conftest import PY, ROOT, TEST_BOTS, clean_env, processes_with
+from ..conftest import PY, ROOT, TEST_BOTS, clean_env, processes_with, replay_key
 
 pytestmark = pytest.mark.slow
 
@@ -86,7 +86,7 @@ def test_a_spinning_attacker_never_makes_an_innocent_seat_late(tag):
     _cpu_cgroups_or_skip()
     attacker = f"{PY} {HOG} spinners 60 {tag}"
     innocent = f"{PY} {HOG} think 0.03 {tag}"
-    result = _arena("kuhn3", attacker, innocent, innocent, "--hands", "1", "--seed", "1",
+    result = _arena("kuhn3", attacker, innocent, innocent, "--hands", "1", "--seed", replay_key("1"),
                     "--timeout", "1", pin=True)
     slowest = {s["seat"]: s["slowest_reply"] for s in result["seats"]}
     assert result["completed"] and not result["faults"], (_faults(result), slowest)

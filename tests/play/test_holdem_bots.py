@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from ..conftest import PY, ROOT, run_arena
+from ..conftest import PY, ROOT, replay_key, run_arena
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -89,7 +89,7 @@ def check_hands(sent: list[dict], seats: int, expected: int, cash: bool) -> None
 def test_six_bots_in_three_languages_play_cash(build):
     bots = six_bots(build)
     # two matches in each bot process: a bot must take match_start again
-    args = ("--hands", "30", "--seed", "11", "--matches", "2", "--lifetime", "tournament")
+    args = ("--hands", "30", "--seed", replay_key("11"), "--matches", "2", "--lifetime", "tournament")
     result, sent = play(*bots, *args)
     assert result["hands"] == 60
     assert [m["completed"] for m in result["matches"]] == [True, True]
@@ -107,7 +107,7 @@ def test_six_bots_in_three_languages_play_cash(build):
 def test_six_bots_in_three_languages_play_a_freezeout(build):
     bots = six_bots(build)
     tournaments = 2
-    result, sent = play(*bots, "--mode", "freezeout", "--tournaments", str(tournaments), "--seed", "5")
+    result, sent = play(*bots, "--mode", "freezeout", "--tournaments", str(tournaments), "--seed", replay_key("5"))
     n = len(bots)
     ends = [m for m in sent if m["type"] == "tournament_end"]
     assert len(ends) == tournaments

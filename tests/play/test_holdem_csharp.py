@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from ..conftest import PY, ROOT, run_json
+from ..conftest import PY, ROOT, replay_key, run_json
 
 # real processes (mcs, mono, the arena): left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -374,7 +374,7 @@ def test_an_exception_in_the_entry_ends_the_process(built):
 
 
 def test_the_seed_bot_plays_a_cash_match(built):
-    proc, result = run_json("holdem", f"mono {built['seed']}", built["call_bot"], "--hands", "60", "--seed", "1",
+    proc, result = run_json("holdem", f"mono {built['seed']}", built["call_bot"], "--hands", "60", "--seed", replay_key("1"),
                             timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] and result["faults"] == [], result["faults"]
@@ -386,14 +386,14 @@ def test_the_seed_bot_plays_a_cash_match(built):
 def test_the_seed_bot_plays_freezeouts_against_itself(built):
     seed = f"mono {built['seed']}"
     proc, result = run_json("holdem", seed, seed, built["call_bot"], "--mode", "freezeout",
-                            "--tournaments", "2", "--seed", "3", timeout=120)
+                            "--tournaments", "2", "--seed", replay_key("3"), timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] and result["faults"] == [], result["faults"]
 
 
 def test_a_fold_when_checking_is_free_is_sent_as_a_check(built):
     # The seed is silent; the shim reads the always-folding entry's free folds as the checks they mean.
-    proc, result = run_json("holdem", built["call_bot"], f"mono {built['folder']}", "--hands", "20", "--seed", "1",
+    proc, result = run_json("holdem", built["call_bot"], f"mono {built['folder']}", "--hands", "20", "--seed", replay_key("1"),
                             timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] and result["faults"] == [], result["faults"]
@@ -433,14 +433,14 @@ def test_the_seed_readings_compile_and_play(built, tmp_path):
     (tmp_path / "readings.cs").write_text(SEED_READINGS)
     exe = build(tmp_path / "readings.exe", tmp_path / "readings.cs")
     proc, result = run_json("holdem", f"mono {exe}", built["call_bot"], built["call_bot"], "--hands", "12",
-                            "--seed", "2", timeout=120)
+                            "--seed", replay_key("2"), timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] and result["faults"] == [], result["faults"]
 
 
 def test_an_entry_using_deck_and_random_plays_in_the_default_sandbox(built):
     # basic: the level a machine without bubblewrap defaults to (mono's view is the same at strict)
-    proc, result = run_json("holdem", f"mono {built['decker']}", built["call_bot"], "--hands", "5", "--seed", "1",
+    proc, result = run_json("holdem", f"mono {built['decker']}", built["call_bot"], "--hands", "5", "--seed", replay_key("1"),
                             "--sandbox", "basic", timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] and result["faults"] == [], result["faults"]

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 
-from ..conftest import ROOT, run_arena
+from ..conftest import ROOT, replay_key, run_arena
 
 BOT = f"python3 {ROOT / 'sample_bots' / 'holdem' / 'random_bot.py'}"
 
 
 def test_a_hand_nobody_can_act_in_is_announced_as_posted():
     proc = run_arena("holdem", f"{BOT} --seed 1", f"{BOT} --seed 2", "--stack", "2", "--small-blind", "2",
-                     "--big-blind", "2", "--hands", "1", "--seed", "1", "--trace", "--json", timeout=60)
+                     "--big-blind", "2", "--hands", "1", "--seed", replay_key("1"), "--trace", "--json", timeout=60)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert json.loads(proc.stdout)["faults"] == []
     seat0 = []

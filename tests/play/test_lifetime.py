@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ..conftest import TEST_BOTS, run_arena, run_json
+from ..conftest import TEST_BOTS, replay_key, run_arena, run_json
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -16,7 +16,7 @@ PID_BOT = str(TEST_BOTS / "pid_bot.py")
 
 @pytest.mark.parametrize("lifetime, processes_per_bot", [("tournament", 1), ("match", 4)])
 def test_series_lifetime(lifetime, processes_per_bot, tmp_path):
-    proc, result = run_json("rpsdraft", PID_BOT, f"{PID_BOT} second", "--matches", "4", "--seed", "1",
+    proc, result = run_json("rpsdraft", PID_BOT, f"{PID_BOT} second", "--matches", "4", "--seed", replay_key("1"),
                             "--lifetime", lifetime, "--log-dir", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] and len(result["matches"]) == 4
@@ -30,7 +30,7 @@ def test_tournament_lifetime_one_process_per_bot_for_all_matches(tmp_path):
     db = tmp_path / "t.db"
     bots = [f"{PID_BOT} {i}" for i in range(3)]
     proc = run_arena("tournament", "rpsdraft", *bots, "--lifetime", "tournament", "--rounds", "2",
-                     "--seed", "4", "--db", str(db), "--json")
+                     "--seed", replay_key("4"), "--db", str(db), "--json")
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["matches"] == 12 and all(r["matches"] == 8 for r in result["standings"])

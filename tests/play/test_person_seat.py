@@ -11,7 +11,7 @@ import pytest
 
 from arena._spec import BadBotCommand, BotSpec
 from protocols.seatview import Choice, pick
-from tests.conftest import PY, ROOT, clean_env, processes_with
+from tests.conftest import PY, ROOT, clean_env, processes_with, replay_key
 from tests.play.terminal import Terminal
 
 KUHN3_BOT = str(ROOT / "sample_bots" / "kuhn3" / "build" / "rule_bot")
@@ -29,7 +29,7 @@ def hands(screen: str) -> list[str]:
 
 
 def test_kuhn3_a_whole_match_with_a_wrong_word_asked_again():
-    term = arena("kuhn3", "human:ann", KUHN3_BOT, KUHN3_BOT, "--hands", "4", "--seed", "11")
+    term = arena("kuhn3", "human:ann", KUHN3_BOT, KUHN3_BOT, "--hands", "4", "--seed", replay_key("11"))
     decisions = 0
     while True:
         try:
@@ -59,7 +59,7 @@ def test_kuhn3_a_whole_match_with_a_wrong_word_asked_again():
 
 
 def test_holdem_a_whole_match_no_hole_card_but_ours_before_the_showdown():
-    term = arena("holdem", "human", HOLDEM_BOT, HOLDEM_BOT, "--hands", "3", "--seed", "4", "--json")
+    term = arena("holdem", "human", HOLDEM_BOT, HOLDEM_BOT, "--hands", "3", "--seed", replay_key("4"), "--json")
     first = True
     while True:
         prompt = term.expect(PROMPT + "|Match over", timeout=30)
@@ -102,7 +102,7 @@ def test_holdem_a_whole_match_no_hole_card_but_ours_before_the_showdown():
 
 
 def test_ctrl_c_at_a_prompt_ends_the_match_with_130_and_stops_every_process():
-    term = arena("kuhn3", "human", KUHN3_BOT, KUHN3_BOT, "--seed", "3")
+    term = arena("kuhn3", "human", KUHN3_BOT, KUHN3_BOT, "--seed", replay_key("3"))
     term.expect(PROMPT)
     seat = f"arena.play._person kuhn3 0 "
     # The seat's program waits on the person, on this terminal and no other.
@@ -145,7 +145,7 @@ def test_the_plain_view_of_a_third_party_game_asks_only_at_decisions():
     # pennies (examples/pennies) has no seat view: each line is shown as sent
     # and the reply typed; its round results are told, never asked about.
     bot = str(ROOT / "examples" / "pennies" / "arena_pennies" / "bots" / "copy_bot.py")
-    term = arena("pennies", "human", bot, "--rounds", "3", "--seed", "5")
+    term = arena("pennies", "human", bot, "--rounds", "3", "--seed", replay_key("5"))
     for n in range(3):
         prompt = term.expect(r'\{"type":"(\w+)"[^\n]*\}\nReply \[a reply line of the protocol\] ')
         assert prompt.group(1) == "choose", term.screen  # never after a round_result

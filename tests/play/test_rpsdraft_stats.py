@@ -26,7 +26,7 @@ from fractions import Fraction
 
 import pytest
 
-from ..conftest import ROOT, run_json
+from ..conftest import ROOT, replay_key, run_json
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -94,7 +94,7 @@ def test_simple_against_minimal_matches_the_exact_expectation():
     expected = float(expected_turns_won_by_seat0())
     simple = f"node {ROOT / 'shims/js/rpsdraft_runner.js'} {ROOT / 'sample_bots/rpsdraft/simple.js'}"
     minimal = str(ROOT / "sample_bots/rpsdraft/minimal_bot.py")
-    proc, result = run_json("rpsdraft", simple, minimal, "--seed", "20210618", "--matches", str(MATCHES),
+    proc, result = run_json("rpsdraft", simple, minimal, "--seed", replay_key("20210618"), "--matches", str(MATCHES),
                             "--lifetime", "tournament", timeout=300)
     assert proc.returncode == 0, proc.stderr
     won = [m["seats"][0]["payoff"] for m in result["matches"]]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..conftest import SAMPLE_BOTS, run_json
+from ..conftest import SAMPLE_BOTS, replay_key, run_json
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -30,7 +30,7 @@ BOTS = {
     ],
 )
 def test_sample_bots_complete_a_round(lineup):
-    proc, result = run_json("kuhn3", *(BOTS[b] for b in lineup), "--seed", "17", "--hands", "2000")
+    proc, result = run_json("kuhn3", *(BOTS[b] for b in lineup), "--seed", replay_key("17"), "--hands", "2000")
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] and result["hands"] == 2000 and result["faults"] == []
     assert sum(s["payoff"] for s in result["seats"]) == 0
@@ -45,7 +45,7 @@ def test_equilibrium_bots_break_even_against_each_other():
     # (only the seed changes: the checkout's path may contain a 9 too)
     others = [bot.removesuffix(" 9") + f" {seed}" for seed in (10, 11)]
     proc, result = run_json("kuhn3", bot, *others,
-                            "--seed", "3", "--hands", str(hands))
+                            "--seed", replay_key("3"), "--hands", str(hands))
     assert proc.returncode == 0, proc.stderr
     for seat in result["seats"]:
         assert abs(seat["payoff"]) < 4 * 1.2 * hands ** 0.5
@@ -53,7 +53,7 @@ def test_equilibrium_bots_break_even_against_each_other():
 
 def test_the_equilibrium_bot_beats_check_fold():
     proc, result = run_json(
-        "kuhn3", BOTS["equilibrium"], BOTS["check_fold"], BOTS["check_fold"], "--seed", "5", "--hands", "3000"
+        "kuhn3", BOTS["equilibrium"], BOTS["check_fold"], BOTS["check_fold"], "--seed", replay_key("5"), "--hands", "3000"
     )
     assert proc.returncode == 0, proc.stderr
     assert result["seats"][0]["payoff"] > 0

@@ -3,11 +3,11 @@ real CLI): the first fault ends the series; well-behaved bots finish it."""
 
 from __future__ import annotations
 
-from ..conftest import processes_with, python_bot, run_json
+from ..conftest import processes_with, python_bot, replay_key, run_json
 
 
 def play(bots: list[str], *extra: str):
-    return run_json("rpsdraft", *bots, "--seed", "5", "--timeout", "0.5", *extra)
+    return run_json("rpsdraft", *bots, "--seed", replay_key("5"), "--timeout", "0.5", *extra)
 
 
 def test_an_illegal_index_in_a_series_stops_the_series(tag):

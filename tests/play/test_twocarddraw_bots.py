@@ -14,7 +14,7 @@ from arena.play._match import run_series
 from arena import load_game
 from games.twocarddraw import best_response_profit, parse_strategy
 
-from ..conftest import PY, ROOT, processes_with, python_bot, run_arena, run_json
+from ..conftest import PY, ROOT, processes_with, python_bot, replay_key, run_arena, run_json
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -161,7 +161,7 @@ def test_fault_is_typed_and_names_the_seat(mode, tag):
     bad = python_bot("misbehave_twocarddraw.py", mode, tag)
     bots = [good, good]
     bots[seat] = bad
-    proc, result = run_json("twocarddraw", *bots, "--seed", "5", "--hands", "3", "--timeout", "0.5")
+    proc, result = run_json("twocarddraw", *bots, "--seed", replay_key("5"), "--hands", "3", "--timeout", "0.5")
     assert proc.returncode == 1, proc.stderr
     assert result["completed"] is False
     (fault,) = result["faults"]
@@ -176,7 +176,7 @@ def test_fault_is_typed_and_names_the_seat(mode, tag):
 def test_a_fault_against_a_strategy_names_seat_0(tag):
     bad = python_bot("misbehave_twocarddraw.py", "illegal", tag)
     proc, result = run_json("twocarddraw", bad, "--strategy", str(BOTS / "strategy_2_4.txt"), "--hands", "3",
-                            "--seed", "1")
+                            "--seed", replay_key("1"))
     assert proc.returncode == 1
     (fault,) = result["faults"]
     assert fault["seat"] == 0 and fault["kind"] == "illegal_action"

@@ -21,7 +21,7 @@ from arena import load_game
 from games.vonneumann import Phase, VonNeumannMatch, VonNeumannParams
 from protocols.vonneumann import seeded_deal
 
-from ..conftest import PY, ROOT, processes_with, python_bot, run_json
+from ..conftest import PY, ROOT, processes_with, python_bot, replay_key, run_json
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -105,7 +105,7 @@ def test_fault_is_typed_and_names_the_seat(mode, tag):
     bad = python_bot("misbehave_vonneumann.py", mode, tag)
     bots = [good, good]
     bots[seat] = bad
-    proc, result = run_json("vonneumann", *bots, "--seed", "5", "--sessions", "1", "--timeout", "0.5")
+    proc, result = run_json("vonneumann", *bots, "--seed", replay_key("5"), "--sessions", "1", "--timeout", "0.5")
 
     assert proc.returncode == 1, proc.stderr
     assert result["completed"] is False
@@ -121,7 +121,7 @@ def test_fault_is_typed_and_names_the_seat(mode, tag):
 
 def test_the_misbehaving_bot_plays_a_whole_match_when_told_to_behave(tag):
     good = python_bot("misbehave_vonneumann.py", "none", tag)
-    proc, result = run_json("vonneumann", good, good, "--seed", "5", "--sessions", "3")
+    proc, result = run_json("vonneumann", good, good, "--seed", replay_key("5"), "--sessions", "3")
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] and result["faults"] == []
     assert processes_with(tag) == []

@@ -17,7 +17,7 @@ import pytest
 from arena import available_games, load_game
 from arena.quarantine._conformance import check_game
 
-from ..conftest import PY, ROOT, run_arena
+from ..conftest import PY, ROOT, replay_key, run_arena
 
 BOTS = ROOT / "examples" / "pennies" / "arena_pennies" / "bots"
 RANDOM = f"{PY} {BOTS / 'random_bot.py'} --seed 4"
@@ -45,8 +45,8 @@ def test_check_game_command_reports_every_check():
 
 
 def test_the_example_game_plays_with_its_own_command_and_with_play():
-    own = run_arena("pennies", RANDOM, COPY, "--throws", "12", "--seed", "5", "--json", "--sandbox", "none")
-    generic = run_arena("play", "pennies", RANDOM, COPY, "-p", "throws=12", "--seed", "5", "--json",
+    own = run_arena("pennies", RANDOM, COPY, "--throws", "12", "--seed", replay_key("5"), "--json", "--sandbox", "none")
+    generic = run_arena("play", "pennies", RANDOM, COPY, "-p", "throws=12", "--seed", replay_key("5"), "--json",
                         "--sandbox", "none")
     assert own.returncode == 0 and generic.returncode == 0, own.stderr + generic.stderr
     a, b = json.loads(own.stdout), json.loads(generic.stdout)
@@ -88,7 +88,7 @@ for n, line in enumerate(sys.stdin):
 def test_a_single_match_scores_a_fault_by_the_games_rule(tmp_path):
     quitter = tmp_path / "quitter.py"
     quitter.write_text(QUITTER)
-    proc = run_arena("pennies", f"{PY} {quitter}", COPY, "--throws", "10", "--seed", "5", "--json",
+    proc = run_arena("pennies", f"{PY} {quitter}", COPY, "--throws", "10", "--seed", replay_key("5"), "--json",
                      "--sandbox", "none")
     result = json.loads(proc.stdout)
     assert [f["seat"] for f in result["faults"]] == [0], proc.stdout
@@ -98,7 +98,7 @@ def test_a_single_match_scores_a_fault_by_the_games_rule(tmp_path):
 
 
 def test_the_result_table_uses_the_games_own_words():
-    proc = run_arena("pennies", RANDOM, COPY, "--throws", "4", "--seed", "5", "--sandbox", "none")
+    proc = run_arena("pennies", RANDOM, COPY, "--throws", "4", "--seed", replay_key("5"), "--sandbox", "none")
     assert proc.returncode == 0, proc.stderr
     header = next(line for line in proc.stdout.splitlines() if "seat" in line and "bot" in line)
     assert "points" in header and "bankroll" not in header, proc.stdout

@@ -17,7 +17,7 @@ from games.holdem import HoldemParams  # noqa: E402
 from protocols.holdem import PLUGIN  # noqa: E402
 from protocols.holdem_phh import HandHistories  # noqa: E402
 
-from ..conftest import ROOT, run_arena  # noqa: E402
+from ..conftest import ROOT, replay_key, run_arena  # noqa: E402
 
 
 def play(params: HoldemParams, seats: int, seed: int) -> tuple[HandHistories, list[float]]:
@@ -76,7 +76,7 @@ def test_arena_holdem_writes_the_file(tmp_path):
     bot = f"python3 {ROOT / 'sample_bots' / 'holdem' / 'random_bot.py'}"
     out, log = tmp_path / "match.phhs", tmp_path / "match.log"
     proc = run_arena("holdem", f"A={bot} --seed 1", f"B={bot} --seed 2", f"C={bot} --seed 3", "--hands", "4",
-                     "--seed", "2", "--hand-history", str(out), "--acpc-log", str(log), "--json")
+                     "--seed", replay_key("2"), "--hand-history", str(out), "--acpc-log", str(log), "--json")
     assert proc.returncode == 0, proc.stderr[-2000:]
     bankrolls = {s["bot"]: s["payoff"] for s in json.loads(proc.stdout)["seats"]}
     assert replay(out.read_text(), 3) == bankrolls
@@ -94,7 +94,7 @@ def test_export_of_a_stored_tournament_as_phh(tmp_path):
     bot = f"python3 {ROOT / 'sample_bots' / 'holdem' / 'random_bot.py'}"
     db = str(tmp_path / "t.db")
     proc = run_arena("tournament", "holdem", f"a={bot} --seed 1", f"b={bot} --seed 2", "-p", "hands=3",
-                     "--seed", "4", "--db", db, timeout=120)
+                     "--seed", replay_key("4"), "--db", db, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     phh = run_arena("export", "1", "--db", db, "--format", "phh")
     assert phh.returncode == 0, phh.stderr
@@ -136,7 +136,7 @@ def test_arena_writes_acpc_logs_for_kuhn3(tmp_path):
     k3 = f"python3 {ROOT / 'sample_bots' / 'kuhn3' / 'random_bot.py'}"
     out = tmp_path / "kuhn3.log"
     proc = run_arena("kuhn3", f"A={k3} --seed 1", f"B={k3} --seed 2", f"C={k3} --seed 3", "--hands", "12",
-                     "--seed", "3", "--acpc-log", str(out), "--json")
+                     "--seed", replay_key("3"), "--acpc-log", str(out), "--json")
     assert proc.returncode == 0, proc.stderr[-2000:]
     seats = json.loads(proc.stdout)["seats"]
     net = {s["bot"]: 0 for s in seats}

@@ -12,7 +12,7 @@ from arena import load_game
 from protocols import ProtocolError
 from protocols.rpsdraft import MODELS, RpsDraftDealer, seeded_chance
 
-from ..conftest import ROOT, processes_with, python_bot, run_json
+from ..conftest import ROOT, processes_with, python_bot, replay_key, run_json
 
 PLUGIN = load_game("rpsdraft")
 SHIM = ROOT / "shims" / "js" / "rpsdraft_runner.js"
@@ -182,7 +182,7 @@ def js_bot(tmp_path, name: str, source: str, tag: str = "") -> str:
 def test_the_shim_loads_every_form_of_bot_file(form, tmp_path, tag):
     bot = js_bot(tmp_path, form, FORMS[form], tag)
     other = python_bot("misbehave_rpsdraft.py", "none", "main", tag)
-    proc, result = run_json("rpsdraft", bot, other, "--seed", "2")
+    proc, result = run_json("rpsdraft", bot, other, "--seed", replay_key("2"))
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] and sum(s["payoff"] for s in result["seats"]) == 10
     assert processes_with(tag) == []
@@ -208,7 +208,7 @@ def test_a_js_bot_that_throws_or_returns_a_bad_index_is_disqualified(case, tmp_p
     )
     bot = js_bot(tmp_path, case, source, tag)
     other = python_bot("misbehave_rpsdraft.py", "none", "main", tag)
-    proc, result = run_json("rpsdraft", other, bot, "--seed", "2")
+    proc, result = run_json("rpsdraft", other, bot, "--seed", replay_key("2"))
     assert proc.returncode == 1, proc.stderr
     (fault,) = result["faults"]
     assert fault["seat"] == 1 and fault["kind"] == kind and fault["hand"] == 0
@@ -235,9 +235,9 @@ def test_the_shim_provides_full_deck_and_keeps_one_bot_for_the_whole_process(tmp
     },"""
     bot = js_bot(tmp_path, "counter", source, tag)
     other = python_bot("misbehave_rpsdraft.py", "none", "main", tag)
-    proc, result = run_json("rpsdraft", bot, other, "--seed", "4", "--matches", "3", "--lifetime", "match")
+    proc, result = run_json("rpsdraft", bot, other, "--seed", replay_key("4"), "--matches", "3", "--lifetime", "match")
     assert proc.returncode == 0, proc.stderr  # fresh processes: every match is a first match
-    proc, result = run_json("rpsdraft", bot, other, "--seed", "4", "--matches", "3", "--lifetime", "tournament")
+    proc, result = run_json("rpsdraft", bot, other, "--seed", replay_key("4"), "--matches", "3", "--lifetime", "tournament")
     assert proc.returncode == 1
     assert len(result["matches"]) == 2 and result["matches"][0]["completed"]
     (fault,) = result["faults"]
@@ -249,7 +249,7 @@ def test_the_shim_provides_full_deck_and_keeps_one_bot_for_the_whole_process(tmp
 def test_an_entry_without_a_bot_fails_with_a_clear_message(tmp_path):
     bot = js_bot(tmp_path, "nobot", "var x = 3;\n")
     other = python_bot("misbehave_rpsdraft.py", "none", "main")
-    proc, result = run_json("rpsdraft", bot, other, "--seed", "1")
+    proc, result = run_json("rpsdraft", bot, other, "--seed", replay_key("1"))
     assert proc.returncode == 1
     (fault,) = result["faults"]
     assert fault["seat"] == 0 and fault["kind"] == "crashed"
@@ -274,7 +274,7 @@ SAMPLE = {
     [("minimal.js", "odds.py"), ("odds.js", "simple.py"), ("simple.js", "minimal.py"), ("odds.py", "odds.js")],
 )
 def test_sample_bots_complete_a_series(pair):
-    proc, result = run_json("rpsdraft", *(SAMPLE[b] for b in pair), "--seed", "8", "--matches", "10",
+    proc, result = run_json("rpsdraft", *(SAMPLE[b] for b in pair), "--seed", replay_key("8"), "--matches", "10",
                             "--lifetime", "tournament")
     assert proc.returncode == 0, proc.stderr
     assert result["completed"] and len(result["matches"]) == 10
@@ -284,7 +284,7 @@ def test_sample_bots_complete_a_series(pair):
 @needs_node
 def test_the_odds_bots_beat_the_simple_ones():
     for odds, simple in (("odds.py", "simple.js"), ("odds.js", "minimal.py")):
-        proc, result = run_json("rpsdraft", SAMPLE[odds], SAMPLE[simple], "--seed", "12", "--matches", "60",
+        proc, result = run_json("rpsdraft", SAMPLE[odds], SAMPLE[simple], "--seed", replay_key("12"), "--matches", "60",
                                 "--lifetime", "tournament")
         assert proc.returncode == 0, proc.stderr
         won = [s["payoff"] for s in result["seats"]]

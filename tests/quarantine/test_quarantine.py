@@ -84,7 +84,7 @@ def test_every_sample_bot_passes_quarantine(game, command, matches, tmp_path):
     report = tmp_path / "report.xml"
     quick = ["-p", "=".join(map(str, QUICK[game]))] if game in QUICK else []
     code, out, steps, err = quarantine(
-        game, command, "--seed", "11", "--matches", str(matches), "--junit", str(report), *quick
+        game, command, "--seed", replay_key("11"), "--matches", str(matches), "--junit", str(report), *quick
     )
     assert code == 0, out + err
     if game == "kuhn3":  # -p replaced the manifest's 300 hands a match
@@ -115,7 +115,7 @@ MISBEHAVE_STEP = {
 @pytest.mark.parametrize("mode", sorted(MISBEHAVE_STEP))
 def test_misbehaving_bot_fails_at_the_right_step(mode, tag):
     bot = python_bot("misbehave.py", mode, tag)
-    code, out, steps, err = quarantine("kuhn3", bot, "--seed", "3", "--matches", "3", "--timeout", "0.5")
+    code, out, steps, err = quarantine("kuhn3", bot, "--seed", replay_key("3"), "--matches", "3", "--timeout", "0.5")
     assert_fails_at(MISBEHAVE_STEP[mode], code, out, steps, err)
     if MISBEHAVE_STEP[mode] == 3:
         assert "last exchanges (-> sent to the bot, <- its replies):" in out
@@ -125,7 +125,7 @@ def test_misbehaving_bot_fails_at_the_right_step(mode, tag):
 
 def test_a_crash_report_shows_the_stderr_tail(tag):
     code, out, steps, err = quarantine(
-        "kuhn3", python_bot("misbehave.py", "crash", tag), "--seed", "3", "--matches", "3"
+        "kuhn3", python_bot("misbehave.py", "crash", tag), "--seed", replay_key("3"), "--matches", "3"
     )
     assert_fails_at(3, code, out, steps, err)
     assert "crashed" in out and "exited with code 3" in out
@@ -147,7 +147,7 @@ OWN_BOT_STEP = {
 def test_quarantine_bot_fails_at_the_right_step(mode, tag):
     bot = python_bot("quarantine_bot.py", *mode.split(), tag)
     timeout = "4" if mode.startswith("slow_once") else "0.5"
-    code, out, steps, err = quarantine("kuhn3", bot, "--seed", "3", "--matches", "3", "--timeout", timeout)
+    code, out, steps, err = quarantine("kuhn3", bot, "--seed", replay_key("3"), "--matches", "3", "--timeout", timeout)
     assert_fails_at(OWN_BOT_STEP[mode], code, out, steps, err)
     if mode == "die_at_start":
         assert "cannot load my opening book" in out  # the stderr tail
@@ -165,7 +165,7 @@ def test_a_bot_that_cannot_be_executed_fails_step_1(tmp_path):
     bot = tmp_path / "bot.sh"
     bot.write_text("#!/no/such/interpreter\n")
     bot.chmod(0o755)
-    code, out, steps, err = quarantine("kuhn3", str(bot), "--seed", "1")
+    code, out, steps, err = quarantine("kuhn3", str(bot), "--seed", replay_key("1"))
     assert_fails_at(1, code, out, steps, err)
     assert "failed_to_start" in out
 
@@ -301,7 +301,7 @@ def check_junit(root: ET.Element) -> ET.Element:
 def test_junit_report_has_one_testcase_per_step_and_the_failure_on_the_right_one(tmp_path, tag):
     report = tmp_path / "report.xml"
     bot = python_bot("misbehave.py", "crash", tag)
-    code, out, steps, err = quarantine("kuhn3", bot, "--seed", "3", "--matches", "3", "--junit", str(report))
+    code, out, steps, err = quarantine("kuhn3", bot, "--seed", replay_key("3"), "--matches", "3", "--junit", str(report))
     assert_fails_at(3, code, out, steps, err)
     suite = check_junit(ET.parse(report).getroot())
     cases = suite.findall("testcase")

@@ -26,7 +26,7 @@ from arena.play._match import MatchSettings, run_match, run_series
 from arena.sandbox import probe
 from arena import load_game
 
-from ..conftest import PY, ROOT, TEST_BOTS, assert_completed, clean_env, processes_with, run_in_process
+from ..conftest import PY, ROOT, TEST_BOTS, assert_completed, clean_env, processes_with, replay_key, run_in_process
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -325,22 +325,22 @@ def test_every_path_starts_bots_the_same_way(level, tmp_path):
 
     seen: dict[str, list[dict]] = {}
     logs = tmp_path / "single"
-    assert _arena("rpsdraft", bot, other, "--seed", "1", "--log-dir", str(logs)).returncode == 0
+    assert _arena("rpsdraft", bot, other, "--seed", replay_key("1"), "--log-dir", str(logs)).returncode == 0
     seen["single match"] = _probes((logs / "seat0.stderr.log").read_text())
     for lifetime in ("match", "tournament"):
         logs = tmp_path / f"series-{lifetime}"
-        proc = _arena("rpsdraft", bot, other, "--seed", "1", "--matches", "2", "--lifetime", lifetime,
+        proc = _arena("rpsdraft", bot, other, "--seed", replay_key("1"), "--matches", "2", "--lifetime", lifetime,
                       "--log-dir", str(logs))
         assert proc.returncode == 0, proc.stderr
         seen[f"series, lifetime {lifetime}"] = [p for f in sorted(logs.rglob("seat0.stderr.log"))
                                                 for p in _probes(f.read_text())]
         db = tmp_path / f"t-{lifetime}.db"
-        proc = _arena("tournament", "rpsdraft", bot, other, "--seed", "1", "--lifetime", lifetime, "--db", str(db))
+        proc = _arena("tournament", "rpsdraft", bot, other, "--seed", replay_key("1"), "--lifetime", lifetime, "--db", str(db))
         assert proc.returncode == 0, proc.stderr
         seen[f"tournament, lifetime {lifetime}"] = [
             p for f in sorted((tmp_path / f"t-{lifetime}-data").rglob("*stderr.log")) for p in _probes(f.read_text())
         ]
-    proc = _arena("quarantine", "rpsdraft", f"{bot} fail", "--seed", "1", "--matches", "2")
+    proc = _arena("quarantine", "rpsdraft", f"{bot} fail", "--seed", replay_key("1"), "--matches", "2")
     assert proc.returncode == 1
     seen["quarantine"] = _probes(proc.stdout)
     normal = {path: [_normalised(r) for r in reports] for path, reports in seen.items()}

@@ -25,7 +25,7 @@ from arena.results._store import open_store
 from games.kuhn3 import Phase
 from protocols.kuhn3 import Kuhn3Dealer, Kuhn3Plugin, seeded_chance
 
-from ..conftest import PY, ROOT, SAMPLE_BOTS, TEST_BOTS, run_arena
+from ..conftest import PY, ROOT, SAMPLE_BOTS, TEST_BOTS, replay_key, run_arena
 
 RULE = str(SAMPLE_BOTS / "build" / "rule_bot")
 RULE_RS = str(SAMPLE_BOTS / "build" / "rule_bot_rs")
@@ -73,7 +73,7 @@ def test_the_same_strategy_faulting_scores_below_playing_on_in_the_tournament_an
     score and by rating, in the tournament's standings and in the league's."""
     db = tmp_path / "t.db"
     result = _tournament(db, "kuhn3", f"player={MISBEHAVE} none", f"quitter={MISBEHAVE} garbage_behind:4",
-                         f"greedy={MISBEHAVE} garbage_ahead", f"rule={RULE}", "-p", "hands=100", "--seed", "5",
+                         f"greedy={MISBEHAVE} garbage_ahead", f"rule={RULE}", "-p", "hands=100", "--seed", replay_key("5"),
                          "--broken-start", "0", "--jobs", "2")
     rows = _rows(result)
     assert rows["quitter"]["faults"] and rows["greedy"]["faults"] and not rows["player"]["faults"], rows
@@ -109,7 +109,7 @@ def _league_mean(ratings: Ratings, league: League, vid: int) -> float:
 @pytest.mark.slow
 def test_an_always_illegal_kuhn3_bot_ranks_last_by_score_and_is_out_after_three(tmp_path):
     result = _tournament(tmp_path / "t.db", "kuhn3", f"a={RULE}", f"b={RULE_RS}", f"c={MISBEHAVE} none",
-                         f"bet3={MISBEHAVE} illegal_amount", "-p", "hands=20", "--seed", "2", "--jobs", "2")
+                         f"bet3={MISBEHAVE} illegal_amount", "-p", "hands=20", "--seed", replay_key("2"), "--jobs", "2")
     rows = _rows(result)
     assert min(rows.values(), key=lambda r: r["score"])["bot"] == "bet3", rows
     assert rows["bet3"]["disqualified"] and rows["bet3"]["faults"] == {"illegal_action": 3}, rows["bet3"]
@@ -125,7 +125,7 @@ def test_one_broken_holdem_entrant_does_not_wipe_out_the_other_three(tmp_path):
     db = tmp_path / "h.db"
     result = _tournament(db, "holdem", f"rule={HOLDEM / 'build' / 'rule_bot'}", f"call={HOLDEM / 'build' / 'call_bot'}",
                          f"py={PY} {HOLDEM / 'call_bot.py'}", f"bad={bad}", "--seats", "4", "-p", "hands=15",
-                         "--seed", "4")
+                         "--seed", replay_key("4"))
     rows = _rows(result)
     assert rows["bad"]["disqualified"] and rows["bad"]["faults"] == {"illegal_action": 3}, rows["bad"]
     for good in ("rule", "call", "py"):
@@ -156,7 +156,7 @@ def test_a_gauntlet_ranks_by_mean_score_per_match(tmp_path):
     would favour whoever played most, so the table ranks by mean and says so."""
     db = tmp_path / "g.db"
     result = _tournament(db, "kuhn3", f"a={RULE}", f"b={RULE_RS}", f"c={MISBEHAVE} none", f"d={RULE}",
-                         "-p", "hands=10", "--seed", "1", "--gauntlet", "d", "--jobs", "2")
+                         "-p", "hands=10", "--seed", replay_key("1"), "--gauntlet", "d", "--jobs", "2")
     rows = result["standings"]
     assert len({r["matches"] for r in rows}) > 1
     assert result["ranked_by"] == "mean"

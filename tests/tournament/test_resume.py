@@ -14,7 +14,7 @@ import pytest
 
 from arena.sandbox import probe
 
-from ..conftest import PY, ROOT, SAMPLE_BOTS, TEST_BOTS, clean_env, run_arena
+from ..conftest import PY, ROOT, SAMPLE_BOTS, TEST_BOTS, clean_env, replay_key, run_arena
 from ..play.test_teardown import wait_for
 
 # real processes, many matches: left out of `make test-fast`
@@ -32,7 +32,7 @@ def _stored(db) -> int:
 
 
 def _start(db, bots, *extra):
-    args = [PY, "-m", "arena", "tournament", "kuhn3", *bots, "--seed", "5", "--db", str(db),
+    args = [PY, "-m", "arena", "tournament", "kuhn3", *bots, "--seed", replay_key("5"), "--db", str(db),
             "-p", "hands=2", *extra]
     return subprocess.Popen(args, cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from arena.cli import command
 from arena.results._sprt import Sprt, tally
 
-from ..conftest import ROOT, SAMPLE_BOTS
+from ..conftest import ROOT, SAMPLE_BOTS, replay_key
 
 VN = ROOT / "sample_bots" / "vonneumann" / "build"
 
@@ -22,7 +22,7 @@ def arena(*args: str):
 
 def test_the_series_stops_where_the_sprt_first_decides(tmp_path):
     out = arena("tournament", "vonneumann", str(VN / "naive"), str(VN / "likeme"), "--sprt", "0,200",
-                "-p", "sessions=1", "-p", "games_per_session=10", "--seed", "3", "--sandbox", "none",
+                "-p", "sessions=1", "-p", "games_per_session=10", "--seed", replay_key("3"), "--sandbox", "none",
                 "--db", str(tmp_path / "t.db"), "--json")
     assert out.exit_code == 0, out.stderr
     result = json.loads(out.stdout)

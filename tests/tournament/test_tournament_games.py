@@ -13,7 +13,7 @@ import pytest
 from arena import available_games, load_game
 from arena.quarantine._manifest import manifest_of
 
-from ..conftest import ROOT, run_arena
+from ..conftest import ROOT, replay_key, run_arena
 
 # real processes, many matches: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -57,7 +57,7 @@ def entrants(game: str) -> tuple[list[str], list[str]]:
 @pytest.mark.parametrize("game", sorted(available_games()))
 def test_sample_bots_tournament_with_two_jobs(game, tmp_path):
     extra, bots = entrants(game)
-    proc = run_arena("tournament", game, *bots, "--jobs", "2", "--seed", "6", "--db", str(tmp_path / "t.db"),
+    proc = run_arena("tournament", game, *bots, "--jobs", "2", "--seed", replay_key("6"), "--db", str(tmp_path / "t.db"),
                      "--json", *extra, timeout=300)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
