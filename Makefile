@@ -173,6 +173,7 @@ bench: install bots
 	$(PY) -m benchmarks.exchange_ratios --before benchmarks/baselines/exchange_ratios-2026-11-24.json
 	$(PY) -m benchmarks.twocarddraw_value
 	$(PY) -m benchmarks.holdem_speed
+	$(PY) -m benchmarks.covert_channels
 
 clean:
 	rm -rf $(VENV) $(BUILD) *.egg-info .pytest_cache .hypothesis
