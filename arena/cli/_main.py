@@ -443,6 +443,8 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     series = summarize_series(plugin, specs, seed, plan.lifetime, len(matches), results)
     kept = _keep_logs(series, log_dir) if own_log_dir else str(log_dir)
     _report(series, kept, host.summary() if json_out else None, units)
+    if series.game_error:
+        return EXIT_INTERNAL  # a bug in the game: not the bots' doing
     return EXIT_OK if series.completed else EXIT_FAULT
 
 
@@ -475,8 +477,12 @@ def _report(series: SeriesResult, kept: str | None, sandbox_json: dict | None, u
     ``sandbox_json`` is given, on stdout."""
     for fault in series.faults:
         typer.echo("FAULT " + fault.describe(), err=True)
+    if series.game_error:
+        typer.echo(f"GAME ERROR {series.game_error}", err=True)
     if series.completed:
         verdict = "completed"
+    elif series.game_error:
+        verdict = "void: the game failed, no seat is to blame"
     elif series.played_on:
         verdict = "played to the end without " + ", ".join(f"seat {f.seat} ({f.kind})" for f in series.faults)
     elif series.faults:

@@ -1,6 +1,6 @@
 """``arena quarantine GAME BOT``: the command around the steps of ``arena.quarantine._run``.
 
-Exit codes: 0 every step passed, 1 a step failed, 2 bad usage, 3 an internal error.
+Exit codes: 0 every step passed, 1 a step failed, 2 bad usage, 3 an internal error or the game's own code failed.
 """
 
 from __future__ import annotations
@@ -68,7 +68,10 @@ def _quarantine(plan: Any, game: str, junit: Path | None, host: BotHost) -> int:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     failed = report.failed_step
-    if failed is None:
+    if report.game_error is not None:
+        typer.echo(f"quarantine NOT JUDGED: the game failed at step {failed.number}/{STEPS}, not the bot "
+                   f"(seed {report.seed}, {report.duration:.1f} s): {report.game_error}")
+    elif failed is None:
         typer.echo(f"quarantine PASSED: {inert(report.bot)} for {game} (seed {report.seed}, {report.duration:.1f} s)")
     else:
         typer.echo(f"quarantine FAILED at step {failed.number}/{STEPS}: {failed.title} "
@@ -77,6 +80,8 @@ def _quarantine(plan: Any, game: str, junit: Path | None, host: BotHost) -> int:
         write_junit(report, junit)
         typer.echo(f"JUnit report written to {junit}", err=True)
     sys.stdout.flush()
+    if report.game_error is not None:
+        return EXIT_INTERNAL
     return EXIT_PASS if report.passed else EXIT_FAIL
 
 
@@ -101,7 +106,7 @@ def quarantine_cmd(
 ) -> None:
     """Check a new bot before it joins: starts, answers, plays every seat, exits, cleans up.
 
-    Exit codes: 0 every step passed, 1 a step failed, 2 bad usage, 3 an internal error.
+    Exit codes: 0 every step passed, 1 a step failed, 2 bad usage, 3 an internal error or the game's own code failed.
     """
     raise typer.Exit(
         quarantine(game, bot, matches=matches, junit=junit, require_win=require_win, seed=seed, timeout=timeout,

@@ -338,6 +338,8 @@ def outcome_words(record: MatchRecord, names: list[str]) -> str:
     """A finished match in a few words: each entrant's score, or its fault."""
     if record.status == "forfeit":
         return "forfeit (disqualified entrant)"
+    if record.status == "void":
+        return f"void, no seat blamed: {inert(record.game_error or 'the game failed')}"
     if record.faults:
         f = record.faults[0]
         return f"cancelled: {inert(names[f['seat']])} {f['kind']}"

@@ -469,6 +469,15 @@ class LeagueRunner:
         for s in steps:
             details.append(f"step {s['number']} {s['status']} {s['title']}" + (f": {s['summary']}" if s["summary"] else ""))
             details += ["    " + d for d in s["details"]]
+        if report.game_error is not None:
+            # The game broke, not the bot: no verdict on the bot. It stays built, and its quarantine
+            # runs again when the league restarts (or an admin re-runs it) once the game is fixed.
+            summary = (f"not judged: the game's own code failed at step {failed.number} ({report.game_error}); "
+                       "the bot stays in line for its quarantine")
+            self._step(v, "quarantine", "ERROR", summary, details=details)
+            self.league.set_state(v["id"], "built", summary)
+            self.log(f"Quarantine of {v['label']} ({v['game']}) not judged: {report.game_error}")
+            return False
         if failed is not None:
             summary = f"step {failed.number} failed: {failed.title}: {failed.summary}"
             self._step(v, "quarantine", "FAIL", summary, details=details)

@@ -229,7 +229,7 @@ def _replay(plugin: GamePlugin, params: Any, seed: str, names: list[str], match_
 
     try:
         run = plugin.open_dialogue(params, chance_stream(seed), names, match_index)
-        drive(_Noting(run, note), answer, sink, on_fault=lambda fault: None)
+        drive(_Noting(run, note), answer, sink, on_fault=lambda fault: None, game=plugin.spec.id)
         note(run)
         out.complete = True
     except _Stop as stop:

@@ -109,12 +109,14 @@ class MatchRecord:
     exchanges: int = 0
     played_on: bool = False
     sandbox: dict[str, Any] = field(default_factory=dict)  # the host's summary: level and limits applied
-    status: str = "done"  # or "forfeit": not played, an entrant in it is disqualified
+    status: str = "done"  # or "forfeit": not played, an entrant in it is disqualified; or "void": the game failed
     transcript: str | None = None  # the message log's path, once it is where the store points
     log_dir: str | None = None
     worker: str | None = None  # the cluster worker that played it
     build: str | None = None  # the arena that played it (arena.cluster._build: version+code hash)
     retried: list[dict[str, str]] | None = None  # cluster workers that could not play it: {"worker", "reason"}
+    #: the game's own code failed (arena/play/_guard.py), in words: the match is void, no seat blamed
+    game_error: str | None = None
 
     @classmethod
     def of(cls, key: tuple[int, int], result: MatchResult, sandbox: dict[str, Any],
@@ -127,6 +129,7 @@ class MatchRecord:
             forfeit_scores=None if result.forfeit_scores is None else list(result.forfeit_scores),
             duration=round(result.duration, 6), exchanges=result.exchanges, played_on=result.played_on,
             sandbox=sandbox, transcript=transcript, log_dir=result.log_dir,
+            status="void" if result.game_error else "done", game_error=result.game_error,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -137,7 +140,7 @@ class MatchRecord:
             "forfeit_scores": self.forfeit_scores, "duration": self.duration, "exchanges": self.exchanges,
             "played_on": self.played_on, "sandbox": self.sandbox, "status": self.status,
             "transcript": self.transcript, "log_dir": self.log_dir, "worker": self.worker,
-            "build": self.build, "retried": self.retried,
+            "build": self.build, "retried": self.retried, "game_error": self.game_error,
         }
         return {"key": list(self.key), "result": result}
 
@@ -151,5 +154,5 @@ class MatchRecord:
             forfeit_scores=r.get("forfeit_scores"), duration=r.get("duration", 0.0),
             exchanges=r.get("exchanges", 0), played_on=r.get("played_on", False), sandbox=r.get("sandbox") or {},
             status=r.get("status", "done"), transcript=r.get("transcript"), log_dir=r.get("log_dir"),
-            worker=r.get("worker"), build=r.get("build"), retried=r.get("retried"),
+            worker=r.get("worker"), build=r.get("build"), retried=r.get("retried"), game_error=r.get("game_error"),
         )

@@ -28,6 +28,7 @@ from .._faults import BotFault, Fault, FaultKind
 from ._host import BotHost, open_bots, open_host
 from .._seeds import chance_stream, pseudonyms, seed_text
 from .._scoring import forfeit_scores, match_scores, tournament_scores
+from ._guard import IDLE_STEPS, STEP_SECONDS, GameError, StepOverrun, game_code
 
 #: Yield to trio every this many exchanges: the raw pipe path never blocks
 #: when replies are ready, and timers, Ctrl-C and other tasks need a turn.
@@ -48,6 +49,8 @@ class MatchSettings:
     host: BotHost | None = None  # the process owner (sandbox level); None: the machine's default level
     native: bool = True  # native code where it takes an exchange (arena.play._exchange.Table); same matches
     pseudonyms: bool = False  # bots are told per-match pseudonyms (arena._seeds.pseudonyms), not each other's names
+    #: the longest the game's own code may compute between two messages (arena/play/_guard.py)
+    game_seconds: float = STEP_SECONDS
 
     def limits(self) -> Limits:
         return Limits(self.timeout, self.startup_timeout, self.budget)
@@ -131,6 +134,9 @@ class MatchResult:
     played_on: bool = False
     #: the sandbox level the bots ran at (``BotHost.level``); each seat's is in ``seats``
     sandbox: str | None = None
+    #: the game's own code failed (raised or spun: arena/play/_guard.py), in words; the match
+    #: is void, no seat is blamed
+    game_error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -150,6 +156,7 @@ class MatchResult:
             "duration": round(self.duration, 6),
             "log_dir": self.log_dir,
             "sandbox": self.sandbox,
+            "game_error": self.game_error,
             "python": sys.version.split()[0],
         }
 
@@ -227,8 +234,9 @@ class _Series:
         if self.dialogues is not None and self.dialogues[index] is not None:
             return self.dialogues[index]
         params, seed = self.matches[index]
-        return self.plugin.open_dialogue(params, chance_stream(seed), told_names(self.specs, seed, self.settings),
-                                         index)
+        with game_code(self.plugin.spec.id, "its open_dialogue", self.settings.game_seconds):
+            return self.plugin.open_dialogue(params, chance_stream(seed),
+                                             told_names(self.specs, seed, self.settings), index)
 
     def open_bots(self, index: int | None = None):
         log_dir = self.settings.log_dir
@@ -246,13 +254,20 @@ class _Series:
         try:
             async with self.open_bots() as bots:
                 for index, (params, seed) in enumerate(self.matches):
-                    results.append(await play_on(self.plugin, self.specs, params, seed, self.dealer_for(index),
-                                                 bots, self.settings))
-                    if results[-1].faults:
+                    try:
+                        dealer = self.dealer_for(index)
+                    except GameError as exc:
+                        results.append(void_result(self.plugin, self.specs, params, seed, str(exc), self.settings))
+                        break
+                    results.append(await play_on(self.plugin, self.specs, params, seed, dealer, bots, self.settings))
+                    if results[-1].faults or results[-1].game_error:
                         break
         except BotFault as exc:  # a bot's launch failed
-            results.append(failed_start(self.plugin, self.specs, self.matches[0], self.dealer_for(0), exc,
-                                        self.settings))
+            try:
+                results.append(failed_start(self.plugin, self.specs, self.matches[0], self.dealer_for(0), exc,
+                                            self.settings))
+            except GameError as error:
+                results.append(void_result(self.plugin, self.specs, *self.matches[0], str(error), self.settings))
         if results:
             add_endings(results[-1], bots)
         return results
@@ -262,16 +277,19 @@ class _Series:
         for index, (params, seed) in enumerate(self.matches):
             bots: list[BotProcess] = []
             try:
+                dealer = self.dealer_for(index)
+            except GameError as exc:  # before any bot starts: nothing to tear down
+                results.append(void_result(self.plugin, self.specs, params, seed, str(exc), self.settings))
+                break
+            try:
                 async with self.open_bots(index) as bots:
-                    result = await play_on(self.plugin, self.specs, params, seed, self.dealer_for(index), bots,
-                                           self.settings)
+                    result = await play_on(self.plugin, self.specs, params, seed, dealer, bots, self.settings)
             except BotFault as exc:
-                result = failed_start(self.plugin, self.specs, self.matches[index], self.dealer_for(index), exc,
-                                      self.settings)
+                result = failed_start(self.plugin, self.specs, self.matches[index], dealer, exc, self.settings)
             # Faults and endings are known after teardown (the stderr tail too).
             add_endings(result, bots)
             results.append(result)
-            if result.faults:
+            if result.faults or result.game_error:
                 break
         return results
 
@@ -282,9 +300,9 @@ async def play_on(
 ) -> MatchResult:
     """Play one match over bots that are already running (fresh or kept)."""
     started = time.perf_counter()
-    outcome, found, exchanges, native = await _drive(dealer, bots, settings)
+    outcome, found, exchanges, native, game_error = await _drive(plugin.spec.id, dealer, bots, settings)
     result = _result(plugin, specs, params, seed, dealer, bots, outcome, found, exchanges,
-                     time.perf_counter() - started, settings)
+                     time.perf_counter() - started, settings, game_error)
     result.native_messages = native
     return result
 
@@ -308,15 +326,18 @@ PendingFault = tuple[int, "BotFault | ProtocolError", "str | None", "int | None"
 
 
 async def _drive(
-    dealer: Any, bots: list[BotProcess], settings: MatchSettings
-) -> tuple[Any, list[PendingFault], int, int]:
+    game: str, dealer: Any, bots: list[BotProcess], settings: MatchSettings
+) -> tuple[Any, list[PendingFault], int, int, str | None]:
     """Run one dialogue over open bots: (outcome or None, faults, exchanges,
-    of which native code's).
+    of which native code's, the game's own failure in words or None).
 
     A fault ends the match (fail-fast: no outcome), unless the dialogue plays
     on without the faulting seat (``seat_gone``, e.g. hold'em folds it out)
     and no seat is an ACPC agent: then the fault is recorded, the bot is
-    stopped, and the match goes on.
+    stopped, and the match goes on. The game's own code runs under
+    ``game_code`` (arena/play/_guard.py): if it raises, spins, or yields
+    exchanges that ask nobody anything for ever, the match ends there with
+    no seat blamed.
     """
     # Native code takes finite deadlines only; a person's seat has none, and no need of speed.
     native = settings.native and not any(b.spec.person for b in bots)
@@ -333,11 +354,19 @@ async def _drive(
     # has, and fold the seat where ACPC has no fold (a free one), states an innocent
     # agent cannot read.
     gone = None if any(b.spec.loopback for b in bots) else getattr(dealer, "seat_gone", None)
+    if gone is not None:
+        seat_gone = gone
+
+        def gone(seat: int) -> bool:
+            with game_code(game, "its seat_gone", settings.game_seconds):
+                return seat_gone(seat)
     faults: list[PendingFault] = []
+    idle = 0  # exchanges in a row that sent nothing
     try:
         while True:
             try:
-                exchange = gen.send(replies)  # type: ignore[arg-type]
+                with game_code(game, "its dialogue", settings.game_seconds):
+                    exchange = gen.send(replies)  # type: ignore[arg-type]
             except StopIteration as stop:
                 sends = []
                 while True:  # the notifications still held; a seat whose input closed since: as if found when told
@@ -347,15 +376,22 @@ async def _drive(
                     except BotFault as exc:
                         if gone is None or exc.seat is None or not gone(exc.seat):
                             raise
-                        faults.append((exc.seat, exc, None, _hand(dealer)))
+                        faults.append((exc.seat, exc, None, _hand(game, dealer)))
                         table.leave(exc.seat)
                 await table.finish()
-                return stop.value, faults, exchanges, table.native_messages
+                return stop.value, faults, exchanges, table.native_messages, None
+            if exchange.sends:
+                idle = 0
+            else:
+                idle += 1
+                if idle > IDLE_STEPS:
+                    raise GameError(game, f"its dialogue yielded {IDLE_STEPS:,} exchanges in a row that send "
+                                          "nothing, and the match is not over")
             if exchange.fault is not None:  # a reply the dialogue refused; it plays on without that seat
                 error = exchange.fault
                 if gone is None:  # ... unless nobody may play on here: the match ends at it
                     raise error
-                faults.append((error.seat, error, error.expected, _hand(dealer)))
+                faults.append((error.seat, error, error.expected, _hand(game, dealer)))
                 table.leave(error.seat)
                 replies = []
                 continue
@@ -372,8 +408,9 @@ async def _drive(
                 # The compiled dialogue played on from here; the Python one resumes where it stopped.
                 exchanges += handback.messages
                 gen.close()
-                gen = dealer.resume()
-                exchange = next(gen)
+                with game_code(game, "its dialogue", settings.game_seconds):
+                    gen = dealer.resume()
+                    exchange = next(gen)
                 next_checkpoint = exchanges  # a turn for trio after every call
             expect = exchange.expect
             sends = exchange.sends
@@ -386,7 +423,7 @@ async def _drive(
                 if gone is None or (exchange.reply and len(sends) > 1) or not gone(seat):
                     raise
                 words = expect() if callable(expect) else expect
-                faults.append((seat, exc, words if asked else None, _hand(dealer)))
+                faults.append((seat, exc, words if asked else None, _hand(game, dealer)))
                 table.leave(seat)
                 replies = [None] if asked else []
             exchanges += len(sends)
@@ -394,22 +431,46 @@ async def _drive(
                 next_checkpoint = exchanges + CHECKPOINT_EVERY
                 await trio.lowlevel.checkpoint()
                 if progress is not None:
-                    progress(*dealer.standings())
+                    with game_code(game, "its standings", settings.game_seconds):
+                        standing = dealer.standings()
+                    progress(*standing)
     except ProtocolError as exc:
-        faults.append((exc.seat, exc, exc.expected, _hand(dealer)))
-        return None, faults, exchanges, table.native_messages
+        faults.append((exc.seat, exc, exc.expected, _hand(game, dealer)))
+        return None, faults, exchanges, table.native_messages, None
     except BotFault as exc:
         seat = exc.seat if exc.seat is not None else (sends[0][0] if sends else 0)
         asked = any(s == seat for s, _ in sends)
         words = (expect() if callable(expect) else expect) if asked else None
-        faults.append((seat, exc, words, _hand(dealer)))
-        return None, faults, exchanges, table.native_messages
+        faults.append((seat, exc, words, _hand(game, dealer)))
+        return None, faults, exchanges, table.native_messages, None
+    except (GameError, StepOverrun) as exc:
+        error = exc if isinstance(exc, GameError) else GameError(game, "its dialogue overran its time")
+        # Its bots are told nothing more: the teardown ends them as after any cancelled match.
+        return None, [], exchanges, table.native_messages, str(error)
     finally:
-        gen.close()
+        try:
+            gen.close()
+        except Exception:  # noqa: BLE001 (its own cleanup is the game's too, and it has failed already)
+            pass
 
 
-def _hand(dealer: Any) -> int | None:
-    return dealer.context().get("hand")
+def _hand(game: str, dealer: Any) -> int | None:
+    try:
+        with game_code(game, "its context"):
+            return dealer.context().get("hand")
+    except GameError:
+        return None  # a report's detail: the failure itself is reported where it matters
+
+
+def void_result(plugin: GamePlugin, specs: list[BotSpec], params: Any, seed: str, error: str,
+                settings: MatchSettings) -> MatchResult:
+    """A match the game could not even open (its ``open_dialogue`` failed): void, nobody blamed."""
+    return MatchResult(
+        game=plugin.spec.id, game_version=plugin.spec.version, seed=seed, params=params.model_dump(mode="json"),
+        hands=0, completed=False, seats=[SeatResult(seat=i, bot=s.name, payoff=0, score=0.0, time_used=0.0)
+                                         for i, s in enumerate(specs)],
+        log_dir=str(settings.log_dir) if settings.log_dir is not None else None,
+        tournament_scores=[0.0] * len(specs), game_error=error)
 
 
 def failed_start(plugin, specs, match, dealer, exc: BotFault, settings) -> MatchResult:
@@ -419,10 +480,21 @@ def failed_start(plugin, specs, match, dealer, exc: BotFault, settings) -> Match
 
 
 def _result(
-    plugin, specs, params, seed, dealer, bots, outcome, found: list[PendingFault], exchanges, duration, settings
+    plugin, specs, params, seed, dealer, bots, outcome, found: list[PendingFault], exchanges, duration, settings,
+    game_error: str | None = None,
 ) -> MatchResult:
-    hands, payoffs = dealer.standings()
-    scores = match_scores(dealer, sorted({seat for seat, *_ in found}))
+    game = plugin.spec.id
+    try:
+        with game_code(game, "its standings and scores"):
+            hands, payoffs = dealer.standings()
+            scores = match_scores(dealer, sorted({seat for seat, *_ in found}))
+            by_game = tournament_scores(dealer)
+            by_rule = forfeit_scores(dealer, sorted({seat for seat, *_ in found})) if found else None
+    except GameError as exc:
+        game_error = game_error or str(exc)
+    if game_error is not None:
+        # The game failed: the match is void, nobody scores, nobody is blamed.
+        hands, payoffs, scores, by_game, by_rule = 0, [0] * len(specs), [0.0] * len(specs), [0.0] * len(specs), None
     faults: list[Fault] = []
     for fseat, exc, expected, hand in found:
         bot = bots[fseat] if fseat < len(bots) else None
@@ -472,8 +544,9 @@ def _result(
         exchanges=exchanges,
         duration=duration,
         log_dir=str(settings.log_dir) if settings.log_dir is not None else None,
-        tournament_scores=tournament_scores(dealer),
-        forfeit_scores=forfeit_scores(dealer, [f.seat for f in faults]) if faults else None,
+        tournament_scores=by_game,
+        forfeit_scores=by_rule,
+        game_error=game_error,
     )
 
 
@@ -504,6 +577,11 @@ class SeriesResult:
         return [f for m in self.matches for f in m.faults]
 
     @property
+    def game_error(self) -> str | None:
+        """The game's own failure that ended the series, in words (no seat blamed)."""
+        return next((m.game_error for m in self.matches if m.game_error), None)
+
+    @property
     def hands(self) -> int:
         return sum(m.hands for m in self.matches)
 
@@ -522,6 +600,7 @@ class SeriesResult:
             "played_on": self.played_on,
             "seats": [s.to_json() for s in self.seats],
             "faults": [f.to_json() for f in self.faults],
+            "game_error": self.game_error,
             "exchanges": sum(m.exchanges for m in self.matches),
             "matches_planned": self.planned,
             "matches": [m.to_json() for m in self.matches],

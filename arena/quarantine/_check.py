@@ -8,6 +8,10 @@ from typing import Any
 
 from protocols import GamePlugin
 
+#: the longest a game's own code may compute in one step of a check's match: a
+#: game that spins is reported within seconds, by the check that drove it
+CHECK_STEP_SECONDS = 5.0
+
 
 @dataclass(slots=True)
 class Check:

@@ -39,7 +39,9 @@ from .._plan import load_plugin
 from .._scoring import forfeit_scores, tournament_scores
 from .._seeds import chance_stream
 from .._text import inert
+from ..play._guard import Guarded
 from . import _soundness
+from ._check import CHECK_STEP_SECONDS
 from ._check import Check, largest_table as _seats
 
 #: random matches played by each of the legal and the illegal checks
@@ -61,12 +63,14 @@ def _open(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> Any:
 
 
 def drive(run: Any, answer: Answer, sink: Callable[[str], None],
-          on_fault: Callable[[ProtocolError], None] | None = None) -> Any:
+          on_fault: Callable[[ProtocolError], None] | None = None, game: str = "under check") -> Any:
     """Play ``run``'s dialogue to its end; ``sink`` gets every wire line
     (``seat -> line`` sent, ``seat <- line`` replied). Returns the outcome.
     A fault the dialogue reports and plays on after (``Exchange.fault``) goes
-    to ``on_fault``, or is raised when there is none."""
-    gen = run.run()
+    to ``on_fault``, or is raised when there is none. The game's own code is
+    bounded (``CHECK_STEP_SECONDS`` a step): a game that spins or raises is a
+    ``GameError`` naming ``game``, reported by the check that drove it."""
+    gen = Guarded(run, game, CHECK_STEP_SECONDS)
     replies: list[str] | None = None
     try:
         while True:
@@ -98,7 +102,8 @@ def playthrough(plugin: GamePlugin) -> list[str]:
         rng = random.Random(seed)
         # (no parameters here: a file path among them would tie the golden to one checkout)
         lines.append(f"# {plugin.spec.id} playthrough {n} of {total}, seed {seed}")
-        outcome = drive(run, lambda r, seat, payload: plugin.random_reply(r, seat, payload, rng), lines.append)
+        outcome = drive(run, lambda r, seat, payload: plugin.random_reply(r, seat, payload, rng), lines.append,
+                        game=plugin.spec.id)
         lines.append(f"# payoffs {outcome.payoffs} after {outcome.hands} hands; scores {run.scores()}")
     return lines
 
@@ -113,14 +118,25 @@ def check_game(plugin: GamePlugin) -> list[Check]:
               _soundness.check_parameters, _soundness.check_information,
               _soundness.check_legality_and_attribution]
     results: list[Check] = []
-    for check in checks:
+    for n, check in enumerate(checks):
+        name = check.__name__.removeprefix("_check_").replace("_", " ")
+        Guarded.failed = None
         try:
             got = check(plugin)
             results.extend(got if isinstance(got, list) else [got])
         except Exception as exc:  # a broken game must be reported, not crash the checker
-            name = check.__name__.removeprefix("_check_").replace("_", " ")
             results.append(Check(name, False, f"raised {type(exc).__name__}: {exc}",
                                  traceback.format_exc().splitlines()[-8:]))
+        if Guarded.failed is not None:
+            # Its own code failed (raised, spun, or asked nobody anything for ever): every check
+            # left would play it into the same failure; none of them can run.
+            error = Guarded.failed
+            if results[-1].ok or str(error) not in results[-1].summary:
+                results.append(Check(name, False, str(error)))
+            for rest in checks[n + 1:]:
+                results.append(Check(rest.__name__.removeprefix("_check_").replace("_", " "), False,
+                                     f"not run: the game's own code failed in the '{name}' check ({error.what})"))
+            break
     return results
 
 
@@ -186,7 +202,8 @@ def _transcript(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> list[str]
     lines: list[str] = []
     run = _open(plugin, raw, seed)
     rng = random.Random(seed)
-    drive(run, lambda r, seat, payload: plugin.random_reply(r, seat, payload, rng), lines.append)
+    drive(run, lambda r, seat, payload: plugin.random_reply(r, seat, payload, rng), lines.append,
+          game=plugin.spec.id)
     return lines
 
 
@@ -213,7 +230,8 @@ def _check_legal_play(plugin: GamePlugin) -> Check:
         run = _open(plugin, raw, seed)
         rng = random.Random(seed)
         try:
-            outcome = drive(run, lambda r, s, p: plugin.random_reply(r, s, p, rng), lines.append)
+            outcome = drive(run, lambda r, s, p: plugin.random_reply(r, s, p, rng), lines.append,
+                            game=plugin.spec.id)
         except ProtocolError as exc:
             return Check("random legal play", False, f"seed {seed}: a legal reply was refused: {exc}",
                          lines[-6:])
@@ -266,7 +284,7 @@ def _check_bad_replies(plugin: GamePlugin) -> Check:
 
         played_on: list[ProtocolError] = []
         try:
-            outcome = drive(run, answer, lambda line: None, played_on.append)
+            outcome = drive(run, answer, lambda line: None, played_on.append, game=plugin.spec.id)
             if played_on:
                 raise played_on[0]
         except ProtocolError as exc:
@@ -298,7 +316,7 @@ def _check_fault_never_pays(plugin: GamePlugin) -> Check:
     for raw, seed in _random_matches(plugin):
         run = _open(plugin, raw, seed)
         rng = random.Random(seed)
-        gen = run.run()
+        gen = Guarded(run, plugin.spec.id, CHECK_STEP_SECONDS)
         replies: list[str] | None = None
         faulting: list[tuple[int, int, float]] = []  # (reply number, seat, score by faulting there)
         try:

@@ -52,6 +52,9 @@ class QuarantineReport:
     require_win: bool
     steps: list[StepResult] = field(default_factory=list)
     duration: float = 0.0
+    #: the game's own code failed during a step: the bot was not judged (that step is a FAIL
+    #: all the same: a check that cannot run is never a pass)
+    game_error: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -66,12 +69,14 @@ def junit_tree(report: QuarantineReport) -> ET.ElementTree:
     """One <testsuite> in <testsuites>; one <testcase> per step."""
     import xml.etree.ElementTree as ET  # a JUnit file is asked for rarely
 
-    failures = sum(s.status == FAIL for s in report.steps)
+    # A step the game's own failure stopped is a JUnit error (the check broke), not a failure of the bot.
+    errors = int(report.game_error is not None)
+    failures = sum(s.status == FAIL for s in report.steps) - errors
     skipped = sum(s.status == SKIP for s in report.steps)
     counts = {
         "tests": str(len(report.steps)),
         "failures": str(failures),
-        "errors": "0",
+        "errors": str(errors),
         "skipped": str(skipped),
         "time": f"{report.duration:.3f}",
     }
@@ -99,8 +104,9 @@ def junit_tree(report: QuarantineReport) -> ET.ElementTree:
             "time": f"{step.duration:.3f}",
         })
         if step.status == FAIL:
-            failure = ET.SubElement(case, "failure", {"message": x(step.summary or step.title),
-                                                      "type": "QuarantineFailure"})
+            broke = report.game_error is not None and step is report.failed_step
+            failure = ET.SubElement(case, "error" if broke else "failure", {
+                "message": x(step.summary or step.title), "type": "GameError" if broke else "QuarantineFailure"})
             failure.text = x("\n".join([step.line(), *step.details]))
         elif step.status == SKIP:
             ET.SubElement(case, "skipped", {"message": x(step.summary)})

@@ -342,6 +342,13 @@ class _Run:
             summary = _opponent_fault(p, fault)
         return self.done(number, FAIL, summary, details, took)
 
+    def game_failed(self, number: int, p: _Played, took: float) -> bool:
+        """The game's own code failed in ``p``: the step cannot be judged (a FAIL,
+        never a pass), and the report says the bot under test is not to blame."""
+        self.report.game_error = p.result.game_error
+        return self.done(number, FAIL, f"the game failed, not the bot under test, in {p.label}: "
+                                       f"{p.result.game_error}", [p.where()] + p.transcript(), took)
+
     async def matches(self) -> bool:
         """Steps 1 to 3: the matches against the sample bots."""
         plan = self.plan
@@ -355,6 +362,8 @@ class _Run:
                             plan.pseudonyms)
             self.played.append(p)
             self.progress(3, index + 1, plan.matches)
+            if p.result.game_error is not None:
+                return self.game_failed(1 if index == 0 else 3, p, time.perf_counter() - t0)
             if index == 0:
                 first_steps = _judge_first_match(p)
                 for number, status, summary, details in first_steps:
@@ -391,6 +400,8 @@ class _Run:
         stderr = last.faults[0].stderr_tail if last.faults and last.faults[0].seat == seat else ""
         p = _Played(f"match {len(results)} of {count} in one process", seat, matches[len(results) - 1][1],
                     [s.name for s in specs], last, recorder, stderr)
+        if last.game_error is not None:
+            return self.game_failed(4, p, time.perf_counter() - t0)
         if p.fault is not None:
             return self.failed_match(4, p, p.fault, time.perf_counter() - t0)
         return self.done(4, PASS, f"{count} matches in one process against {', '.join(s.name for s in others)}, "
@@ -449,6 +460,8 @@ class _Run:
                             plan.timeout, self.workdir / f"random{seat}",
                             f"match {seat + 1} of {plan.seats} against {rnd.name}", self.host, plan.pseudonyms)
             self.progress(8, seat + 1, plan.seats)
+            if p.result.game_error is not None:
+                return self.game_failed(8, p, time.perf_counter() - t0)
             if p.fault is not None:
                 return self.failed_match(8, p, p.fault, time.perf_counter() - t0)
             scores = [s.score for s in p.result.seats]

@@ -23,7 +23,8 @@ from protocols.jsonlines import Reply
 
 from .._checks import UsageError, game_params
 from .._seeds import chance_stream
-from ._check import Check, largest_table as _seats
+from ..play._guard import Guarded
+from ._check import CHECK_STEP_SECONDS, Check, largest_table as _seats
 
 #: matches each check replays (seeds 2000...)
 MATCHES = 3
@@ -79,7 +80,7 @@ def _record(plugin: GamePlugin, raw: dict[str, Any], seed: int,
     run, rng = _open(plugin, raw, seed)
     seats = len(getattr(run, "names", None) or []) or _seats(plugin, game_params(plugin, raw, keys=True))
     choose = random.Random(seed)
-    gen = run.run()
+    gen = Guarded(run, plugin.spec.id, CHECK_STEP_SECONDS)
     steps: list[Step] = []
     replies: list[str] | None = None
     try:
@@ -109,7 +110,7 @@ def _replay(plugin: GamePlugin, raw: dict[str, Any], seed: int, steps: list[Step
     ``("ended", None)`` or ``("raised", exception)``. ``watch(run, step)`` sees
     every step of the replay as it is yielded."""
     run, _ = _open(plugin, raw, seed, redraw)
-    gen = run.run()
+    gen = Guarded(run, plugin.spec.id, CHECK_STEP_SECONDS)
     replies: list[str] | None = None
     try:
         for n in range(upto + (last is not None) + 1):
@@ -388,7 +389,7 @@ def check_parameters(plugin: GamePlugin) -> Check:
 
 def _play_briefly(plugin: GamePlugin, run: Any) -> str | None:
     rng = random.Random(7)
-    gen = run.run()
+    gen = Guarded(run, plugin.spec.id, CHECK_STEP_SECONDS)
     replies: list[str] | None = None
     try:
         for _ in range(EXTREME_STEPS):

@@ -101,7 +101,8 @@ def compute_standings(
 
     ``matches``: records in schedule order with ``seats`` (entrant indices in
     seat order), ``scores`` (fault rule applied), ``faults`` (each with
-    ``seat`` and ``kind``) and ``status`` ("done" or "forfeit").
+    ``seat`` and ``kind``) and ``status`` ("done", "forfeit", or "void": the
+    game's own code failed in it, and it counts for nobody).
 
     The rules, applied in schedule order so that the result does not depend
     on which match finished first:
@@ -160,6 +161,8 @@ class _Tally:
         self.ratings = [self.model.rating(name=str(i)) for i in range(n)]
 
     def add(self, match: dict[str, Any], position: int) -> None:
+        if match.get("status") == "void":
+            return  # the game failed in it: nobody played it out, nobody is judged by it
         seats = match["seats"]
         self.seats = max(self.seats, len(seats))
         out = [who for who in seats if self.disqualified_at[who] is not None]

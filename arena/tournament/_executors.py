@@ -27,7 +27,8 @@ from .._faults import BotFault
 from ..play._bot import DEFAULT_SYNC_WAIT, BotProcess
 from ..play._exchange import resynchronise
 from ..play._host import open_host
-from ..play._match import MatchSettings, add_endings, failed_start, max_reply, play_on, told_names
+from ..play._guard import GameError, game_code
+from ..play._match import MatchSettings, add_endings, failed_start, max_reply, play_on, told_names, void_result
 from ..play._transcript import Transcript
 from ..play._jobs import MatchJob, MatchRecord, ignore_sigint, worker_argv
 from .._seeds import chance_stream
@@ -168,8 +169,14 @@ class Pool:
         for i in p.seats:
             if i not in pool:
                 played[i] = 0  # a fresh process (its first, or after a fault) starts counting again
-        dealer = plugin.open_dialogue(params, chance_stream(p.seed), told_names(specs, p.seed, settings),
-                                      [played[i] for i in p.seats])
+        try:
+            with game_code(plugin.spec.id, "its open_dialogue", settings.game_seconds):
+                dealer = plugin.open_dialogue(params, chance_stream(p.seed), told_names(specs, p.seed, settings),
+                                              [played[i] for i in p.seats])
+        except GameError as exc:  # the game's own failure: this match is void, the tournament goes on
+            result = void_result(plugin, specs, params, p.seed, str(exc), settings)
+            run.finish(p, MatchRecord.of((p.round, p.idx), result, host.summary()))
+            return
         for seat, i in enumerate(p.seats):
             if i in pool:
                 continue
@@ -193,9 +200,11 @@ class Pool:
         try:
             result = await play_on(plugin, specs, params, p.seed, dealer, bots, settings)
             faulted = {p.seats[f.seat] for f in result.faults}
+            if result.game_error:  # where its bots stand is unknown: fresh processes for their next match
+                faulted = set(p.seats)
             if faulted:
                 await host.stop([pool.pop(i) for i in faulted])
-            if faulted and not result.played_on:
+            if faulted and not result.played_on and not result.game_error:
                 # The others: back in step for their next match, or a fresh process; never charged.
                 # (A match played on without the faulting seats ended for them as usual.)
                 abandon = getattr(dealer, "abandon", None)

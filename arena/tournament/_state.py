@@ -151,6 +151,7 @@ class TournamentRun:
                 "scores_so_far": record.tournament_scores,
                 **({"worker": record.worker} if record.worker is not None else {}),
                 **({"retried": record.retried} if record.retried else {}),
+                **({"game_error": record.game_error} if record.game_error else {}),
             },
             "transcript": record.transcript,
             "log_dir": record.log_dir,

@@ -63,13 +63,13 @@ class League:
         self.http = _client(url)
         return self
 
-    def __init__(self, db: Path, *args: str, cwd: Path = ROOT) -> None:
+    def __init__(self, db: Path, *args: str, cwd: Path = ROOT, extra_env: dict[str, str] | None = None) -> None:
         self.db = cwd / db
         self.log = self.db.with_suffix(".stderr.log")
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
                 [PY, "-m", "arena", "serve", "--db", str(db), "--port", "0", *args],
-                stdout=subprocess.PIPE, stderr=log, text=True, env=env(), cwd=cwd,
+                stdout=subprocess.PIPE, stderr=log, text=True, env={**env(), **(extra_env or {})}, cwd=cwd,
                 preexec_fn=sigint_default, start_new_session=True)
         line = self.proc.stdout.readline()
         m = re.search(r"League serving at (http://\S+)", line)

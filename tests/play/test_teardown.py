@@ -60,11 +60,11 @@ def test_ctrl_c_stops_every_bot_and_exits_130(tag):
 
 
 class Exploding:
-    """A dialogue that breaks (an arena bug) in the middle of a match."""
+    """A dialogue that breaks (a bug in the game) in the middle of a match."""
 
     def run(self):
         yield Exchange([(s, b"init_hand\nHand: 0\nCards: K\n") for s in range(3)], "READY")
-        raise RuntimeError("bug in the arena")
+        raise RuntimeError("bug in the game")
 
     def context(self):
         return {"hand": 0}
@@ -75,11 +75,21 @@ class Exploding:
 
 def test_an_arena_exception_still_stops_every_bot(tag):
     specs = [BotSpec.parse(python_bot("misbehave.py", "grandchild", tag)) for _ in range(3)]
+
+    def progress(hands, payoffs):
+        raise RuntimeError("bug in the arena")
+
     with pytest.raises(RuntimeError, match="bug in the arena"):
-        trio.run(
-            partial(run_match, dialogue=Exploding()),
-            load_game("kuhn3"), specs, Kuhn3Params(), 0, MatchSettings(),
-        )
+        trio.run(run_match, load_game("kuhn3"), specs, Kuhn3Params(hands=2), 0, MatchSettings(progress=progress))
+    assert processes_with(tag) == []
+
+
+def test_a_game_that_breaks_mid_match_is_the_games_failure_and_every_bot_still_stops(tag):
+    specs = [BotSpec.parse(python_bot("misbehave.py", "grandchild", tag)) for _ in range(3)]
+    result = trio.run(partial(run_match, dialogue=Exploding()), load_game("kuhn3"), specs, Kuhn3Params(), 0,
+                      MatchSettings())
+    assert result.game_error == ("game kuhn3: its dialogue raised RuntimeError: bug in the game "
+                                 "(a bug in the game, not in a bot)") and result.faults == []
     assert processes_with(tag) == []
 
 
