@@ -161,9 +161,11 @@ def behind_relay(spec: BotSpec) -> tuple[str, BotSpec]:
     return "", spec
 
 
-def for_person(spec: BotSpec, game: str, seat: int, params_json: str, tty: str) -> BotSpec:
-    """A person's seat made runnable: the program that plays it on ``tty``."""
-    argv = (sys.executable, "-m", "arena.play._person", game, str(seat), params_json, tty)
+def for_person(spec: BotSpec, game: str, seat: int, params_json: str, tty: str, events: bool = False) -> BotSpec:
+    """A person's seat made runnable: the program that plays it on ``tty``
+    (in words, or with ``events`` as JSON lines for a program such as the /play page)."""
+    argv = (sys.executable, "-m", "arena.play._person", game, str(seat), params_json, tty,
+            *(("events",) if events else ()))
     return BotSpec(command=spec.command, argv=argv, name=spec.name, person=True)
 
 #: interpreters that, given no program, read one from stdin (python3, python3.11, node, ...)

@@ -41,6 +41,7 @@ from games.openspiel import OpenSpielMatch, OpenSpielParams, load, pick, players
 from ._builtin import GOLDEN, SAMPLE_BOTS, BuiltinGame
 from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
+from .seatview import Choice, SeatView, Turn, word_for
 from .jsonlines import (MatchEnd, MatchStart, Message, Reply, abandoned, decode, encode, encode_fields, end_match,
                         fast_reply, match_number)
 
@@ -288,6 +289,9 @@ class OpenSpielPlugin(BuiltinGame):
             return json.dumps({"type": "action", "action": rng.choice(msg["legal"])["action"]})
         raise ValueError(f"openspiel asks nothing with {msg['type']!r}")
 
+    def seat_view(self, params: OpenSpielParams, seat: int) -> "OpenSpielSeatView":
+        return OpenSpielSeatView(seat, params.model_dump(mode="json"))
+
     # Variants (openspiel:NAME) keep the files of the game they come from.
     def reference_opponents(self) -> Path:
         return SAMPLE_BOTS / GAME / "opponents.json"
@@ -312,6 +316,42 @@ class OpenSpielPlugin(BuiltinGame):
         """Every registered game: (name, player counts, why it is refused or None)."""
         return [(g.name, str(g.min_players) if g.min_players == g.max_players
                  else f"{g.min_players}-{g.max_players}", g.refusal) for g in games.openspiel.catalogue()]
+
+
+class OpenSpielSeatView(SeatView):
+    """One seat of any OpenSpiel game for a person: what the seat may know in
+    OpenSpiel's own words (its information state, else its observation), shown
+    when it changes, and the legal actions by OpenSpiel's names for them."""
+
+    def __init__(self, seat: int, params: dict) -> None:
+        super().__init__(seat, params)
+        self._known: str | None = None
+        self._actions: dict[str, int] = {}  # the open decision: word -> action id
+
+    def _seen(self, m: dict) -> list[str]:
+        known = m.get("information_state") or m.get("observation")
+        if known is None or known == self._known:
+            return []
+        self._known = known
+        return [f"You know: {line}" if n == 0 else f"           {line}" for n, line in enumerate(known.splitlines())]
+
+    def feed(self, line: str) -> Turn | None:
+        m = json.loads(line)
+        kind = m.get("type")
+        if kind == "match_start":
+            return Turn([f"{m['params'].get('game', self.params.get('game'))}: you are player {m['seat']}"],
+                        auto='{"type": "ready"}')
+        if kind == "observe":
+            shown = self._seen(m)
+            return Turn(shown + (["The game is over."] if m.get("final") else []))
+        if kind == "act":
+            taken: set[str] = set()
+            self._actions = {word_for(a["name"], taken): a["action"] for a in m["legal"]}
+            return Turn(self._seen(m), [Choice(w) for w in self._actions], question=f"Move {m['move'] + 1}")
+        return super().feed(line)
+
+    def reply(self, choice: Choice, amount: int | None) -> str:
+        return json.dumps({"type": "action", "action": self._actions[choice.word]})
 
 
 PLUGIN = OpenSpielPlugin()

@@ -32,6 +32,7 @@ from games.rpsdraft import FULL_DECK, SEATS, Phase, RpsDraftMatch, RpsDraftParam
 from ._builtin import BuiltinGame
 from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
+from .seatview import Choice, SeatView, Turn
 from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, start_match, tell
 
 GAME = "rpsdraft"
@@ -253,6 +254,52 @@ class RpsDraftPlugin(BuiltinGame):
         if msg["type"] == "main_play":
             return json.dumps({"type": "play", "index": rng.randrange(len(msg["hand"]))})
         raise ValueError(f"rpsdraft asks nothing with {msg['type']!r}")
+
+    def seat_view(self, params: RpsDraftParams, seat: int) -> "RpsDraftSeatView":
+        return RpsDraftSeatView(seat, params.model_dump(mode="json"))
+
+
+_SYMBOL = {"R": "rock", "P": "paper", "S": "scissors"}
+
+
+def _card(card: str) -> str:
+    """``R7`` -> ``R7 (rock 7)``: the code a person types, and what it is."""
+    return f"{card} ({_SYMBOL.get(card[:1], '?')} {card[1:]})"
+
+
+class RpsDraftSeatView(SeatView):
+    """One seat's draft and turns for a person: the cards by their codes (``R7``),
+    which are what the person types; a card's position is the view's business."""
+
+    def __init__(self, seat: int, params: dict) -> None:
+        super().__init__(seat, params)
+        self._cards: list[str] = []  # the cards of the open decision, in the message's order
+        self._kind = ""
+
+    def feed(self, line: str) -> Turn | None:
+        m = json.loads(line)
+        kind = m.get("type")
+        if kind == "draft_pick":
+            self._kind, self._cards = "pick", list(m["cards"])
+            return Turn([f"Draft round {m['round'] + 1}: offered {' and '.join(map(_card, self._cards))}; "
+                         "the one you do not keep goes to your opponent"],
+                        [Choice(c) for c in self._cards], question="Keep")
+        if kind == "draft_receive":
+            return Turn([f"  your opponent passed you {_card(m['card'])}"])
+        if kind == "main_play":
+            self._kind, self._cards = "play", list(m["hand"])
+            return Turn([f"Turn {m['turn'] + 1}: base card {_card(m['base'])}; your hand "
+                         f"{', '.join(map(_card, self._cards))}"],
+                        [Choice(c) for c in self._cards], question="Play")
+        if kind == "turn_result":
+            won = m["turns_won"]
+            who = "you win" if m["winner"] == self.seat else "your opponent wins"
+            return Turn([f"  you played {m['your_card']}, your opponent {m['opponent_card']}: {who} the turn "
+                         f"(turns won: you {won[self.seat]}, your opponent {won[1 - self.seat]})"])
+        return super().feed(line)
+
+    def reply(self, choice: Choice, amount: int | None) -> str:
+        return json.dumps({"type": self._kind, "index": self._cards.index(choice.word)})
 
 
 

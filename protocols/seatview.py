@@ -58,25 +58,44 @@ class Turn:
         return f"{self.question} [{'/'.join(c.label for c in self.choices)}] "
 
 
+def word_for(name: str, taken: set[str] | None = None) -> str:
+    """A game's name for a choice (OpenSpiel's ``Bid: 2 5``, a card) as a word
+    the prompt can show: spaces kept single, and none of the prompt's own
+    marks (``/``, ``[``, ``]``), so that ``[a/b/c]`` reads one way. With
+    ``taken``, a name already used gets ``#2``, ``#3``... (and is added)."""
+    word = " ".join(name.split()).replace("/", "|").replace("[", "(").replace("]", ")") or "?"
+    if taken is not None:
+        base, n = word, 1
+        while word.casefold() in taken:
+            n += 1
+            word = f"{base}#{n}"
+        taken.add(word.casefold())
+    return word
+
+
 def pick(typed: str, choices: list[Choice]) -> tuple[Choice, int | None]:
-    """The choice a person typed (``raise 10``, ``Fold``), or ValueError with the reason."""
-    words = typed.split()
-    if not words:
+    """The choice a person typed (``raise 10``, ``Fold``, ``Bid: 2 5``), in any
+    case and spacing, or ValueError with the reason."""
+    text = " ".join(typed.split())
+    if not text:
         raise ValueError("nothing was typed")
-    found = next((c for c in choices if c.word == words[0].lower()), None)
-    if found is None:
-        raise ValueError(f"{words[0]!r} is not one of {'/'.join(c.word for c in choices)}")
-    if found.low is None:
-        if len(words) > 1:
-            raise ValueError(f"{found.word} takes no amount")
-        return found, None
-    if len(words) != 2 or not words[1].isascii() or not words[1].isdigit():
-        raise ValueError(f"{found.word} needs an amount from {found.low} to {found.high}, "
-                         f"like '{found.word} {found.low}'")
-    amount = int(words[1])
-    if not found.low <= amount <= found.high:  # type: ignore[operator]
-        raise ValueError(f"{amount} is outside {found.low}..{found.high}")
-    return found, amount
+    key = text.casefold()
+    whole = next((c for c in choices if c.low is None and c.word.casefold() == key), None)
+    if whole is not None:
+        return whole, None
+    for c in sorted(choices, key=lambda c: -len(c.word)):  # the longest name first: "bid" inside "bid 2"
+        word = c.word.casefold()
+        if key == word or key.startswith(word + " "):
+            rest = text[len(word):].strip()
+            if c.low is None:
+                raise ValueError(f"{c.word} takes no amount")
+            if not (rest.isascii() and rest.isdigit()):
+                raise ValueError(f"{c.word} needs an amount from {c.low} to {c.high}, like '{c.word} {c.low}'")
+            amount = int(rest)
+            if not c.low <= amount <= c.high:  # type: ignore[operator]
+                raise ValueError(f"{amount} is outside {c.low}..{c.high}")
+            return c, amount
+    raise ValueError(f"{text!r} is not one of {'/'.join(c.label for c in choices)}")
 
 
 class SeatView:

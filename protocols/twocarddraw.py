@@ -46,6 +46,7 @@ from games.twocarddraw import (
 from ._builtin import SAMPLE_BOTS, BuiltinGame
 from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
+from .seatview import Choice, SeatView, Turn
 from .jsonlines import (
     FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, series_position, start_match, tell,
 )
@@ -406,6 +407,50 @@ class TwoCardDrawPlugin(BuiltinGame):
         if msg["type"] == "draw":
             return json.dumps({"type": "draw", "count": rng.randrange(3)})
         return json.dumps({"type": "action", "action": rng.choice(msg["options"])})
+
+    def seat_view(self, params: Any, seat: int) -> "TwoCardDrawSeatView":
+        return TwoCardDrawSeatView(seat, params.model_dump(mode="json"))
+
+
+def _cards(cards: list[int]) -> str:
+    return " and ".join(str(c) for c in cards)
+
+
+class TwoCardDrawSeatView(SeatView):
+    """One seat's hands for a person: its cards, the betting, the draw, each hand's result."""
+
+    def feed(self, line: str) -> Turn | None:
+        m = json.loads(line)
+        kind = m.get("type")
+        if kind == "init":
+            return Turn([f"Bets of {m['bet1']} in round 1 and {m['bet2']} in round 2; {m['hands']} hands; ante 1"])
+        if kind == "new_hand":
+            return Turn(["", f"Hand {m['hand'] + 1}: your cards {_cards(m['cards'])}; you act {m['position']}; "
+                             f"you have won {m['winnings']:+d} so far"])
+        if kind in ("round1", "round2"):
+            bets = m["bets"] if kind == "round1" else m["bets2"]
+            said = f"{bets} bet{'s' if bets != 1 else ''} so far" if bets else "no bet yet"
+            return Turn([f"  {'Round 1' if kind == 'round1' else 'Round 2'} betting ({said}); your cards "
+                         f"{_cards(m['cards'])}"], [Choice(o) for o in m["options"]], question="Your action")
+        if kind == "draw":
+            other = "" if m["opp_drew"] is None else f"; your opponent drew {m['opp_drew']}"
+            return Turn([f"  Draw: your cards {_cards(m['cards'])}{other} (drawing 1 replaces your lower card)"],
+                        [Choice("stand"), Choice("draw", 1, 2)], question="Your draw")
+        if kind == "hand_end":
+            if m["folded"] is not None:
+                how = "you folded" if m["folded"] == "you" else "your opponent folded"
+            else:
+                how = f"showdown: your {_cards(m['cards'])} against {_cards(m['opp_cards'] or [])}"
+            return Turn([f"  {how}: you {'won' if m['profit'] >= 0 else 'lost'} {abs(m['profit'])} "
+                         f"({m['winnings']:+d} in this match)"])
+        return super().feed(line)
+
+    def reply(self, choice: Choice, amount: int | None) -> str:
+        if choice.word == "stand":
+            return json.dumps({"type": "draw", "count": 0})
+        if choice.word == "draw":
+            return json.dumps({"type": "draw", "count": amount})
+        return json.dumps({"type": "action", "action": choice.word})
 
 
 

@@ -3,10 +3,11 @@
 The person's seat is the same program as on a terminal (``human``,
 arena/play/_person.py), started by the league's ``BotHost`` and played
 through ``run_match`` like any match; its terminal is a pseudo-terminal the
-server holds. What the program writes there is the seat's screen (the game's
-``seat_view``: only what that seat may know); its prompt line ends with the
-legal choices in brackets, which the /play page turns into one form per
-decision, and the choice posted is typed into the terminal.
+server holds. The program writes there in JSON lines (its ``events`` mode):
+what the seat's view shows (the game's ``seat_view``: only what that seat may
+know), and each question with its legal choices, which the /play page turns
+into one form per decision; the choice posted is typed into the terminal, as
+a person would type it, and a word the game does not take is asked again.
 
 A friendly is stored as a tournament of kind ``friendly`` with one match
 (replayable, with its transcript and drawn hands) and is never rated: its
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import termios
 import time
 from dataclasses import dataclass, field
@@ -27,8 +27,9 @@ from typing import Any
 
 import trio
 
-from protocols.seatview import RAW_CHOICE, Choice
+from protocols.seatview import Choice
 
+from .._checks import game_params
 from .._faults import FaultKind
 from .._plan import load_plugin
 from .._seeds import new_seed
@@ -44,22 +45,31 @@ SCREEN_LINES = 60
 #: friendlies kept in memory for their /play pages (finished ones beyond it are dropped)
 KEPT = 200
 
-_PROMPT = re.compile(r"([^\n]*) \[([^\]\n]*)\] $")
 
-
-def parse_prompt(screen: str) -> tuple[str, list[Choice]] | None:
-    """The open question at the end of ``screen``, with its choices, if any."""
-    found = _PROMPT.search(screen)
-    if found is None:
-        return None
-    if found.group(2) == RAW_CHOICE:
-        return found.group(1), []  # the plain view: the person types the reply line
-    choices = []
-    for label in found.group(2).split("/"):
-        word, _, span = label.partition(" ")
-        low, _, high = span.partition("..")
-        choices.append(Choice(word, int(low), int(high)) if high else Choice(word))
-    return found.group(1), choices
+def read_events(f: "Friendly", data: bytes) -> None:
+    """Take the seat program's JSON lines into ``f``'s screen and open question."""
+    f.pending += data
+    *lines, f.pending = f.pending.split(b"\n")
+    for line in lines:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            event = None
+        if not isinstance(event, dict):  # not ours (a warning of the interpreter): shown as it came
+            event = {"show": [line.decode("utf-8", "replace")]}
+        if "show" in event:
+            f.screen = (f.screen + "".join(str(x) + "\n" for x in event["show"]))[-4 * SCREEN_CAP:]
+        elif "ask" in event:
+            ask = event["ask"]
+            choices = [Choice(c["word"], c.get("low"), c.get("high")) for c in ask.get("choices", [])]
+            f.question = (str(ask.get("question", "")), choices)
+        elif "again" in event:
+            f.screen += f"  {event['again']}; try again\n"
+        elif event.get("withdrawn"):
+            f.question = None
 
 
 @dataclass(slots=True)
@@ -74,6 +84,7 @@ class Friendly:
     master: int
     slave: int  # held open here, so the terminal lives until the match is over (or the server hangs up)
     screen: str = ""
+    pending: bytes = b""  # the seat program's last line, until its end arrives
     question: tuple[str, list[Choice]] | None = None
     over: bool = False
     match_id: int | None = None
@@ -82,10 +93,7 @@ class Friendly:
     last_answer: float = field(default_factory=time.monotonic)
 
     def _lines(self) -> list[str]:
-        lines = self.screen.rstrip(" ").splitlines()
-        if self.question is not None and lines:
-            lines.pop()  # the prompt: the page asks it as a form
-        return lines
+        return self.screen.splitlines()
 
     def public(self) -> dict[str, Any]:
         """What the /play page and its JSON twin show."""
@@ -111,12 +119,13 @@ class Friendlies:
         """Check and start a friendly of ``user`` against ``versions`` (active ones of ``game``);
         ValueError with a sentence when it cannot be played."""
         plugin = load_plugin(game)
-        raw: dict[str, Any] = {}
+        # The league's parameters of the game (its tournaments' own), the length as the person asked.
+        raw = self.runner._given(game)["params"]
         if hands is not None:
             if "hands" not in plugin.Params.model_fields:
                 raise ValueError(f"{game} is not played in hands")
             raw["hands"] = hands
-        params = plugin.Params.model_validate(raw)
+        params = game_params(plugin, raw)
         plugin.check_seats(params, len(versions) + 1)
         groups = self.runner.owners_apart(versions)
         if len(set(groups)) < len(groups):
@@ -130,7 +139,7 @@ class Friendlies:
         tty = os.ttyname(slave)
         os.set_blocking(master, False)
         person = for_person(BotSpec.parse(f"human:{user['name']}", person_ok=True), game, 0,
-                            json.dumps(params.model_dump(mode="json")), tty)
+                            json.dumps(params.model_dump(mode="json")), tty, events=True)
         specs = [person, *self.runner._specs(versions)]
         f = Friendly(id=self._next, owner=user["id"], game=game, names=[s.name for s in specs], seat=0, master=master,
                      slave=slave)
@@ -170,8 +179,7 @@ class Friendlies:
             data = os.read(f.master, 65536)
         except (BlockingIOError, OSError):
             return False
-        f.screen = (f.screen + data.decode("utf-8", "replace").replace("\r\n", "\n"))[-4 * SCREEN_CAP:]
-        f.question = parse_prompt(f.screen)
+        read_events(f, data.replace(b"\r\n", b"\n"))
         if f.question is not None:
             f.changed.set()
         return bool(data)

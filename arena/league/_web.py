@@ -844,7 +844,8 @@ async def play_page(request: Request) -> Response:
         if _api(request):
             raise HTTPException(400, problem)
     games = [{"id": g, "bots": [{"id": v["id"], "label": v["label"], "owner": v["owner_name"]}
-                                for v in site.league.pool(g)], "seats": load_game(g).spec.min_seats}
+                                for v in site.league.pool(g)], "seats": load_game(g).spec.min_seats,
+               "hands": "hands" in load_game(g).Params.model_fields}
              for g in site.runner.settings.games]
     mine = [f.public() for f in site.friendlies.games.values() if f.owner == user["id"]]
     return _render(site, request, "play.html", {"games": games, "problem": problem, "friendlies": mine[::-1]},

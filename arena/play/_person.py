@@ -8,7 +8,12 @@ terminal, which it opens by path with O_NOCTTY so it never takes it over).
 What it shows comes from the game's ``seat_view`` and only from this
 seat's own messages, so a person sees what a bot in the seat would know.
 
-    python -m arena.play._person GAME SEAT PARAMS_JSON TTY_PATH
+    python -m arena.play._person GAME SEAT PARAMS_JSON TTY_PATH [events]
+
+With ``events`` it writes JSON lines instead of words (``{"show": [...]}``,
+``{"ask": {"question", "choices", "raw"}}``, ``{"again": reason}``,
+``{"withdrawn": true}``) and reads the person's choices as typed: the
+league's /play page reads those, and never parses a prompt.
 """
 
 from __future__ import annotations
@@ -38,15 +43,13 @@ class _Terminal:
         except OSError:
             pass  # the terminal hung up: the next read says so
 
-    def ask(self, prompt: str, stdin_fd: int) -> str | bytes:
+    def read(self, stdin_fd: int) -> str | bytes:
         """A line typed by the person, or what the arena sent meanwhile
         (bytes; empty: our stdin closed, the match ended: its end, another
         seat's fault, Ctrl-C)."""
-        self.say(prompt)
         while b"\n" not in self.pending:
             ready, _, _ = select.select([self.fd, stdin_fd], [], [])
             if stdin_fd in ready:
-                self.say("\n")
                 return os.read(stdin_fd, 65536)
             try:
                 chunk = os.read(self.fd, 4096)
@@ -59,31 +62,73 @@ class _Terminal:
         return line.decode("utf-8", "replace").strip()
 
 
-def _decide(view: SeatView, turn: Turn, tty: _Terminal, stdin_fd: int) -> str | bytes:
+class _Words:
+    """The seat for a person at a terminal: lines of text, the prompt with its choices."""
+
+    def __init__(self, tty: _Terminal) -> None:
+        self.tty = tty
+
+    def show(self, lines: list[str]) -> None:
+        self.tty.say("".join(line + "\n" for line in lines))
+
+    def ask(self, turn: Turn) -> None:
+        self.tty.say(turn.prompt())
+
+    def again(self, reason: str) -> None:
+        self.tty.say(f"  {reason}; try again\n")
+
+    def withdrawn(self) -> None:
+        self.tty.say("\n")
+
+
+class _Events(_Words):
+    """The seat for a program (the league's /play page): the same, as JSON lines."""
+
+    def _event(self, event: dict) -> None:
+        self.tty.say(json.dumps(event) + "\n")
+
+    def show(self, lines: list[str]) -> None:
+        self._event({"show": lines})
+
+    def ask(self, turn: Turn) -> None:
+        self._event({"ask": {"question": turn.question, "raw": turn.raw,
+                             "choices": [{"word": c.word, "low": c.low, "high": c.high} for c in turn.choices]}})
+
+    def again(self, reason: str) -> None:
+        self._event({"again": reason})
+
+    def withdrawn(self) -> None:
+        self._event({"withdrawn": True})
+
+
+def _decide(view: SeatView, turn: Turn, seat: _Words, stdin_fd: int) -> str | bytes:
     """Ask until the person types a legal choice: the reply line, or bytes the arena sent meanwhile."""
     while True:
-        typed = tty.ask(turn.prompt(), stdin_fd)
+        seat.ask(turn)
+        typed = seat.tty.read(stdin_fd)
         if isinstance(typed, bytes):
+            seat.withdrawn()
             return typed
         if turn.raw:
             if typed:
                 return typed
-            tty.say("  (type the reply line)\n")
+            seat.again("type the reply line")
             continue
         try:
             choice, amount = pick(typed, turn.choices)
         except ValueError as exc:
-            tty.say(f"  {exc}; try again\n")
+            seat.again(str(exc))
             continue
         return view.reply(choice, amount)
 
 
 def main(argv: list[str]) -> int:
-    game_id, seat, params_json, tty_path = argv
+    game_id, seat, params_json, tty_path, *mode = argv
     plugin = load_game(game_id)
     params = plugin.Params.model_validate(json.loads(params_json))
     view = plugin.seat_view(params, int(seat))
     tty = _Terminal(tty_path)
+    screen = _Events(tty) if mode == ["events"] else _Words(tty)
     stdin_fd = sys.stdin.fileno()
     out = sys.stdout
     reader = os.fdopen(stdin_fd, "rb", buffering=0, closefd=False)
@@ -99,12 +144,12 @@ def main(argv: list[str]) -> int:
         if turn is None:
             continue
         if turn.shown:
-            tty.say("".join(line + "\n" for line in turn.shown))
+            screen.show(turn.shown)
         reply = turn.auto
         if reply is None and (turn.choices or turn.raw):
             if buffered:  # more was sent already: this line was not a request (plain fallback)
                 continue
-            decided = _decide(view, turn, tty, stdin_fd)
+            decided = _decide(view, turn, screen, stdin_fd)
             if isinstance(decided, bytes):
                 if not decided:
                     return 0

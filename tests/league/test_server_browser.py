@@ -239,3 +239,68 @@ def test_play_a_holdem_friendly_in_the_browser_then_see_it_drawn(browser, tmp_pa
         assert "caller" in page.inner_text("#mine") and "active" in page.inner_text("#mine")
     finally:
         assert server.stop() == 130, server.stderr()
+
+
+#: games of every kind a person plays in the browser: (game, opponent's file, its upload name)
+FRIENDLIES = [
+    ("openspiel:liars_dice", "sample_bots/openspiel/build/random_bot", "random_bot"),
+    ("openspiel:leduc_poker", "sample_bots/openspiel/build/random_bot", "random_bot"),
+    ("rpsdraft", "sample_bots/rpsdraft/minimal_bot.py", "minimal_bot.py"),
+    ("twocarddraw", "sample_bots/twocarddraw/pair_of_fours.js", "pair_of_fours.js"),
+]
+
+
+def test_a_person_plays_openspiel_rpsdraft_and_twocarddraw_in_the_browser(browser, tmp_path):
+    # The page asks with the game's own named choices (OpenSpiel's action
+    # names, card codes, stand/draw N), read from the seat's events, never
+    # from a prompt's text; a word the game does not offer is refused in words.
+    db = tmp_path / "kinds.db"
+    host, cy = new_user(db, "host"), add_user(db, "cy")
+    games = [g for g, _, _ in FRIENDLIES]
+    server = League(db, *[x for g in games for x in ("--game", g)], "-p", "twocarddraw.hands=3",
+                    "-p", "rpsdraft.draft_rounds=2", "-p", "rpsdraft.turns=2", "--quarantine-matches", "2",
+                    "--every", "1h")
+    try:
+        bots = {}
+        for game, path, upload in FRIENDLIES:
+            r = server.submit(host, upload, (ROOT / path).read_bytes(), game=game, name="house")
+            assert r.status_code == 201, r.text
+            bots[game] = r.json()["bot"]
+        for game, bot in bots.items():
+            assert server.settled(bot)["state"] == "active", (game, server.version(bot))
+        page = browser.new_page(viewport={"width": 1100, "height": 900})
+        page.goto(server.url + "/login")
+        page.fill("#token", cy)
+        page.click("form.card button")
+        page.wait_for_url(server.url + "/")
+        for game in games:
+            page.goto(server.url + "/play")
+            form = f"[id='play-{game}']"
+            # Only a game played in hands asks how many.
+            assert page.locator(f"{form} input[name=hands]").count() == (game == "twocarddraw"), game
+            page.check(f"{form} input[name=opponents]")
+            page.click(f"{form} button")
+            page.wait_for_url("**/play/*")
+            decisions = 0
+            while True:
+                page.wait_for_selector("#decision, #over", timeout=30_000)
+                if page.locator("#over").count():
+                    break
+                words = page.locator("#decision button[name=choice]").evaluate_all("bs => bs.map(b => b.value)")
+                assert words and not any("{" in w for w in words), (game, words)
+                if decisions == 0:
+                    # The page offers only the game's words; one posted by hand is refused in words.
+                    token = page.locator("#decision input[name=csrf]").get_attribute("value")
+                    refused = page.request.post(page.url, form={"csrf": token, "choice": "nonsense"})
+                    assert refused.status == 400 and "is not one of" in refused.text(), refused.text()
+                page.locator("#decision button[name=choice]").last.click()
+                page.wait_for_load_state()
+                decisions += 1
+            assert decisions >= 1, game
+            screen = page.inner_text("#screen")
+            assert "try again" not in screen and "Match over" in screen, (game, screen)
+            stored = server.http.get(f"/api/matches/{page.locator('#over a').first.get_attribute('href').split('/')[-1]}").json()
+            assert stored["faults"] == [], (game, stored["faults"])
+    finally:
+        assert server.stop() == 130, server.stderr()
+

@@ -141,15 +141,40 @@ def test_human_is_refused_wherever_a_person_cannot_play():
     assert BotSpec.parse("human:ann", person_ok=True).name == "ann"
 
 
-def test_the_plain_view_of_a_third_party_game_asks_only_at_decisions():
-    # pennies (examples/pennies) has no seat view: each line is shown as sent
-    # and the reply typed; its round results are told, never asked about.
-    bot = str(ROOT / "examples" / "pennies" / "arena_pennies" / "bots" / "copy_bot.py")
-    term = arena("pennies", "human", bot, "--rounds", "3", "--seed", replay_key("5"))
-    for n in range(3):
-        prompt = term.expect(r'\{"type":"(\w+)"[^\n]*\}\nReply \[a reply line of the protocol\] ')
-        assert prompt.group(1) == "choose", term.screen  # never after a round_result
-        term.type('{"type": "coin", "side": "heads"}\n')
+GAMES = {  # a game, its opponents and a short match: each asks with its own choices
+    "pennies": (["pennies"], [str(ROOT / "examples" / "pennies" / "arena_pennies" / "bots" / "copy_bot.py")],
+                ["--throws", "3"]),
+    "rpsdraft": (["rpsdraft"], [str(ROOT / "sample_bots" / "rpsdraft" / "simple_bot.py")],
+                 ["--draft-rounds", "2", "--turns", "2"]),
+    "twocarddraw": (["twocarddraw"], [f"node {ROOT / 'sample_bots' / 'twocarddraw' / 'pair_of_fours.js'}"],
+                    ["--hands", "3"]),
+    "liars_dice": (["openspiel", "--game", "liars_dice"], [str(ROOT / "sample_bots" / "openspiel" / "random_bot.py")],
+                   []),
+    "leduc_poker": (["openspiel", "--game", "leduc_poker"],
+                    [str(ROOT / "sample_bots" / "openspiel" / "random_bot.py")], []),
+}
+ASKED = r"\n(?P<q>[^\n]*) \[(?P<c>[^\]\n]*)\] "
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_person_plays_every_kind_of_game_typing_the_choices_shown(game):
+    # The prompt names the legal choices in the game's words (never a protocol
+    # line); a word that is not one of them is asked again, never a fault.
+    command, bots, options = GAMES[game]
+    term = arena(*command, "human:ann", *bots, *options, "--seed", replay_key("8"))
+    decisions = 0
+    while True:
+        asked = term.expect(ASKED + r"|\n(Finished|Interrupted)", timeout=30)
+        if asked.group("q") is None:
+            break
+        choices = asked.group("c").split("/")
+        assert "reply line" not in asked.group("c") and "{" not in asked.group("c"), term.screen
+        word, _, span = choices[-1].rpartition(" ") if ".." in choices[-1] else (choices[-1], "", "")
+        if decisions == 0:
+            term.type("nonsense\n")
+            term.expect(r"'nonsense' is not one of [^\n]*; try again" + ASKED)
+        term.type((f"{word} {span.split('..')[0]}" if span else word) + "\n")
+        decisions += 1
     assert term.finish() == 0, term.screen
-    assert term.screen.count("Reply [") == 3
-    assert term.screen.count('"type":"round_result"') == 3 and "completed after 3" in term.screen
+    assert decisions >= 1, term.screen
+    assert re.search(r"\nFinished [^\n]*: completed after", term.screen), term.screen  # no seat faulted

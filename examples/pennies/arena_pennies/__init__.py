@@ -35,6 +35,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from games import GameSpec
 from protocols import GamePlugin, MatchOutcome
+from protocols.seatview import Choice, SeatView, Turn
 from protocols.jsonlines import (
     FRAMING_MODELS, Message, Reply, abandoned, ask_all, end_match, start_match, tell,
 )
@@ -139,11 +140,31 @@ class PenniesPlugin(GamePlugin):
             return '{"type": "ready"}'
         return json.dumps({"type": "coin", "side": rng.choice(SIDES)})
 
+    def seat_view(self, params: PenniesParams, seat: int) -> "PenniesSeatView":
+        return PenniesSeatView(seat, params.model_dump(mode="json"))
+
     def reference_opponents(self) -> Path:
         return HERE / "bots" / "opponents.json"
 
     def playthrough_file(self) -> Path:
         return HERE / "golden" / "pennies.playthrough"
+
+
+class PenniesSeatView(SeatView):
+    """What a person in a seat sees: each throw's question, and its result."""
+
+    def feed(self, line: str) -> Turn | None:
+        m = json.loads(line)
+        if m["type"] == "choose":
+            return Turn([f"Throw {m['round'] + 1}"], [Choice(side) for side in SIDES], question="Your side")
+        if m["type"] == "round_result":
+            other = m["sides"][1 - self.seat]
+            won = winner((m["sides"][0], m["sides"][1])) == self.seat
+            return Turn([f"  your opponent showed {other}: you {'win' if won else 'lose'} the throw"])
+        return super().feed(line)  # match_start and match_end: the framing's, understood by the base
+
+    def reply(self, choice: Choice, amount: int | None) -> str:
+        return json.dumps({"type": "coin", "side": choice.word})
 
 
 PLUGIN = PenniesPlugin()
