@@ -19,6 +19,7 @@ are in docs/protocols/holdem.md.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import random
@@ -58,6 +59,7 @@ from .jsonlines import (
     encode_fields,
     end_match,
     fast_reply,
+    match_number,
     start_match,
 )
 
@@ -257,6 +259,14 @@ class HoldemDealer:
         self.step = Step.START
         self._shown = 0  # board cards announced in the hand in play
         self._sends: list[tuple[int, bytes]] = []  # the notice due (Step.NOTICE, Step.TOURNAMENT_END)
+        # What each seat may know (``known``): the public facts told since the last deal, the
+        # earlier ones as a digest (a long match's history in constant memory), its hole cards.
+        self._facts: list[tuple] = []
+        self._past = hashlib.blake2b(digest_size=16)
+        self._own: list[tuple[int, ...] | None] = [None] * self.seats
+        self._own_past = [hashlib.blake2b(digest_size=16) for _ in range(self.seats)]
+        self._header = (tuple(self.names), tuple(params.model_dump().items()))
+        self._compiled = False  # the compiled betting has played: the facts miss what it did
         self._fault: ProtocolError | None = None  # the refused reply due (Step.FAULT)
         self._asked = -1  # the seat asked (Step.ASK, Step.FAULT)
         #: decks drawn ahead for the compiled dialogue (native_deals), each with
@@ -299,6 +309,7 @@ class HoldemDealer:
         if seat in self.out:
             return True
         self.out[seat] = self.forfeit(seat)[seat]
+        self._facts.append(("gone", seat))
         if self.hand is not None and not self.hand.folded[seat]:
             self.hand.fold_out(seat)
             self._unannounced.append(seat)
@@ -308,6 +319,20 @@ class HoldemDealer:
 
     def abandon(self) -> list[tuple[int, bytes]]:
         return [(s, m) for s, m in abandoned(self.match_index, self.scores(), self.seats) if s not in self.out]
+
+    def known(self, seat: int) -> tuple:
+        """What ``seat`` may know now, its information state (``arena check-game``
+        holds every message to it): its seat and match number, the players and
+        the parameters, its own hole cards, and the public facts in the order
+        they were told, this exchange's included (each deal's stacks, button
+        and blinds, every action, fold-out and request, the board as each
+        street is shown, the cards shown at a showdown, each tournament's
+        end). Facts before the last deal, and its own earlier hole cards, are
+        digests. Never another seat's hole cards but those shown."""
+        if self._compiled:  # its hands and actions never passed through the facts
+            raise RuntimeError("known() follows the Python dialogue; the compiled betting played part of this match")
+        return (seat, match_number(self.match_index, seat), self._header, self._past.hexdigest(),
+                self._own_past[seat].hexdigest(), self._own[seat], tuple(self._facts))
 
     # -- the dialogue ---------------------------------------------------------
     #
@@ -375,6 +400,7 @@ class HoldemDealer:
         elif step is Step.HAND_START:
             assert hand is not None
             if hand.board:  # nobody could act: the streets were dealt at once, each still announced
+                self._told_streets(hand, 0)
                 self.step = Step.BOARD
             else:
                 self._play_on()
@@ -418,13 +444,19 @@ class HoldemDealer:
         assert hand is not None
         if seat in self._unannounced:  # folded out while it was asked: told now
             self._unannounced.remove(seat)
-        self._notify(self._notice(hand, self.hands, hand.last_action, hand.after_action, self._shown))
+        self._notify(hand, hand.last_action, hand.after_action)
 
-    def _notify(self, sends: list[tuple[int, bytes]]) -> None:
-        assert self.hand is not None
-        self._sends = sends
-        self._shown = len(self.hand.board)
+    def _notify(self, hand: HoldemHand, last: tuple[int, str, int], after: tuple[int, int]) -> None:
+        """An action told to every seat of the hand, and the streets it opened."""
+        self._sends = self._notice(hand, self.hands, last, after, self._shown)
+        self._facts.append(("action", *last, *after))
+        self._told_streets(hand, self._shown)
+        self._shown = len(hand.board)
         self.step = Step.NOTICE
+
+    def _told_streets(self, hand: HoldemHand, shown: int) -> None:
+        """The facts of the streets dealt since ``shown`` board cards (``_streets``)."""
+        self._facts += [("street", tuple(hand.board[:size])) for size in (3, 4, 5) if shown < size <= len(hand.board)]
 
     def _play_on(self) -> None:
         """The hand goes on: seats folded out between requests (a fault found
@@ -433,12 +465,13 @@ class HoldemDealer:
         assert hand is not None
         if self._unannounced:
             seat = self._unannounced.pop(0)
-            self._notify(self._notice(hand, self.hands, (seat, "fold", 0), (hand.bet[seat], hand.stack[seat]),
-                                      self._shown))
+            self._notify(hand, (seat, "fold", 0), (hand.bet[seat], hand.stack[seat]))
         elif hand.over:
+            self._facts.append(("shown", tuple((s, tuple(hand.hole[s])) for s in sorted(hand.values))))
             self.step = Step.HAND_END
         else:
             self._asked = hand.to_act  # type: ignore[assignment]
+            self._facts.append(("ask", self._asked))
             self.step = Step.ASK
 
     def _hand_over(self) -> None:
@@ -466,8 +499,10 @@ class HoldemDealer:
             self.totals[s] += points[s]
         t = self.tournaments
         self.tournaments += 1
-        end = encode(TournamentEnd(tournament=t, places=[float(x) for x in tour.places], points=points))
+        places = [float(x) for x in tour.places]
+        end = encode(TournamentEnd(tournament=t, places=places, points=points))
         self._sends = [(s, end) for s in range(self.seats)]
+        self._facts.append(("tournament_end", t, tuple(places)))
         self.step = Step.TOURNAMENT_END
 
     def _next_hand(self) -> None:
@@ -476,7 +511,7 @@ class HoldemDealer:
         if p.mode == "cash":
             h = self.hands
             if h >= p.hands or n - len(self.out) < 2:
-                self.step = Step.END
+                self._end()
                 return
             button = next(s for s in ((h + i) % n for i in range(n)) if s not in self.out)
             self._deal([0 if s in self.out else p.stack for s in range(n)], button, p.blinds(h))
@@ -484,7 +519,7 @@ class HoldemDealer:
         tour = self.tour
         if tour is None:
             if self.tournaments >= p.tournaments or n - len(self.out) < 2:
-                self.step = Step.END
+                self._end()
                 return
             tour = self.tour = Freezeout(n, p, self.tournaments)
             for s in self.out:
@@ -504,9 +539,25 @@ class HoldemDealer:
                 self.rng.setstate(ahead[0][0])
                 ahead.clear()
             deck = self.rng.sample(DECK, size)
-        self.hand = HoldemHand(stacks, button, *blinds, deck)
+        self.hand = hand = HoldemHand(stacks, button, *blinds, deck)
         self._shown = 0
+        self._dealt(hand)
         self.step = Step.HAND_START
+
+    def _dealt(self, hand: HoldemHand) -> None:
+        """The facts of a new deal; those before it go into the digests."""
+        self._past.update(repr(self._facts).encode())
+        for s, own in enumerate(self._own):
+            self._own_past[s].update(repr(own).encode())
+        dealt = set(hand.order)
+        self._own = [tuple(hand.hole[s]) if s in dealt else None for s in range(self.seats)]
+        self._facts = [("deal", self.hands, self.tournaments if self.tour is not None else None, tuple(hand.start),
+                        hand.button, hand.small_blind_seat, hand.big_blind_seat, hand.small_blind, hand.big_blind,
+                        hand.ante, tuple(sorted(dealt)))]
+
+    def _end(self) -> None:
+        self._facts.append(("end",))
+        self.step = Step.END
 
     # -- where the dialogue stands, for the compiled betting -------------------
 
@@ -554,6 +605,7 @@ class HoldemDealer:
         return {"step": int(self.step), "asked": self._asked, "shown": self._shown, "hand": self.hands, "acted": -1}
 
     def load_native_state(self, v: dict[str, int]) -> None:
+        self._compiled = True
         self.step, self._asked, self._shown = Step(v["step"]), v["asked"], v["shown"]
         if v["acted"] >= 0:  # its action was applied, and every seat is to be told (here)
             self._acted(v["acted"])
@@ -764,6 +816,16 @@ class HoldemPlugin(BuiltinGame):
 
     def table_seats(self, entrants: int) -> int:
         return max(self.spec.min_seats, min(entrants, self.spec.max_seats))
+
+    def check_params(self, params: HoldemParams) -> None:
+        # A parameter of the other mode would be accepted and change nothing.
+        params.check_mode()
+
+    def invariants(self, params: HoldemParams) -> tuple[str, ...]:
+        # Cash: every chip a seat wins another lost (no rake; antes and blinds
+        # stay in the pot). Freezeout: the points add up to tournaments * n(n-1)/2,
+        # a total that depends on the table size, which params do not fix.
+        return ("zero_sum",) if params.mode == "cash" else ()
 
     def open_dialogue(self, params: HoldemParams, rng: random.Random, names: list[str] | None = None,
                       match_index: int = 0) -> HoldemDealer:

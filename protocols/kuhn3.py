@@ -175,6 +175,21 @@ class Kuhn3Dealer:
         n = self.round.hands_played
         return [m / n**0.5 if n else 0.0 for m in self.round.money]
 
+    def known(self, seat: int) -> tuple:
+        """What ``seat`` may know now: the parameters, where the round stands
+        (exchange, hand, button), every total, this hand's actions and what
+        each seat has in front, the seats' answers to end_hand, its own card,
+        and of the last finished hand only what its showdown turned up (the
+        mucked and folded cards stay hidden)."""
+        r = self.round
+        result = r.last_result
+        public_result = None if result is None else (
+            result.number, result.button, result.actions, result.in_front, result.last_actor, result.shown,
+            result.pots)
+        return (seat, self.params, int(self.step), r.phase.value, r.hand, r.hands_played, r.first_button,
+                r.button, tuple(r.money), r.cards[seat], tuple(r.latest), tuple(r.in_front), r.price,
+                tuple(r.folded), r.to_act, tuple(r._pending), tuple(self.answers), public_result)
+
     def tournament_scores(self) -> list[float]:
         """Tournaments rank kuhn3 bots by chips won (bankroll), not bankroll / sqrt(hands)."""
         return [float(m) for m in self.round.money]
@@ -595,6 +610,11 @@ class Kuhn3Plugin(BuiltinGame):
     max_reply_bytes = 256
     round_note = "every ordered choice of 3 entrants (each in every seat)"
     playthrough_matches = (({"hands": 6}, 7),)
+
+    def invariants(self, params: Kuhn3Params) -> tuple[str, ...]:
+        # Every hand's pot is made of the chips the seats put in and goes
+        # whole to one seat: what the winner gains the others lose.
+        return ("zero_sum",)
 
     def open_dialogue(self, params: Kuhn3Params, rng: random.Random, names: list[str] | None = None,
                       match_index: int = 0) -> Kuhn3Dealer:

@@ -31,12 +31,13 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
+from urllib.parse import quote
 
 from pydantic import BaseModel, Field, create_model
 
 import games.openspiel
 from games import GameSpec, IllegalAction
-from games.openspiel import OpenSpielMatch, OpenSpielParams, load, pick, players
+from games.openspiel import OpenSpielMatch, OpenSpielParams, load, pick, players, utility
 
 from ._builtin import GOLDEN, SAMPLE_BOTS, BuiltinGame
 from ._contract import Exchange, MatchOutcome
@@ -49,6 +50,9 @@ GAME = "openspiel"
 VERSION = 1
 #: the most seats a game string may ask for (OpenSpiel's own games go up to 15)
 MAX_SEATS = 16
+#: the golden playthroughs of the variants the project plays (openspiel:liars_dice, ...), one file
+#: per game string; any string makes a variant, so the others have none
+VARIANT_GOLDEN = GOLDEN / GAME
 
 
 class Ready(Reply):
@@ -152,6 +156,8 @@ class OpenSpielDealer:
         self._tensors = _observers(params.game)
         #: the seats that asked for the tensors in their ready
         self._wants_tensors = [False] * self.match.players
+        #: which message of the match's shape is being sent (for ``known``)
+        self._stage = "match_start"
 
     # --- reports and scores ---------------------------------------------------
     def context(self) -> dict[str, Any]:
@@ -172,6 +178,22 @@ class OpenSpielDealer:
 
     def abandon(self) -> list[tuple[int, bytes]]:
         return abandoned(self.match_index, self.scores(), len(self.names))
+
+    def known(self, seat: int) -> tuple:
+        """What ``seat`` may know now: OpenSpiel's information state of the
+        seat (its observation where the game gives no information state),
+        and what the arena adds: the match (players, game, match number, the
+        seat's own ``tensors`` choice), where the dialogue stands, the move
+        counter, the seat's legal actions when it chooses now, and the
+        returns once the game is over. The observation string, the tensors
+        and the action names are left out: they must follow from these."""
+        m = self.match
+        info = m.information_state(seat)
+        view = ("information_state", info) if info is not None else ("observation", m.observation(seat))
+        legal = tuple(m.state.legal_actions(seat)) if seat in m.acting() else None
+        returns = tuple(m.returns()) if m.terminal else None
+        return (match_number(self.match_index, seat), seat, tuple(self.names), self.params.game,
+                self._wants_tensors[seat], self._stage, m.moves, view, legal, returns)
 
     # --- messages ---------------------------------------------------------------
     # The messages are written from plain dicts in their models' field order
@@ -207,6 +229,7 @@ class OpenSpielDealer:
         for seat, line in enumerate(lines):
             ready = fast_reply(line, Ready) or dict(decode(seat, line, Ready, _EXPECT_READY))
             self._wants_tensors[seat] = ready.get("tensors", False)
+        self._stage = "play"
         while not m.terminal:
             acting = m.acting()
             watching = [s for s in range(n) if s not in acting]
@@ -226,8 +249,10 @@ class OpenSpielDealer:
                     raise ProtocolError(seat, "illegal_action", line, _EXPECT, str(exc)) from None
                 chosen[seat] = action
             m.act(chosen)
+        self._stage = "final"
         yield Exchange([(s, self._observe(s, final=True)) for s in range(n)], reply=False)
         returns = m.returns()
+        self._stage = "match_end"
         yield from end_match(self.match_index, returns, n)
         return MatchOutcome(payoffs=returns, hands=1, extra={"moves": m.moves})
 
@@ -271,6 +296,10 @@ class OpenSpielPlugin(BuiltinGame):
     def fixed_seats(self, params: OpenSpielParams) -> int:
         return players(params.game)
 
+    def invariants(self, params: OpenSpielParams) -> tuple[str, ...]:
+        # the payoffs are OpenSpiel's returns, unchanged: what its type declares holds of them
+        return {"zero_sum": ("zero_sum",), "constant_sum": ("constant_sum",)}.get(utility(params.game), ())
+
     def open_dialogue(self, params: OpenSpielParams, rng: random.Random, names: list[str],
                       match_index: int | Sequence[int] = 0) -> OpenSpielDealer:
         return OpenSpielDealer(params, rng, names, match_index)
@@ -297,7 +326,10 @@ class OpenSpielPlugin(BuiltinGame):
         return SAMPLE_BOTS / GAME / "opponents.json"
 
     def playthrough_file(self) -> Path | None:
-        return GOLDEN / f"{GAME}.playthrough" if self.spec.id == GAME else None
+        if self.spec.id == GAME:
+            return GOLDEN / f"{GAME}.playthrough"
+        path = VARIANT_GOLDEN / f"{quote(self.spec.id.removeprefix(GAME + ':'), safe='')}.playthrough"
+        return path if path.is_file() else None
 
     def variant(self, name: str) -> OpenSpielPlugin:
         """``openspiel:NAME``: the game string NAME, fixed (``-p game=``

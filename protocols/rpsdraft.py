@@ -33,7 +33,9 @@ from ._builtin import BuiltinGame
 from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
 from .seatview import Choice, SeatView, Turn
-from .jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, start_match, tell
+from .jsonlines import (
+    FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, match_number, start_match, tell,
+)
 
 GAME = "rpsdraft"
 VERSION = 1
@@ -114,6 +116,11 @@ class RpsDraftDealer:
         self._chance = chance
         self.names = list(names) if names is not None else [f"seat{s}" for s in range(SEATS)]
         self.match_index = match_index
+        # For ``known``: where the dialogue stands, and what each seat has
+        # been shown, in order (the engine forgets the draft once the decks
+        # are shuffled, and deals the next base and card before they are shown).
+        self._stage = "match_start"
+        self._seen: list[list[tuple]] = [[] for _ in range(SEATS)]
 
     def context(self) -> dict[str, Any]:
         """The turn being played ("hand"), or the draft round during the draft."""
@@ -143,6 +150,22 @@ class RpsDraftDealer:
         """Every seat's ``match_end`` (not completed) when another seat faulted."""
         return abandoned(self.match_index, self.scores(), SEATS)
 
+    def known(self, seat: int) -> tuple:
+        """What ``seat`` may know now: the match (players, parameters, its
+        match number), where the dialogue stands, every turn won, and in
+        order what it was shown: each draft round's two offered cards, the
+        one it kept and the one it received; its hand and the base of each
+        turn; both cards played and the winner of each finished turn. Never
+        a card of the opponent's it was not shown, nor one not yet drawn."""
+        return (match_number(self.match_index, seat), seat, tuple(self.names),
+                tuple(sorted(self.params.model_dump().items())), self._stage, tuple(self.match.won),
+                tuple(self._seen[seat]))
+
+    def _show(self, stage: str, fact: Callable[[int], tuple]) -> None:
+        self._stage = stage
+        for s in range(SEATS):
+            self._seen[s].append(fact(s))
+
     def _ask_both(self, messages, model, expected: str):
         """Ask both seats at once; check each reply in seat order (fail-fast)."""
         m = self.match
@@ -163,27 +186,33 @@ class RpsDraftDealer:
         m.apply_chance(self._chance(m))
         while m.phase is Phase.DRAFT:
             r = m.draft_round
+            self._show("draft_pick", lambda s: ("offered", r, tuple(m.options(s))))
             yield from self._ask_both(
                 [DraftPick(round=r, cards=m.options(s)) for s in range(SEATS)], Pick, _EXPECT_PICK
             )
             received = m.last_draft
             assert received is not None
+            # a seat's deck grows by the card it kept, then the card it received
+            self._show("draft_receive", lambda s: ("drafted", r, m.decks[s][-2], received[s]))
             yield from tell([(s, DraftReceive(round=r, card=received[s])) for s in range(SEATS)])
         m.apply_chance(self._chance(m))
         while m.phase is Phase.PLAY:
             t = m.turn
             expected = _expect_play(len(m.hands[0]))
+            self._show("main_play", lambda s: ("hand", t, tuple(m.hands[s]), m.base))
             yield from self._ask_both(
                 [MainPlay(turn=t, hand=m.options(s), base=m.base) for s in range(SEATS)], Play, expected
             )
             res = m.last_turn
             assert res is not None
             won = list(m.won)
+            self._show("turn_result", lambda s: ("turn", t, res.base, res.played[s], res.played[1 - s], res.winner))
             yield from tell([
                 (s, TurnResult(turn=t, base=res.base, your_card=res.played[s], opponent_card=res.played[1 - s],
                                winner=res.winner, turns_won=won))
                 for s in range(SEATS)
             ])
+        self._stage = "match_end"
         yield from end_match(self.match_index, self.scores(), SEATS)
         return MatchOutcome(payoffs=list(m.won), hands=m.turn)
 
@@ -232,6 +261,10 @@ class RpsDraftPlugin(BuiltinGame):
     round_note = "both seatings of every pair of entrants: two rounds of the original challenge"
     playthrough_matches = (({}, 11),)
     # aggregate: a series adds up turns won, the default
+
+    def invariants(self, params: RpsDraftParams) -> tuple[str, ...]:
+        # every turn has exactly one winner: the turns won add up to ``turns``
+        return ("constant_sum",)
 
     def open_dialogue(self, params: RpsDraftParams, rng: random.Random, names: list[str],
                       match_index: int = 0) -> RpsDraftDealer:

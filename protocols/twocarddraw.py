@@ -48,7 +48,8 @@ from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
 from .seatview import Choice, SeatView, Turn
 from .jsonlines import (
-    FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, series_position, start_match, tell,
+    FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, match_number, series_position,
+    start_match, tell,
 )
 
 GAME = "twocarddraw"
@@ -165,6 +166,13 @@ class TwoCardDrawDealer:
         self.played = 0
         self.hand_no: int | None = None
         self.hand: Hand | None = None
+        # For ``known``: where the dialogue stands, who holds which position
+        # and what was dealt in the hand in play, and each seat's view of the
+        # last finished hand (one, not all: a match may have millions).
+        self._stage = "match_start"
+        self._seat_of: tuple[int | None, int | None] = (None, None)
+        self._dealt: list[tuple[int, int]] = []
+        self._last: list[tuple | None] = [None] * self.seats
 
     # -- reports --------------------------------------------------------------
 
@@ -189,6 +197,25 @@ class TwoCardDrawDealer:
         scores[seat] = float(max(0, self.money[seat] - unfinished * worst_hand + self.params.hands))
         return scores
 
+    def known(self, seat: int) -> tuple:
+        """What ``seat`` may know now: the match as ``match_start`` and
+        ``init`` say it, where the dialogue stands, the hands finished and
+        every seat's winnings; in the hand in play its position, its own
+        cards (dealt, and after its draw) and every action and draw count;
+        of the last finished hand the same, its profit, and the opponent's
+        cards only if they were shown down."""
+        p = self.params
+        shown = p if p.strategy is None else p.model_copy(update={"strategy": Path(p.strategy).name})
+        match = (match_number(self.match_index, seat), seat, tuple(self.names),
+                 tuple(sorted(shown.model_dump(mode="json").items())), self.strategy is not None,
+                 self.bet1, self.bet2)
+        hand = self.hand
+        current = None
+        if hand is not None and self._stage in ("new_hand", "act", "draw"):
+            pos = self._seat_of.index(seat)
+            current = (self.hand_no, pos, self._dealt[pos], hand.cards[pos], tuple(hand.history))
+        return (match, self._stage, self.played, tuple(self.money), self._last[seat], current)
+
     # -- the dialogue ---------------------------------------------------------
 
     def abandon(self) -> list[tuple[int, bytes]]:
@@ -201,6 +228,7 @@ class TwoCardDrawDealer:
         # Bots are told the strategy file's name, not where the arena keeps it.
         shown = p if p.strategy is None else p.model_copy(update={"strategy": Path(p.strategy).name})
         yield from start_match(GAME, VERSION, self.match_index, self.names, shown, roles)
+        self._stage = "init"
         init = Init(bet1=self.bet1, bet2=self.bet2, hands=p.hands,
                     opponent="strategy" if self.strategy is not None else "bot")
         yield from tell([(s, init) for s in range(self.seats)])
@@ -218,6 +246,7 @@ class TwoCardDrawDealer:
             deal = ((rng.randrange(RANKS), rng.randrange(RANKS)), (rng.randrange(RANKS), rng.randrange(RANKS)))
             spare = ([rng.randrange(RANKS), rng.randrange(RANKS)], [rng.randrange(RANKS), rng.randrange(RANKS)])
             hand = self.hand = Hand(self.bet1, self.bet2, deal)
+            self._seat_of, self._dealt, self._stage = seat_of, list(hand.cards), "new_hand"
             yield from tell([
                 (seat, NewHand(hand=n, cards=list(hand.cards[pos]), position=("first", "second")[pos],
                                winnings=self.money[seat]))
@@ -247,9 +276,13 @@ class TwoCardDrawDealer:
                     cards=list(result.final[pos]),
                     opp_cards=list(result.final[1 - pos]) if result.showdown else None,
                 )))
+                self._last[seat] = (n, pos, self._dealt[pos], tuple(hand.history), result.final[pos],
+                                    result.final[1 - pos] if result.showdown else None, result.profit[pos])
             self.played += 1
+            self._stage = "hand_end"
             yield from tell(ends)
         self.hand_no = None
+        self._stage = "match_end"
         yield from end_match(self.match_index, self.scores(), self.seats)
         return MatchOutcome(payoffs=list(self.money), hands=self.played)
 
@@ -267,6 +300,7 @@ class TwoCardDrawDealer:
                          drew=hand.drew[pos], opp_drew=hand.drew[1 - pos],
                          first_bettor=self._who(pos, hand.first_bettor), options=list(options))
         expect = _expect_action(options)
+        self._stage = "act"
         (line,) = yield Exchange([(seat, encode(msg))], expect)
         reply = decode(seat, line, Action, expect())
         try:
@@ -279,6 +313,7 @@ class TwoCardDrawDealer:
         assert hand is not None
         msg = Draw(hand=n, cards=list(hand.cards[pos]), bets=hand.bets1,
                    first_bettor=self._who(pos, hand.first_bettor), opp_drew=hand.drew[1 - pos])
+        self._stage = "draw"
         (line,) = yield Exchange([(seat, encode(msg))], _EXPECT_DRAW)
         reply = decode(seat, line, DrawReply, _EXPECT_DRAW)
         if reply.count not in (0, 1, 2):
@@ -353,6 +388,10 @@ class TwoCardDrawPlugin(BuiltinGame):
         """Raise StrategyError if the strategy file is unusable with ``params``."""
         if params.strategy is not None:
             self._check_stakes(params, self.load_strategy(params.strategy))
+
+    def invariants(self, params: TwoCardDrawParams) -> tuple[str, ...]:
+        # between two bots every chip one wins the other loses; against a strategy file only the bot is paid
+        return ("zero_sum",) if params.strategy is None else ()
 
     def check_seats(self, params: TwoCardDrawParams, seats: int) -> None:
         if params.strategy is not None and seats != 1:

@@ -194,6 +194,23 @@ class VonNeumannDealer:
     def scores(self) -> list[float]:
         return self.state.scores()
 
+    def known(self, seat: int) -> tuple:
+        """What ``seat`` may know now: the match's public facts (players,
+        parameters, its match number, where the match stands, both amounts of
+        money, the money won in finished sessions, A's bet, the scores once
+        match_end tells them), its own card, and the opponent's previous card
+        only as the showdown showed it to this seat. Never the opponent's card
+        of the game in play."""
+        m = self.state
+        own = None
+        if m.cards is not None:
+            own = m.cards[0] if seat == m.a_seat else m.cards[1]
+        # the scores sum every session: only worked out for the message that carries them
+        final = tuple(m.scores()) if self.step is Step.END else None
+        return (seat, match_number(self.match_index, seat), tuple(self.names), self.params, m.first_a,
+                int(self.step), m.phase.value, m.session, m.game, m.match_game, tuple(m.money), m.bet, own,
+                m.previous_card[seat], tuple(m.settled), final)
+
     def forfeit(self, seat: int) -> list[float]:
         """The fault rule, the worst legal continuation: the faulting seat keeps
         the points of the sessions it finished, and every session not finished
@@ -387,6 +404,11 @@ class VonNeumannPlugin(BuiltinGame):
     round_note = "both seatings of every pair of entrants (a match is -p sessions=N sessions)"
     playthrough_matches = (({"sessions": 2, "games_per_session": 6}, 7),)
 
+    def invariants(self, params: VonNeumannParams) -> tuple[str, ...]:
+        # Every game moves money from one seat to the other, and each session
+        # starts both at the same stack: what one wins the other loses.
+        return ("zero_sum",)
+
     def open_dialogue(self, params: VonNeumannParams, rng: random.Random, names: list[str],
                       match_index: int = 0) -> VonNeumannDealer:
         return VonNeumannDealer(params, seeded_deal(rng), names, match_index)
@@ -419,7 +441,10 @@ class VonNeumannSeatView(SeatView):
                      + (f"; the opponent showed {m['opponent_previous_card']:.4f} last game"
                         if m["opponent_previous_card"] >= 0 else "")]
             if kind == "a_turn":
-                return Turn(shown, [Choice("pass"), Choice("bet", 1, max(1, m["max_bet"]))], question="You are A")
+                # A larger bet is legal and cut to the limit, 0 or less passes: the same
+                # choices by other numbers, so the view names these and says it is partial.
+                return Turn(shown, [Choice("pass"), Choice("bet", 1, max(1, m["max_bet"]))], question="You are A",
+                            partial=True)
             return Turn(shown + [f"  A bets {m['bet']}"], [Choice("fold"), Choice("call")], question="You are B")
         if kind == "match_end":
             return Turn(["", f"Match over: you finished {m['scores'][self.seat]:+g}."])

@@ -60,6 +60,58 @@ Formats
   place by the chips they had when it began; equal stacks share the places
   (the points are averaged).
 
+``hands`` belongs to cash, ``tournaments`` and ``level_hands`` to freezeout:
+set away from its default in the other mode, such a parameter is refused
+(it would change nothing).
+
+Messages
+========
+
+JSON lines, after the shared ``match_start``/``ready`` and before
+``match_end``. Cards are two characters, rank then suit (``"Ah"``, ``"Td"``,
+``"2c"``); lists indexed by seat have one entry per seat of the match.
+
+* ``hand_start`` (to every seat dealt in): ``hand`` (the hand's number in
+  the match, from 0), ``tournament`` (its number in freezeout, null in
+  cash), ``seat`` (yours), ``cards`` (your two hole cards), ``button``,
+  ``small_blind_seat``, ``big_blind_seat``, ``small_blind``, ``big_blind``,
+  ``ante``, ``stacks`` and ``bets`` per seat after the antes and blinds were
+  posted (a bet here is the blind posted), ``in_hand`` (the seats dealt in).
+* ``act`` (to the seat to act; the reply is an ``action``): ``hand``,
+  ``street`` (preflop, flop, turn or river), ``seat``, ``cards``, ``board``
+  (the community cards so far), ``stacks`` (chips behind, bets not
+  counted), ``bets`` (what each seat put in on this street), ``pot`` (every
+  chip put in this hand, the bets included), ``to_call`` (what a call costs
+  you; 0: a call is a check), ``button``, ``small_blind_seat``,
+  ``big_blind_seat``, ``small_blind``, ``big_blind``, ``in_hand`` (the seats
+  that have not folded), ``last_action`` (the hand's last action as
+  ``seat``, ``action`` and ``amount``, the chips it put in; before anyone
+  acted, the big blind's post, action ``big_blind``), ``legal`` (the
+  actions you may take), ``min_raise_to`` and ``max_raise_to`` (the bounds
+  of a raise's ``to``, null when raise is not legal; the largest is your
+  bet plus your stack).
+* The reply ``action``: ``action`` is fold, call, raise or allin; ``to``
+  goes with raise only, your bet on the street after raising (raise to, not
+  by): ``{"type": "action", "action": "raise", "to": 12}``.
+* ``action`` (notice to every seat of the hand after each action, the
+  actor's included; a seat that faulted shows as a fold): ``hand``,
+  ``seat`` (who acted), ``action``, ``amount`` (the chips it put in, 0 for a
+  check or a fold), ``bet`` (that seat's bet on the street after it),
+  ``stack`` (its chips left), ``pot`` (after it), ``all_in`` (true when it
+  has no chips left, never for a fold).
+* ``street`` (to every seat of the hand, each time the flop, the turn or
+  the river is dealt): ``hand``, ``street``, ``board``, ``pot``.
+* ``hand_end`` (to every seat of the hand): ``hand``, ``board``, ``shown``
+  (every seat still in at a showdown, empty when the others folded: its
+  ``seat``, its ``cards`` and its best ``hand`` in words), ``pots`` (the
+  main pot, then the side pots: ``amount``, ``seats`` that could win it,
+  ``winners``, the winning ``hand`` in words or null when won without a
+  showdown; chips nobody called come back as a pot of their owner's
+  alone), ``stacks`` after the pots were paid, ``profits`` (each seat's
+  chips won in the hand, negative when lost).
+* ``tournament_end`` (freezeout, to every seat): ``tournament``, ``places``
+  (1 for the winner, ties averaged), ``points`` (seats - place).
+
 Faults: the match goes on without a faulting seat (a timeout, a crash, an
 illegal or malformed reply): it is folded out of the hand in play (its chips
 there stay in the pot), dealt no more hands and told nothing more; in a

@@ -7,6 +7,10 @@ from typing import Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 
+#: the parameters that only one mode reads: the others are read by both
+MODE_OF = {"hands": "cash", "tournaments": "freezeout", "level_hands": "freezeout"}
+
+
 class HoldemParams(BaseModel):
     """One match: ``hands`` cash hands, or ``tournaments`` freezeouts."""
 
@@ -31,6 +35,19 @@ class HoldemParams(BaseModel):
         if self.small_blind > self.big_blind:
             raise ValueError(f"small_blind ({self.small_blind}) is more than big_blind ({self.big_blind})")
         return self
+
+    def check_mode(self) -> None:
+        """Refuse a parameter of the other mode set away from its default: it
+        would change nothing. Called by ``check_params`` on what a person
+        gave, not a model validator, so that code may still build one model
+        with both modes' values (tests/games/test_holdem.py does)."""
+        for name, mode in MODE_OF.items():
+            if self.mode != mode and getattr(self, name) != type(self).model_fields[name].default:
+                # named both ways: check_params cannot tell an option (arena holdem) from a -p key
+                option = "--" + name.replace("_", "-")
+                raise ValueError(f"{option} (-p {name}) is a parameter of {mode} matches and this one is "
+                                 f"{self.mode}, where it would change nothing: give mode {mode} with it, "
+                                 "or leave it out")
 
     def blinds(self, hand_in_tournament: int) -> tuple[int, int, int]:
         """(small blind, big blind, ante) for a hand: fixed in cash; in

@@ -22,6 +22,39 @@ refused        games whose chance is sampled inside the game (not from the
                that need parameters to load (``arena games openspiel --list``)
 =============  ==========================================================
 
+Messages
+========
+
+JSON lines, one object per line. Each match opens with ``match_start``
+(``params`` holds the ``game`` string, ``seat`` your seat from 0, ``players``
+one name per seat) and closes with ``match_end`` (no reply; ``scores`` are
+the game's returns, in seat order). Answer ``match_start`` with
+``{"type": "ready"}``, or ``{"type": "ready", "tensors": true}`` to be sent
+the observation tensors (``tensors`` is false when left out).
+
+At every state before the end, chance states included, each seat gets one
+message: ``act`` if it chooses now, else ``observe`` (no reply). At a
+simultaneous step every seat with a legal move gets its ``act`` before any
+reply is read. Both carry what the seat may know now:
+
+* ``move``: the decisions taken so far in the match (chance not counted);
+* ``observation``: OpenSpiel's observation string for this seat, null when
+  the game gives none;
+* ``information_state``: OpenSpiel's information-state string for this seat,
+  null when the game gives none;
+* ``public_tensor`` and ``private_tensor``: base64 of the compressed public
+  observation tensor and of this seat's private one, as OpenSpiel's
+  competition referee (HIGC) sends them; null unless your ``ready`` asked
+  for ``tensors``, or where the game does not provide them.
+
+``act`` adds ``legal``: every legal action of this seat now, each an object
+with ``action``, the action's id, and ``name``, OpenSpiel's name for it
+(``action_to_string``). Answer ``{"type": "action", "action": ID}`` with
+``action`` one of those ids; any other id is an ``illegal_action``, a line
+that is not such an object a ``malformed_reply``. ``observe`` adds
+``final``: true on the one message every seat gets after the last move,
+before ``match_end``.
+
 Everything here is rules: loading and checking a game string, and one
 match's state with chance as an explicit step (the caller draws the outcome).
 """
@@ -134,6 +167,13 @@ def players(game_string: str) -> int:
     return load(game_string).num_players()
 
 
+def utility(game_string: str) -> str:
+    """How the game's returns at the end add up, as its type declares it:
+    ``zero_sum``, ``constant_sum``, ``general_sum`` or ``identical`` (every
+    player gets the same)."""
+    return load(game_string).get_type().utility.name.lower()
+
+
 class OpenSpielMatch:
     """One match's state. Chance is an explicit step: ``chance_outcomes()``
     lists the outcomes with their probabilities and ``apply_chance(action)``
@@ -239,4 +279,4 @@ def pick(outcomes: list[tuple[int, float]], u: float) -> int:
 
 
 __all__ = ["DEFAULT_GAME", "Listed", "OpenSpielMatch", "OpenSpielParams", "catalogue", "load", "pick",
-           "players", "type_refusal"]
+           "players", "type_refusal", "utility"]

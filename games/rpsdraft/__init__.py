@@ -40,6 +40,28 @@ disqualified: the match stops with an ``illegal_action`` fault (a crash stops it
 with ``crashed``). The seed's game is symmetric (both seats act at once and are
 dealt alike), so seats do not alternate over a series.
 
+Messages
+========
+
+JSON lines, one object per line. Each match opens with ``match_start``
+(answered ``{"type": "ready"}``) and closes with ``match_end`` (no reply;
+``scores`` are the turns won, in seat order). Draft rounds and turns count
+from 0; a card is written as its code, such as ``"R7"``.
+
+* ``draft_pick`` (both seats at once, before either answers): ``round``, the
+  draft round; ``cards``, the two cards offered to you. Answer
+  ``{"type": "pick", "index": I}``: ``index`` 0 or 1 is the card you keep.
+* ``draft_receive`` (no reply): ``round``; ``card``, the card the opponent
+  did not keep this round, now in your deck.
+* ``main_play`` (both seats at once): ``turn``; ``hand``, your hand in
+  order; ``base``, the base card of this turn. Answer
+  ``{"type": "play", "index": I}``: ``index`` is the position in ``hand`` of
+  the card you play, from 0.
+* ``turn_result`` (no reply): ``turn``; ``base``; ``your_card``, the card you
+  played; ``opponent_card``, the card the opponent played; ``winner``, the
+  seat that won the turn; ``turns_won``, the turns won so far by each seat,
+  in seat order.
+
 The wire protocol is in ``protocols.rpsdraft`` and docs/protocols/rpsdraft.md.
 """
 

@@ -49,6 +49,46 @@ can cost (the ante and every bet of both rounds) for every hand not
 finished, the one in play included; the other keeps its score. A fault ends
 the match.
 
+Messages
+========
+
+JSON lines, one object per line. Each match opens with ``match_start``
+(answered ``{"type": "ready"}``; its ``role`` is ``"first"`` against a
+strategy file, null otherwise) and closes with ``match_end`` (no reply).
+Cards are always ``[low, high]``; hands count from 0; ``first_bettor`` and
+``folded`` are ``"you"``, ``"opponent"`` or null, seen from the receiver.
+
+* ``init`` (once per match, no reply): ``bet1`` and ``bet2``, the bet sizes
+  of rounds 1 and 2; ``hands``, the hands in the match; ``opponent``,
+  ``"bot"`` or ``"strategy"``.
+* ``new_hand`` (every hand, no reply): ``hand``; ``cards``, your two cards;
+  ``position``, ``"first"`` or ``"second"``; ``winnings``, your profit over
+  the previous hands of the match.
+* ``round1`` (your turn to bet in round 1): ``hand``; ``cards``; ``bets``,
+  the bets made so far in round 1 (a bet or a raise is one each);
+  ``options``, the legal actions now.
+* ``draw`` (your turn to draw): ``hand``; ``cards``; ``bets``, the bets made
+  in round 1; ``first_bettor``, who bet first in round 1 (null: nobody bet);
+  ``opp_drew``, how many cards the opponent drew (null for the first player,
+  who draws first). Answer ``{"type": "draw", "count": N}``: ``count`` is
+  the integer 0, 1 or 2.
+* ``round2`` (your turn to bet in round 2): ``hand``; ``cards``, after your
+  draw; ``bets1``, the bets made in round 1; ``bets2``, the bets made so far
+  in round 2; ``drew`` and ``opp_drew``, how many cards you and the opponent
+  drew; ``first_bettor``, as in ``draw``; ``options``.
+* Answer ``round1`` and ``round2`` with ``{"type": "action", "action": A}``:
+  ``action`` is one of ``options`` (``check``/``bet`` with nothing to call,
+  ``fold``/``call``/``raise`` facing a bet, no ``raise`` after 3 bets); a
+  ``fold`` with nothing to call is accepted and played as a check.
+* ``hand_end`` (every hand, no reply): ``hand``; ``profit``, your profit in
+  this hand; ``winnings``, your profit over the match so far; ``folded``,
+  who folded (null: there was a showdown); ``cards``, your cards at the end
+  of the hand; ``opp_cards``, the opponent's cards after a showdown, null
+  after a fold (folded cards are never shown).
+
+A reply that is not one of these objects is a ``malformed_reply``; an
+action or a draw count the rules do not allow now is an ``illegal_action``.
+
 Strategy files, the exact value of a strategy and the seed's generator are in
 ``games.twocarddraw._strategy`` and ``_solve``; the wire protocol in
 ``protocols.twocarddraw`` and docs/protocols/twocarddraw.md.

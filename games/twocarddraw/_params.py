@@ -21,9 +21,11 @@ class TwoCardDrawParams(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     hands: int = Field(default=10000, ge=1, le=100_000_000, description="hands in a match")
-    bet1: int | None = Field(default=None, ge=1, le=5, description="bet size in the first round (random if not given)")
+    bet1: int | None = Field(default=None, ge=1, le=5,
+                             description="bet size in the first round (if not given: the strategy file's, else 2)")
     bet2: int | None = Field(default=None, ge=1, le=15,
-                             description="bet size in the second round, bet1..3*bet1 (random if not given)")
+                             description="bet size in the second round, bet1..3*bet1 (if not given: the "
+                                         "strategy file's, else 2*bet1 when bet1 is given, else 4)")
     strategy: str | None = Field(default=None, description="a strategy file for the built-in opponent (one bot)")
 
     @model_validator(mode="after")

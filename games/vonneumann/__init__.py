@@ -44,6 +44,35 @@ match              ``sessions`` sessions (1000)
   finished, the one in play included; the other keeps its score. A fault
   ends the match. Tournaments keep one process per entrant by default.
 
+Messages
+========
+
+JSON lines. Each match opens with ``match_start`` (answered
+``{"type":"ready"}``) and closes with ``match_end`` (no reply). In every
+game A gets ``a_turn`` and, only after a bet, B gets ``b_turn``. Both carry:
+
+* ``match``: this match's index among those this process plays, from 0;
+* ``session``: the session within the match, and ``game``: the game within
+  the session, both from 0;
+* ``match_game``: the game within the match, from 0; A and B swap each time
+  it goes up;
+* ``card``: your card;
+* ``opponent_previous_card``: the opponent's card in the previous game of the
+  match if that game ended in a showdown, else -1 (also in the first game;
+  not reset between sessions);
+* ``money`` and ``opponent_money``: your money and the opponent's, before this
+  game's ante is settled.
+
+``a_turn`` adds ``max_bet``: the cut in force now, the smallest of the
+``max_bet`` parameter, your money and the opponent's. Answer
+``{"type":"bet","amount":N}``: ``amount`` is a whole number of dollars (a
+JSON number with no fraction, such as 7.0, counts as the integer); 0 or less
+passes, a larger one is cut to ``max_bet``; a fraction of a dollar is an
+illegal action.
+
+``b_turn`` adds ``bet``: A's bet after the cut, which you can always afford.
+Answer ``{"type":"call","call":true}`` to call, or with ``false`` to fold.
+
 The wire protocol and the plugin object are in ``protocols.vonneumann``
 (docs/protocols/vonneumann.md).
 """

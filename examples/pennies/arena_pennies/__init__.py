@@ -79,6 +79,7 @@ class PenniesMatch:
         self.params, self.names, self.match_index = params, names, match_index
         self.points = [0, 0]
         self.played = 0
+        self.sides: list[tuple[str, str]] = []  # every finished throw, both sides: told to both seats
 
     def context(self) -> dict[str, Any]:
         return {"round": self.played}
@@ -88,6 +89,10 @@ class PenniesMatch:
 
     def scores(self) -> list[float]:
         return [float(p) for p in self.points]
+
+    def known(self, seat: int) -> tuple:
+        # Both sides of every finished throw, never the other seat's side of the throw in play.
+        return (seat, self.played, tuple(self.sides))
 
     def forfeit(self, seat: int) -> list[float]:
         scores = self.scores()
@@ -103,6 +108,7 @@ class PenniesMatch:
             coins = yield from ask_all([(0, Choose(round=n)), (1, Choose(round=n))], Coin,
                                        '{"type": "coin", "side": "heads" or "tails"}')
             sides = (coins[0].side, coins[1].side)
+            self.sides.append(sides)
             won = winner(sides)
             self.points[won] += 1
             self.points[1 - won] -= 1
@@ -123,6 +129,9 @@ class PenniesPlugin(GamePlugin):
     max_reply_bytes = 256
     message_models = (*FRAMING_MODELS, Choose, Coin, RoundResult)
     playthrough_matches = (({"throws": 6}, 7),)
+
+    def invariants(self, params: PenniesParams) -> tuple[str, ...]:
+        return ("zero_sum",)  # every point one seat wins, the other loses
 
     def open_dialogue(self, params: PenniesParams, rng: random.Random, names: list[str],
                       match_index: int = 0) -> PenniesMatch:
