@@ -167,6 +167,14 @@ class DialogueRun(Protocol):
       the message that shows it on). ``arena check-game`` compares what each
       seat is told while another seat's private chance is unrevealed; without
       this method, it must never be revealed at all.
+    * ``known(seat) -> object``: what ``seat`` may know now (required by
+      ``arena check-game``): its own private chance, everything public and
+      everything it was shown, as a value that compares equal exactly when
+      the seat cannot tell two matches apart (a tuple, or a string such as
+      OpenSpiel's information state). Every message to the seat must follow
+      from it: check-game plays many matches and fails a game that tells a
+      seat two different things where ``known`` was the same, or whose
+      ``known`` changes with another seat's unrevealed private chance.
     * ``seat_gone(seat) -> bool``: ``seat`` faulted (timed out, crashed, or
       sent a reply the dialogue reported in ``Exchange.fault``); True if the
       game plays on without it for the rest of the match (the dialogue never
@@ -270,6 +278,14 @@ class GamePlugin:
     message_models: ClassVar[tuple[type[BaseModel], ...]] = ()
 
     # --- scoring ----------------------------------------------------------
+    def invariants(self, params: BaseModel) -> tuple[str, ...] | None:
+        """What always holds of a match's payoffs with ``params`` (required:
+        ``arena check-game`` fails a game that declares nothing, and checks
+        what it declares at every step of many matches): ``("zero_sum",)``
+        when the payoffs always add up to zero, ``("constant_sum",)`` when
+        always to one total, ``()`` when neither holds. None: not declared."""
+        return None
+
     def aggregate(self, per_match: Sequence[Sequence[float]]) -> list[float]:
         """One score per seat from a series of matches (default: the sum)."""
         return [float(sum(col)) for col in zip(*per_match)]
@@ -352,9 +368,12 @@ class GamePlugin:
     # --- a person in a seat -----------------------------------------------
     def seat_view(self, params: BaseModel, seat: int) -> Any:
         """How ``seat``'s messages read to a person playing it (``human`` in
-        place of a bot): a ``protocols.seatview.SeatView``. The default is
-        the plain one, which shows each line and takes a typed reply line;
-        a game overrides it to speak in words and name the legal choices."""
+        place of a bot), and the legal choices by name at each decision: a
+        ``protocols.seatview.SeatView``. Required: ``arena check-game`` holds
+        the dialogue to the choices it names (each is accepted; any other
+        reply is refused and charged to the seat that sent it) and fails a
+        game that keeps the default, the plain view, which shows each line
+        and takes a typed reply line."""
         from .seatview import SeatView
 
         return SeatView(seat, params.model_dump(mode="json"))

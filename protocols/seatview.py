@@ -50,6 +50,10 @@ class Turn:
     question: str = "Your move"
     auto: str | None = None
     raw: bool = False
+    #: the choices are not every legal reply: others mean the same as one of
+    #: them (vonneumann cuts a bet over the limit to it), so ``arena
+    #: check-game`` holds the dialogue to accepting these, not to refusing the rest
+    partial: bool = False
 
     def prompt(self) -> str:
         """The prompt line: the question, then the choices in brackets."""

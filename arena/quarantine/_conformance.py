@@ -11,14 +11,26 @@ and random bad ones. The contract they hold a game to:
 * every JSON message and reply validates against the schema the game
   publishes (``message_models``);
 * the golden playthrough exists and is reproduced line for line;
-* there is a rules page, and every parameter has a default and a description;
-* every numeric parameter has bounds, and a match plays at each
-  (``_soundness``, as are the next three);
-* no seat is told anything that depends on another seat's private chance
-  before the game reveals it;
-* the dialogue accepts a reply exactly when the engine's legal set has it,
-  and charges every refused reply to the seat that sent it;
-* a seat that faults never scores more than it would have by playing on.
+* there is a rules page naming the fields of every message, and only
+  those; every parameter has a default and a description;
+* a seat that faults never scores more than it would have by playing on,
+  by the game's own fault rule;
+* the payoffs keep the invariants the game declares (``_soundness``, as
+  are the rest);
+* matches play with one ``match_index`` per seat;
+* the seat view names the choices of every decision, the game's own
+  replies among them;
+* every numeric parameter has bounds, a match plays at each, and every
+  parameter changes the play;
+* every message to a seat follows from what the seat may know
+  (``known``), and nothing a seat knows depends on another seat's private
+  chance before the game reveals it;
+* the dialogue accepts a reply exactly when it is a legal choice (the seat
+  view's, and the engine's legal set), and charges every refused reply to
+  the seat that sent it.
+
+A check that cannot run because the game lacks what it needs is a failure
+that says what to add, never a pass.
 """
 
 from __future__ import annotations
@@ -115,11 +127,12 @@ def check_game(plugin: GamePlugin) -> list[Check]:
     """Every check, in order; each one runs even if an earlier one failed."""
     checks = [_check_contract, _check_rules, _check_golden, _check_determinism,
               _check_legal_play, _check_bad_replies, _check_fault_never_pays, _check_schemas,
+              _soundness.check_invariants, _soundness.check_match_indexes, _soundness.check_seat_views,
               _soundness.check_parameters, _soundness.check_information,
               _soundness.check_legality_and_attribution]
     results: list[Check] = []
     for n, check in enumerate(checks):
-        name = check.__name__.removeprefix("_check_").replace("_", " ")
+        name = _name(check)
         Guarded.failed = None
         try:
             got = check(plugin)
@@ -134,10 +147,14 @@ def check_game(plugin: GamePlugin) -> list[Check]:
             if results[-1].ok or str(error) not in results[-1].summary:
                 results.append(Check(name, False, str(error)))
             for rest in checks[n + 1:]:
-                results.append(Check(rest.__name__.removeprefix("_check_").replace("_", " "), False,
+                results.append(Check(_name(rest), False,
                                      f"not run: the game's own code failed in the '{name}' check ({error.what})"))
             break
     return results
+
+
+def _name(check: Any) -> str:
+    return check.__name__.removeprefix("_check_").removeprefix("check_").replace("_", " ")
 
 
 def _check_contract(plugin: GamePlugin) -> Check:
@@ -176,7 +193,55 @@ def _check_rules(plugin: GamePlugin) -> Check:
     if len(text.split()) < 20:
         return Check("rules page", False, f"the plugin's rules page has {len(text.split())} words; "
                      "write the rules a bot author needs in `rules`")
-    return Check("rules page", True, f"{len(text.splitlines())} lines")
+    problem = _rules_fields_problem(plugin, text)
+    if problem:
+        return Check("rules page", False, problem)
+    own = _own_fields(plugin)
+    said = f"; the {sum(len(f) for f in own.values())} fields of its messages and replies named on it" if own else ""
+    return Check("rules page", True, f"{len(text.splitlines())} lines{said}")
+
+
+def _fields(model: Any) -> set[str]:
+    """The field names of a message model as the wire spells them (nested models' too)."""
+    schema = model.model_json_schema(by_alias=True)
+    names = set(schema.get("properties", {}))
+    for sub in schema.get("$defs", {}).values():
+        names |= set(sub.get("properties", {}))
+    return names
+
+
+def _own_fields(plugin: GamePlugin) -> dict[str, set[str]]:
+    """The game's own message types (the framing's left out) -> their fields but ``type``."""
+    from protocols.jsonlines import FRAMING_MODELS
+
+    out = {}
+    for model in plugin.message_models:
+        if model in FRAMING_MODELS:
+            continue
+        type_name = model.model_fields["type"].annotation.__args__[0]
+        out[type_name] = _fields(model) - {"type"}
+    return out
+
+
+def _rules_fields_problem(plugin: GamePlugin, text: str) -> str | None:
+    """A JSON game's rules page and its schemas must name the same fields:
+    every field of the game's messages is on the page, and every key the
+    page writes as JSON (``"name":``) is a field of some message."""
+    if not plugin.message_models:
+        return None
+    import re
+
+    for type_name, fields in sorted(_own_fields(plugin).items()):
+        for name in sorted(fields):
+            if not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text):
+                return (f"the field {name!r} of the message {type_name!r} is not on the rules page: a bot author "
+                        "reading it would not know the field (name it where the message is described)")
+    every = set().union(*(_fields(m) for m in plugin.message_models))
+    for key in sorted(set(re.findall(r'"([A-Za-z_][\w-]*)"\s*:', text))):
+        if key not in every:
+            return (f"the rules page writes a field {key!r} that no message or reply of the game has (its "
+                    f"schemas name {', '.join(sorted(every - {'type'}))}): the page and the wire disagree")
+    return None
 
 
 def _check_golden(plugin: GamePlugin) -> Check:
@@ -325,7 +390,11 @@ def _check_fault_never_pays(plugin: GamePlugin) -> Check:
                 replies = []
                 if exchange.reply:
                     for seat in {s for s, _ in exchange.sends}:
-                        faulting.append((len(faulting), seat, forfeit_scores(run, [seat])[seat]))
+                        # The game's own rule, as its rules page promises it (the arena's
+                        # correction of a rule that pays would hide the game's mistake).
+                        rule = getattr(run, "forfeit", None)
+                        score = float(rule(seat)[seat]) if rule is not None else forfeit_scores(run, [seat])[seat]
+                        faulting.append((len(faulting), seat, score))
                     replies = [plugin.random_reply(run, s, p, rng) for s, p in exchange.sends]
         except StopIteration:
             pass
@@ -334,14 +403,24 @@ def _check_fault_never_pays(plugin: GamePlugin) -> Check:
         for n, seat, score in faulting:
             gain = score - final[seat]
             if gain > 1e-9 and (worst is None or gain > worst[0]):
-                worst = (gain, f"seed {seed}: seat {seat} faulting at reply {n} scores {score:g}, "
-                               f"playing on to the end {final[seat]:g}")
+                whose = "by the game's fault rule (forfeit)" if getattr(run, "forfeit", None) else \
+                    "by the arena's fault rule (the game has no forfeit)"
+                worst = (gain, f"seed {seed}: seat {seat} faulting at reply {n} scores {score:g} {whose}, "
+                               f"playing on to the end {final[seat]:g}: a bot could cut its losses by faulting")
     if worst is not None:
         return Check("fault never pays", False, worst[1],
                      ["forfeit(seat) must give the faulting seat no more than the worst it could have had "
-                      "by playing on legally: its score so far minus the most the rest of the match can cost"])
-    return Check("fault never pays", True, f"{points} fault points in {MATCHES} random matches: none scores "
-                 "more than playing on")
+                      "by playing on legally: its score so far minus the most the rest of the match can cost",
+                      "(in play the arena replaces a rule that pays more than the score so far by its own; "
+                      "the rules page should say the rule that applies)"])
+    rule = "the game's fault rule" if worst is None and _has_forfeit(plugin) else "the arena's fault rule"
+    return Check("fault never pays", True, f"{points} fault points in {MATCHES} random matches: by {rule}, none "
+                 "scores more than playing on")
+
+
+def _has_forfeit(plugin: GamePlugin) -> bool:
+    raw, seed = plugin.playthrough_matches[0]
+    return getattr(_open(plugin, dict(raw), seed), "forfeit", None) is not None
 
 
 def _forfeit_problem(run: Any, seat: int) -> str | None:

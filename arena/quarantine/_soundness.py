@@ -37,12 +37,72 @@ CANDIDATES = 8
 EXTREME_STEPS = 300
 
 
-def _open(plugin: GamePlugin, raw: dict[str, Any], seed: int, redraw: dict[int, int] | None = None) -> Any:
+def _open(plugin: GamePlugin, raw: dict[str, Any], seed: int, redraw: dict[int, int] | None = None,
+          seats: int | None = None) -> Any:
     params = game_params(plugin, raw, keys=True)
-    names = [chr(ord("a") + i) for i in range(_seats(plugin, params))]
+    names = [chr(ord("a") + i) for i in range(seats or _seats(plugin, params))]
     rng = chance_stream(seed)
     setattr(rng, REDRAW_ATTRIBUTE, _Watch(redraw or {}))
     return plugin.open_dialogue(params, rng, names, 0), rng
+
+
+def seat_counts(plugin: GamePlugin, raw: dict[str, Any]) -> list[int]:
+    """The table sizes a check plays: the smallest and largest the game
+    accepts with ``raw``, and one between."""
+    params = game_params(plugin, raw, keys=True)
+    fixed = plugin.fixed_seats(params)
+    if fixed is not None:
+        return [fixed]
+    ok = []
+    for n in range(plugin.spec.min_seats, min(plugin.spec.max_seats, plugin.spec.min_seats + 8) + 1):
+        try:
+            plugin.check_seats(params, n)
+        except ValueError:
+            continue
+        ok.append(n)
+    return sorted({ok[0], ok[len(ok) // 2], ok[-1]}) if ok else [_seats(plugin, params)]
+
+
+def has_own_view(plugin: GamePlugin) -> bool:
+    return type(plugin).seat_view is not GamePlugin.seat_view
+
+
+#: the most amounts of one choice a check turns into replies (the ends and an even spread beyond)
+AMOUNTS = 2000
+
+
+@dataclass(slots=True)
+class Offer:
+    """The choices a seat view named at one decision, as the replies they make."""
+
+    replies: dict[str, str]  # the reply line -> the choice as a person types it
+    complete: bool  # False: some choice's amounts were too many to list, only a spread of them is here
+
+
+def offer_of(view: Any, turn: Any) -> Offer | None:
+    """The replies ``turn``'s choices make through ``view``; None when the
+    view named no choice (the plain view, or a message it took for no question)."""
+    if turn is None or turn.raw:
+        return None
+    if turn.auto is not None:  # the view's one answer: other spellings or options may be legal too
+        return Offer({turn.auto: "(answered by the view)"}, False)
+    if not turn.choices:
+        return None
+    replies: dict[str, str] = {}
+    complete = not turn.partial
+    for c in turn.choices:
+        if c.low is None:
+            replies[view.reply(c, None)] = c.word
+            continue
+        span = c.high - c.low + 1
+        if span > AMOUNTS:
+            complete = False
+            amounts = sorted({c.low, c.high, *range(c.low, c.high + 1, max(1, span // AMOUNTS))})
+        else:
+            amounts = range(c.low, c.high + 1)
+        for a in amounts:
+            replies[view.reply(c, a)] = f"{c.word} {a}"
+    return Offer(replies, complete)
 
 
 class _Watch(dict):
@@ -59,12 +119,28 @@ class _Watch(dict):
 
 @dataclass(slots=True)
 class Step:
-    """One yield of a dialogue: what it sent, and the replies it was given."""
+    """One yield of a dialogue: what it sent, and the replies it was given;
+    what each seat sent to knew then (``known``), and what its seat view
+    offered where it was asked (``offers``)."""
 
     sends: list[tuple[int, bytes]]
     asks: bool
     replies: list[str] = field(default_factory=list)
     revealed: frozenset[int] = frozenset()
+    known: dict[int, str] = field(default_factory=dict)
+    offers: dict[int, Offer | None] = field(default_factory=dict)
+
+
+def known_of(run: Any, seat: int) -> str | None:
+    """``run.known(seat)`` as a comparable text, or None when the game has no ``known``."""
+    method = getattr(run, "known", None)
+    if method is None:
+        return None
+    return repr(method(seat))
+
+
+class ViewError(Exception):
+    """A seat view raised on a message of its own game."""
 
 
 def _revealed(run: Any, seats: int) -> frozenset[int]:
@@ -72,16 +148,34 @@ def _revealed(run: Any, seats: int) -> frozenset[int]:
     return frozenset(s for s in range(seats) if method is not None and method(s))
 
 
+def _feed(views: dict[int, Any], plugin: GamePlugin, params: Any, seat: int, payload: bytes) -> Any:
+    """Every line of ``payload`` to ``seat``'s view; the last turn it made."""
+    view = views.get(seat)
+    if view is None:
+        view = views[seat] = plugin.seat_view(params, seat)
+    turn = None
+    for line in payload.decode("utf-8", "replace").splitlines():
+        try:
+            got = view.feed(line)
+        except Exception as exc:
+            raise ViewError(f"seat {seat}'s seat view raised {type(exc).__name__}: {exc} on {line!r}") from exc
+        turn = got if got is not None else turn
+    return turn
+
+
 def _record(plugin: GamePlugin, raw: dict[str, Any], seed: int,
-            at_decision: Any = None) -> tuple[Any, list[Step], Any]:
+            at_decision: Any = None, seats: int | None = None) -> tuple[Any, list[Step], Any]:
     """A match with random legal replies: its steps, and the chance stream's
     re-draw table. ``at_decision(run, step_index, seat, payload)`` is called
     at every reply asked for, before it is chosen."""
-    run, rng = _open(plugin, raw, seed)
-    seats = len(getattr(run, "names", None) or []) or _seats(plugin, game_params(plugin, raw, keys=True))
+    run, rng = _open(plugin, raw, seed, seats=seats)
+    params = game_params(plugin, raw, keys=True)
+    seats = seats or _seats(plugin, params)
     choose = random.Random(seed)
     gen = Guarded(run, plugin.spec.id, CHECK_STEP_SECONDS)
     steps: list[Step] = []
+    views: dict[int, Any] = {}
+    own_view = has_own_view(plugin)
     replies: list[str] | None = None
     try:
         while True:
@@ -89,6 +183,17 @@ def _record(plugin: GamePlugin, raw: dict[str, Any], seed: int,
             if exchange.fault is not None:
                 raise exchange.fault
             step = Step(list(exchange.sends), exchange.reply, revealed=_revealed(run, seats))
+            for seat, payload in exchange.sends:
+                known = known_of(run, seat)
+                if known is not None:
+                    step.known[seat] = known
+                turn = _feed(views, plugin, params, seat, payload) if own_view else None
+                if exchange.reply:
+                    try:
+                        step.offers[seat] = offer_of(views[seat], turn) if own_view else None
+                    except Exception as exc:
+                        raise ViewError(f"seat {seat}'s seat view raised {type(exc).__name__}: {exc} making "
+                                        f"the replies of its choices to {payload.decode().strip()!r}") from exc
             if exchange.reply:
                 for seat, payload in exchange.sends:
                     if at_decision is not None:
@@ -103,13 +208,13 @@ def _record(plugin: GamePlugin, raw: dict[str, Any], seed: int,
 
 def _replay(plugin: GamePlugin, raw: dict[str, Any], seed: int, steps: list[Step], upto: int,
             last: list[str] | None = None, redraw: dict[int, int] | None = None,
-            watch: Any = None) -> tuple[str, Any]:
+            watch: Any = None, seats: int | None = None) -> tuple[str, Any]:
     """Play ``steps[:upto]`` again with their recorded replies, then give the
     dialogue ``last`` (if any) as the replies of step ``upto``. Returns
     ``("accepted", None)``, ``("refused", ProtocolError)``,
     ``("ended", None)`` or ``("raised", exception)``. ``watch(run, step)`` sees
     every step of the replay as it is yielded."""
-    run, _ = _open(plugin, raw, seed, redraw)
+    run, _ = _open(plugin, raw, seed, redraw, seats)
     gen = Guarded(run, plugin.spec.id, CHECK_STEP_SECONDS)
     replies: list[str] | None = None
     try:
@@ -145,11 +250,11 @@ def _reply_models(plugin: GamePlugin) -> dict[str, type[Reply]]:
 def _canonical(line: str, models: dict[str, type[Reply]]) -> str | None:
     """A reply as its model reads it (so spellings of one reply compare equal),
     or None when no reply model takes it."""
+    if not models:
+        return line.strip()  # a text protocol: the line is the reply
     try:
         data = json.loads(line)
-        model = models[data["type"]] if models else None
-        if model is None:
-            return line.strip()
+        model = models[data["type"]]
         return json.dumps(model.model_validate(data).model_dump(mode="json"), sort_keys=True)
     except Exception:
         return None
@@ -202,24 +307,42 @@ class _Probe:
     refused_by_seat: dict[int, int] = field(default_factory=dict)
     legality: str | None = None
     attribution: str | None = None
+    source: str = ""
 
 
 def _probe_legality(plugin: GamePlugin) -> _Probe | None:
-    """Try replies at decision points of a few matches; None when the game
-    gives no legal set."""
+    """Try replies at decision points of a few matches: the choices the seat
+    view names (and the engine's legal set, when the game gives one) must be
+    accepted, anything else refused and charged to the seat that sent it.
+    None when the game names no choices at all."""
     models = _reply_models(plugin)
     probe = _Probe()
     raw = dict(plugin.playthrough_matches[0][0])
+    sources = set()
     for m in range(MATCHES):
         seed = 2000 + m
         legal_at: dict[tuple[int, int], list[str]] = {}
+        engine_at: set[tuple[int, int]] = set()
 
         def note(run: Any, step: int, seat: int, payload: bytes) -> None:
             legal = plugin.legal_replies(run, seat, payload)
             if legal is not None:
                 legal_at[(step, seat)] = list(legal)
+                engine_at.add((step, seat))
 
         _, steps, _ = _record(plugin, raw, seed, note)
+        complete: set[tuple[int, int]] = set()
+        for n, step in enumerate(steps):
+            for seat, offer in step.offers.items():
+                if offer is None:
+                    continue
+                legal_at.setdefault((n, seat), []).extend(offer.replies)
+                if offer.complete or (n, seat) in engine_at:
+                    complete.add((n, seat))
+                sources.add("the seat views' named choices")
+        complete |= engine_at
+        if engine_at:
+            sources.add("the engine's legal set")
         if not legal_at:
             if m == 0:
                 return None
@@ -235,29 +358,37 @@ def _probe_legality(plugin: GamePlugin) -> _Probe | None:
             step = steps[step_no]
             index = [s for s, _ in step.sends].index(seat)
             payload = step.sends[index][1]
+            told = payload.decode().strip()
             legal = {_canonical(line, models) for line in legal_at[(step_no, seat)]}
             if None in legal:
-                probe.legality = (f"seed {seed}: legal_replies gives a reply for seat {seat} that its own reply "
-                                  f"models refuse (to {payload.decode().strip()!r})")
+                bad = next(line for line in legal_at[(step_no, seat)] if _canonical(line, models) is None)
+                probe.legality = (f"seed {seed}: seat {seat} may reply {bad!r} to {told!r} by the game's own "
+                                  "choices, but its reply models refuse that line")
                 return probe
-            for line in [*_candidates(legal_at[(step_no, seat)], models, rng), "not a reply"]:
+            offer = step.offers.get(seat)
+            named = list(offer.replies) if offer is not None else []
+            tries = [*named[:CANDIDATES // 2], *_candidates(legal_at[(step_no, seat)], models, rng), "not a reply"]
+            for line in dict.fromkeys(tries):
                 probe.tried += 1
                 replies = list(step.replies)
                 replies[index] = line
                 outcome, error = _replay(plugin, raw, seed, steps, step_no, replies)
-                is_legal = _canonical(line, models) in legal
-                told = payload.decode().strip()
+                canonical = _canonical(line, models)
+                is_legal = canonical in legal
                 if outcome == "raised":
                     probe.legality = (f"seed {seed}: seat {seat} replied {line!r} to {told!r} and the game raised "
                                       f"{type(error).__name__}: {error}, not a ProtocolError")
                     return probe
-                if outcome == "accepted" and not is_legal:
-                    probe.legality = (f"seed {seed}: seat {seat} replied {line!r} to {told!r}; the engine's legal "
-                                      "set (legal_replies) does not allow it, yet the dialogue accepted it")
+                if outcome == "accepted" and not is_legal and (step_no, seat) in complete:
+                    names = "/".join(offer.replies.values()) if offer is not None else "its legal set"
+                    probe.legality = (f"seed {seed}: seat {seat} replied {line!r} to {told!r}, which is none of "
+                                      f"the legal choices ({names}), yet the dialogue accepted it")
                     return probe
                 if outcome == "refused" and is_legal:
-                    probe.legality = (f"seed {seed}: seat {seat} replied {line!r} to {told!r}; the engine's legal "
-                                      f"set allows it, yet the dialogue refused it: {error}")
+                    said = f" (the choice '{offer.replies[line]}' of the seat view)" if offer and line in offer.replies \
+                        else ""
+                    probe.legality = (f"seed {seed}: seat {seat} replied {line!r}{said} to {told!r}; the game "
+                                      f"names it a legal choice, yet the dialogue refused it: {error}")
                     return probe
                 if outcome == "refused":
                     if error.seat != seat and probe.attribution is None:
@@ -265,7 +396,13 @@ def _probe_legality(plugin: GamePlugin) -> _Probe | None:
                                              f"was charged to seat {error.seat} ({error.reason}): a bad reply is "
                                              "the fault of the seat that sent it")
                     probe.refused_by_seat[seat] = probe.refused_by_seat.get(seat, 0) + 1
+    probe.source = " and ".join(sorted(sources))
     return probe
+
+
+NO_CHOICES = ("the game names no legal choices: give it a seat view (GamePlugin.seat_view, a "
+              "protocols.seatview.SeatView whose turns list the choices of each decision), and optionally the "
+              "engine's legal set (GamePlugin.legal_replies)")
 
 
 def check_legality_and_attribution(plugin: GamePlugin) -> list[Check]:
@@ -275,11 +412,12 @@ def check_legality_and_attribution(plugin: GamePlugin) -> list[Check]:
         failed = Check("legality", False, f"raised {type(exc).__name__}: {exc}")
         return [failed, Check("attribution", False, "not checked: the legality probe raised")]
     if probe is None:
-        note = "not checked: the game gives no legal set (GamePlugin.legal_replies)"
-        return [Check("legality", True, note), Check("attribution", True, note)]
+        return [Check("legality", False, f"cannot be checked: {NO_CHOICES}"),
+                Check("attribution", False, "cannot be checked: no reply is known to be illegal without the "
+                      "game's legal choices (see legality)")]
     legality = (Check("legality", False, probe.legality) if probe.legality else
                 Check("legality", True, f"{probe.tried} replies at {probe.decisions} decisions: the dialogue "
-                      "accepted exactly those in the engine's legal set"))
+                      f"accepted exactly the legal choices ({probe.source})"))
     if probe.attribution:
         attribution = Check("attribution", False, probe.attribution)
     elif probe.legality:
@@ -293,45 +431,112 @@ def check_legality_and_attribution(plugin: GamePlugin) -> list[Check]:
 # -- information --------------------------------------------------------------------------
 
 
+#: matches per table size the information check plays (each seat's private chance re-drawn in each)
+INFO_MATCHES = 8
+
+
+class _Told:
+    """What each seat was told, by what it knew then, over every match played:
+    two different messages to one seat that knew the same are a leak."""
+
+    def __init__(self) -> None:
+        self.by_known: dict[tuple[int, int, int, str], tuple[bytes, str]] = {}
+        self.messages = 0
+
+    def add(self, seats: int, seat: int, nth: int, known: str, payload: bytes, where: str,
+            hidden: int | None = None) -> str | None:
+        """The ``nth`` message to ``seat`` since what it knows last changed."""
+        self.messages += 1
+        key = (seats, seat, nth, known)
+        before = self.by_known.setdefault(key, (payload, where))
+        if before[0] == payload:
+            return None
+        return (f"seat {seat} of {seats} was told {before[0].decode().strip()!r} ({before[1]}) and "
+                f"{payload.decode().strip()!r} ({where}), knowing the same both times (known({seat}) = "
+                f"{_short(known)}): the message tells the seat something it may not know"
+                + (f" (what seat {seat} is told depends on seat {hidden}'s private chance)"
+                   if hidden is not None and "re-drawn" not in before[1] else ""))
+
+
+def _nths(sent: list[tuple[Any, ...]]) -> list[int]:
+    """For each message ``(seat, payload, known, ...)``, how many its seat was
+    sent since its ``known`` last changed: a game may tell a seat several
+    things in a row with nothing new happening between them."""
+    last: dict[int, tuple[str, int]] = {}
+    out = []
+    for s, _, known, *_ in sent:
+        before, count = last.get(s, (None, -1))
+        count = count + 1 if before == known else 0
+        last[s] = (known, count)
+        out.append(count)
+    return out
+
+
+def _short(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def check_information(plugin: GamePlugin) -> Check:
-    """Each seat's private chance re-drawn in turn: what every other seat is
-    told must not change until the game reveals the re-drawn seat's chance."""
+    """Every message to a seat follows from what the seat may know
+    (``known(seat)``), over whole matches at many seeds and every table
+    size: a seat told two things knowing the same fails. And each seat's
+    private chance re-drawn in turn: what the other seats know must not
+    change until the game reveals it."""
     raw = dict(plugin.playthrough_matches[0][0])
-    compared = 0
+    run, _ = _open(plugin, raw, 3000)
+    if getattr(run, "known", None) is None:
+        return Check("information", False, "cannot be checked: the game's dialogue run has no known(seat), what "
+                     "the seat may know now (its own private chance and everything public, as OpenSpiel's "
+                     "information state); add it, and check-game holds every message to it")
+    told = _Told()
     private: set[int] = set()
-    for m in range(MATCHES):
-        seed = 3000 + m
-        run, steps, watch = _record(plugin, raw, seed)
-        seats = len({s for step in steps for s, _ in step.sends})
-        private |= set(watch.asked)
-        for hidden in sorted(watch.asked):
-            told: list[tuple[int, bytes, bool]] = []
+    replayed = compared = cut = 0
+    tables = seat_counts(plugin, raw)
+    for seats in tables:
+        for m in range(INFO_MATCHES):
+            seed = 3000 + m
+            _, steps, watch = _record(plugin, raw, seed, seats=seats)
+            sent = [(s, p, step.known[s]) for step in steps for s, p in step.sends]
+            for n, (s, p, k), nth in zip(range(len(sent)), sent, _nths(sent)):
+                leak = told.add(seats, s, nth, k, p, f"seed {seed}, message {n}")
+                if leak:
+                    return Check("information", False, leak)
+            private |= set(watch.asked)
+            for hidden in sorted(watch.asked):
+                seen: list[tuple[int, bytes, str, bool]] = []
 
-            def see(r: Any, exchange: Any, hidden: int = hidden) -> None:
-                shown = hidden in _revealed(r, seats)
-                told.extend((s, p, shown) for s, p in exchange.sends)
+                def see(r: Any, exchange: Any, hidden: int = hidden, seats: int = seats) -> None:
+                    shown = hidden in _revealed(r, seats)
+                    seen.extend((s, p, known_of(r, s), shown) for s, p in exchange.sends)
 
-            # the replay stops at the first reply the re-drawn match refuses:
-            # what follows is another match, and compared no further
-            _replay(plugin, raw, seed, steps, len(steps), None, {hidden: m}, see)
-            original = [(s, p, hidden in step.revealed) for step in steps for s, p in step.sends]
-            for (s0, p0, shown0), (s1, p1, shown1) in zip(original, told):
-                if shown0 or shown1:
-                    break
-                if s0 != s1:
-                    break
-                if s0 != hidden and p0 != p1:
-                    return Check("information", False,
-                                 f"seed {seed}: seat {s0} was told {p0.decode().strip()!r}, but "
-                                 f"{p1.decode().strip()!r} when seat {hidden}'s private chance was re-drawn, "
-                                 f"before the game revealed it: what seat {s0} is told depends on seat "
-                                 f"{hidden}'s hidden chance")
-                compared += s0 != hidden
-    if not private:
-        return Check("information", True, "not checked: the game draws no chance private to a seat "
-                     "(protocols.private_chance)")
-    return Check("information", True, f"seats {sorted(private)} re-drawn in turn: {compared} messages to the "
-                 "other seats unchanged until the game revealed them")
+                _replay(plugin, raw, seed, steps, len(steps), None, {hidden: m + 1}, see, seats)
+                replayed += 1
+                original = [(s, p, step.known[s], hidden in step.revealed) for step in steps for s, p in step.sends]
+                cut += len(seen) < len(original)
+                where = f"seed {seed} with seat {hidden}'s private chance re-drawn, message "
+                for n, (s1, p1, k1, _), nth in zip(range(len(seen)), seen, _nths(seen)):
+                    leak = told.add(seats, s1, nth, k1, p1, where + str(n), hidden)
+                    if leak:
+                        return Check("information", False, leak)
+                for n, ((s0, _, k0, shown0), (s1, _, k1, shown1)) in enumerate(zip(original, seen)):
+                    # Once the game shows the re-drawn chance (or the match goes another way), the two
+                    # matches may differ in what the seats know: from there on they are compared by it.
+                    if s0 != s1 or shown0 or shown1:
+                        break
+                    if s0 == hidden:
+                        continue
+                    if k0 != k1:
+                        return Check("information", False,
+                                     f"{where}{n}: known({s0}) was {_short(k0)}, and {_short(k1)} after the "
+                                     f"re-draw, before the game revealed seat {hidden}'s private chance: what "
+                                     f"seat {s0} knows depends on seat {hidden}'s hidden chance")
+                    compared += 1
+    chance = (f"each seat's private chance ({sorted(private)}) re-drawn in {replayed} replays, {compared} "
+              "messages compared" + (f" ({cut} replays cut short where the re-drawn match refused a recorded "
+                                     "reply)" if cut else "")
+              if private else "no chance private to a seat is drawn (protocols.private_chance)")
+    return Check("information", True, f"{told.messages} messages in {INFO_MATCHES * len(tables)} matches at "
+                 f"{'/'.join(map(str, tables))} seats each followed from what its seat knew; {chance}")
 
 
 # -- parameters ---------------------------------------------------------------------------
@@ -382,17 +587,100 @@ def check_parameters(plugin: GamePlugin) -> Check:
             if problem:
                 problems.append(f"{name}={value} (an end of its range): {problem}")
             played += 1
+    idle = _ignored_parameters(plugin)
+    problems.extend(idle)
     if problems:
         return Check("parameters", False, problems[0], problems[1:])
-    return Check("parameters", True, f"every numeric parameter has bounds; {played} matches started at them")
+    return Check("parameters", True, f"every numeric parameter has bounds; {played} matches started at them; "
+                 "changing any parameter changes the play")
 
 
-def _play_briefly(plugin: GamePlugin, run: Any) -> str | None:
+#: matches (seeds) a changed parameter is played in before it is called ignored
+IGNORED_SEEDS = 4
+
+
+def _other_values(info: Any, default: Any) -> list[Any]:
+    """Values of a parameter other than ``default`` worth trying: the ends of a
+    number's range, the other side of a flag, the other members of a choice."""
+    import typing
+
+    if info.annotation is bool:
+        return [not default]
+    args = typing.get_args(info.annotation)
+    if typing.get_origin(info.annotation) is typing.Literal:
+        return [a for a in args if a != default]
+    if _numeric(info):
+        low, high = _bounds(info)
+        return [v for v in dict.fromkeys((low, high)) if v is not None and v != default]
+    return []
+
+
+def _play_record(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> list[Any] | None:
+    """What a match of ``raw`` does with random legal replies: every message
+    (a JSON message's echo of the parameters left out) and the outcome, up
+    to EXTREME_STEPS exchanges; None when ``raw`` cannot be played."""
+    try:
+        run, _ = _open(plugin, raw, seed)
+    except Exception:
+        return None
+    rng = random.Random(seed)
+    gen = Guarded(run, plugin.spec.id, CHECK_STEP_SECONDS)
+    seen: list[Any] = []
+    replies: list[str] | None = None
+    try:
+        for _ in range(EXTREME_STEPS):
+            exchange = gen.send(replies)
+            if exchange.fault is not None:
+                return None
+            for seat, payload in exchange.sends:
+                try:
+                    message = json.loads(payload)
+                    if isinstance(message, dict):
+                        message.pop("params", None)
+                    seen.append((seat, json.dumps(message, sort_keys=True)))
+                except ValueError:
+                    seen.append((seat, payload))
+            replies = [plugin.random_reply(run, s, p, rng) for s, p in exchange.sends] if exchange.reply else []
+            seen.append(tuple(replies))
+    except StopIteration as stop:
+        seen.append(("outcome", list(stop.value.payoffs), stop.value.hands))
+    except Exception:
+        return None
+    return seen
+
+
+def _ignored_parameters(plugin: GamePlugin) -> list[str]:
+    """A parameter whose other values play exactly as its default, over
+    IGNORED_SEEDS matches, is accepted and ignored: named."""
+    base = dict(plugin.playthrough_matches[0][0])
+    problems = []
+    defaults = game_params(plugin, base, keys=True).model_dump()
+    plays = {seed: _play_record(plugin, base, seed) for seed in range(8000, 8000 + IGNORED_SEEDS)}
+    if any(v is None for v in plays.values()):
+        return []  # the plain play fails: other checks say why
+    for name, info in plugin.Params.model_fields.items():
+        others = _other_values(info, defaults.get(name))
+        tried, same = [], True
+        for value in others:
+            got = {seed: _play_record(plugin, {**base, name: value}, seed) for seed in plays}
+            if any(g is None for g in got.values()):
+                continue  # refused with these parameters, or plays no match: not a comparison
+            tried.append(value)
+            same = same and got == plays
+        if tried and same:
+            problems.append(f"parameter {name!r} changes nothing: set to {', '.join(map(repr, tried))} instead of "
+                            f"{defaults.get(name)!r}, {IGNORED_SEEDS} matches played message for message as "
+                            "before; use it, or remove it")
+    return problems
+
+
+def _play_briefly(plugin: GamePlugin, run: Any, steps: int | None = EXTREME_STEPS) -> str | None:
+    """Random legal play for ``steps`` exchanges (None: to the end); what went wrong, in words."""
     rng = random.Random(7)
     gen = Guarded(run, plugin.spec.id, CHECK_STEP_SECONDS)
     replies: list[str] | None = None
     try:
-        for _ in range(EXTREME_STEPS):
+        for _ in (range(steps) if steps is not None else iter(int, 1)):
             exchange = gen.send(replies)
             if exchange.fault is not None:
                 raise exchange.fault
@@ -404,3 +692,129 @@ def _play_briefly(plugin: GamePlugin, run: Any) -> str | None:
     except Exception as exc:
         return f"the match raised {type(exc).__name__}: {exc}"
     return None
+
+
+# -- seat views ---------------------------------------------------------------------------
+
+
+def check_seat_views(plugin: GamePlugin) -> Check:
+    """The game's own seat view: at every decision of random matches it
+    names the choices (or answers for the person), and the replies the
+    game's ``random_reply`` makes are among them."""
+    if not has_own_view(plugin):
+        return Check("seat views", False, "the game has no seat view of its own: a person in a seat is shown raw "
+                     "protocol lines, and no check can tell its legal choices; define GamePlugin.seat_view(params, "
+                     "seat), a protocols.seatview.SeatView that tells what the seat sees in words and names the "
+                     "choices of each decision (docs/games.md, 'Seat views')")
+    models = _reply_models(plugin)
+    raw = dict(plugin.playthrough_matches[0][0])
+    decisions = words = 0
+    for seats in seat_counts(plugin, raw):
+        for m in range(MATCHES):
+            seed = 4000 + m
+            try:
+                _, steps, _ = _record(plugin, raw, seed, seats=seats)
+            except ViewError as exc:
+                return Check("seat views", False, f"seed {seed}, {seats} seats: {exc}")
+            for n, step in enumerate(steps):
+                for (seat, payload), reply in zip(step.sends, step.replies):
+                    offer = step.offers.get(seat)
+                    told = payload.decode().strip()
+                    if offer is None:
+                        return Check("seat views", False, f"seed {seed}, {seats} seats: seat {seat} was asked to "
+                                     f"reply to {told!r}, but its seat view named no choice (Turn.choices, or "
+                                     "Turn.auto for a reply the view makes itself)")
+                    decisions += 1
+                    words += len(offer.replies)
+                    canonical = {_canonical(line, models) for line in offer.replies}
+                    if offer.complete and _canonical(reply, models) not in canonical:
+                        return Check("seat views", False, f"seed {seed}, {seats} seats: seat {seat} was asked to "
+                                     f"reply to {told!r}; the game's random_reply chose {reply!r}, which none of "
+                                     f"the seat view's choices makes ({'/'.join(offer.replies.values())}): "
+                                     "the view hides a legal choice")
+    return Check("seat views", True, f"{decisions} decisions: each named its choices ({words} in all), and every "
+                 "reply the game chose was one of them")
+
+
+# -- invariants ---------------------------------------------------------------------------
+
+#: random matches per table size the invariants are checked in
+INVARIANT_MATCHES = 10
+INVARIANTS = {"zero_sum": "the payoffs add up to zero", "constant_sum": "the payoffs add up to one total"}
+
+
+def check_invariants(plugin: GamePlugin) -> Check:
+    """What the game declares always holds of its payoffs (``invariants``),
+    checked at every step of random matches and at their end."""
+    raw = dict(plugin.playthrough_matches[0][0])
+    params = game_params(plugin, raw, keys=True)
+    declared = plugin.invariants(params)
+    if declared is None:
+        return Check("invariants", False, "not declared: GamePlugin.invariants(params) returns None; return "
+                     "('zero_sum',) when the payoffs always add up to zero, ('constant_sum',) when always to "
+                     "one total, or () when neither holds")
+    unknown = [x for x in declared if x not in INVARIANTS]
+    if unknown:
+        return Check("invariants", False, f"invariants names {unknown[0]!r}, which check-game does not know "
+                     f"(it knows {', '.join(INVARIANTS)})")
+    if not declared:
+        return Check("invariants", True, "the game declares that its payoffs keep no sum (invariants: ())")
+    checked = 0
+    total: float | None = 0.0 if "zero_sum" in declared else None
+    for seats in seat_counts(plugin, raw):
+        for m in range(INVARIANT_MATCHES):
+            seed = 5000 + m
+            run, _ = _open(plugin, raw, seed, seats=seats)
+            rng = random.Random(seed)
+            gen = Guarded(run, plugin.spec.id, CHECK_STEP_SECONDS)
+            replies: list[str] | None = None
+            n = 0
+            try:
+                while True:
+                    exchange = gen.send(replies)
+                    if exchange.fault is not None:
+                        raise exchange.fault
+                    replies = [plugin.random_reply(run, s, p, rng) for s, p in exchange.sends] if exchange.reply \
+                        else []
+                    n += 1
+            except StopIteration as stop:
+                payoffs = list(stop.value.payoffs)
+            checked += 1
+            got = float(sum(payoffs))
+            if total is None:
+                total = got
+            if abs(got - total) > 1e-9 * max(1.0, abs(total)):
+                which = "zero_sum" if "zero_sum" in declared else "constant_sum"
+                return Check("invariants", False, f"seed {seed}, {seats} seats: the payoffs {payoffs} add up to "
+                             f"{got:g}, not {total:g}: the game declares {which} ({INVARIANTS[which]})")
+    return Check("invariants", True, f"{', '.join(declared)} held in {checked} random matches")
+
+
+# -- matches of a series ------------------------------------------------------------------
+
+
+def check_match_indexes(plugin: GamePlugin) -> Check:
+    """Matches opened as a tournament that keeps one process per entrant
+    opens them (``--lifetime tournament``): ``match_index`` one number per
+    seat, each seat's own count, different between seats."""
+    raw = dict(plugin.playthrough_matches[0][0])
+    played = 0
+    for seats in seat_counts(plugin, raw):
+        for m in range(3):
+            index = [(m * 7 + 3 * s) % 11 for s in range(seats)]
+            params = game_params(plugin, raw, keys=True)
+            names = [chr(ord("a") + i) for i in range(seats)]
+            try:
+                run = plugin.open_dialogue(params, chance_stream(6000 + m), names, index)
+            except Exception as exc:
+                return Check("match indexes", False, f"opening a match with match_index {index} (one number per "
+                             f"seat, as --lifetime tournament gives) raised {type(exc).__name__}: {exc}")
+            problem = _play_briefly(plugin, run, steps=None)
+            if problem:
+                if Guarded.failed is not None and "raised" in Guarded.failed.what:
+                    # Raised only on per-seat indexes: the other checks (one index) can still run.
+                    Guarded.failed = None
+                return Check("match indexes", False, f"a match with match_index {index} (one number per seat, as "
+                             f"--lifetime tournament gives): {problem}")
+            played += 1
+    return Check("match indexes", True, f"{played} matches with one match_index per seat played to their end")

@@ -131,9 +131,9 @@ def test_every_game_gets_a_chart_ending_at_its_stored_result_and_its_steps_in_wo
 
 def test_the_steps_read_in_the_games_own_words(pages):
     by_game = {m["game"]: html for m, html, _ in pages[:3]}
-    # pennies has no seat view of its own: its JSON lines read as words.
-    assert re.search(r'<td class="told">choose: round 0</td><td class="did">coin: side (heads|tails)</td>',
-                     by_game["pennies"])
+    # pennies' seat view tells the throw in words; its reply, a JSON line, reads as words.
+    assert re.search(r'<td class="told">Throw 1</td><td class="did">coin: side (heads|tails)</td>',
+                     by_game["pennies"]), by_game["pennies"][-3000:]
     # von Neumann poker has a seat view: what a seat is told is the person's screen.
     assert re.search(r'<td class="told">Game 1: your card 0\.\d{4}; your money', by_game["vonneumann"])
     # The x axis counts the game's unit.

@@ -40,7 +40,7 @@ def test_every_installed_game_passes_check_game(game_id):
 def test_check_game_command_reports_every_check():
     proc = run_arena("check-game", "pennies")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.count("\nok  ") + proc.stdout.startswith("ok  ") == 12
+    assert proc.stdout.count("\nok  ") + proc.stdout.startswith("ok  ") == 15
     assert proc.stdout.rstrip().endswith("check-game pennies: PASSED")
 
 

@@ -1,7 +1,7 @@
 """Bluff (``bluff``): a small hidden-information game written as a game
 author would, from docs/games.md alone, to show what ``arena check-game``
-catches. tests/quarantine/test_check_game_finds_mistakes.py keeps five
-versions of it with one planted mistake each.
+catches. tests/quarantine/bluff_planted.py keeps versions of it with one
+planted mistake each.
 
 Rules
 =====
@@ -41,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from games import GameSpec
 from protocols import Exchange, GamePlugin, MatchOutcome, ProtocolError, private_chance
+from protocols.seatview import Choice, SeatView, Turn
 from protocols.jsonlines import (
     FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, start_match, tell,
 )
@@ -59,7 +60,7 @@ class Roll(Message):
     dice: list[int] = Field(description="your own dice")
 
 
-class Turn(Message):
+class TurnMessage(Message):
     type: Literal["turn"] = "turn"
     hand: int
     bid: list[int] | None = Field(description="the bid to beat, [count, face], or null to open")
@@ -129,6 +130,7 @@ class BluffMatch:
         self.played = 0
         self.engine: BluffEngine | None = None
         self.shown = False
+        self.said: list[tuple[int, tuple[int, int] | None]] = []  # this hand's bids and call, by seat
 
     def context(self) -> dict[str, Any]:
         return {"hand": self.played}
@@ -147,8 +149,22 @@ class BluffMatch:
     def revealed(self, seat: int) -> bool:
         return self.shown
 
+    def known(self, seat: int) -> tuple:
+        # Its own dice, what was said this hand, the points; every seat's dice once shown.
+        engine = self.engine
+        own = tuple(engine.dice[seat]) if engine else None
+        shown = tuple(map(tuple, engine.dice)) if engine and self.shown else None
+        return (seat, self.played, tuple(self.points), own, tuple(self.said), shown)
+
     def abandon(self) -> list[tuple[int, bytes]]:
         return abandoned(self.match_index, self.scores(), self.seats)
+
+    def opener(self, hand: int) -> int:
+        return hand % self.seats
+
+    def pay(self, loser: int) -> None:
+        for s in range(self.seats):
+            self.points[s] += 1 if s != loser else -(self.seats - 1)
 
     def roll(self, seat: int) -> list[int]:
         hidden = private_chance(self.rng, seat)
@@ -185,21 +201,22 @@ class BluffMatch:
         yield from start_match("bluff", 1, self.match_index, self.names, self.params)
         for hand in range(self.params.hands):
             dice = [self.roll(s) for s in range(self.seats)]
-            self.engine = BluffEngine(self.params, dice, hand % self.seats)
+            self.engine = BluffEngine(self.params, dice, self.opener(hand))
             self.shown = False
+            self.said = []
             yield from tell(self.tell_roll(hand, dice))
             loser = None
             while loser is None:
                 seat = self.engine.turn
                 last = list(self.engine.bid) if self.engine.bid else None
-                (line,) = yield Exchange([(seat, encode(Turn(hand=hand, bid=last)))], expect=EXPECT)
+                (line,) = yield Exchange([(seat, encode(TurnMessage(hand=hand, bid=last)))], expect=EXPECT)
                 action = self.read(seat, line)
                 loser = self.engine.act(action)
+                self.said.append((seat, action))
                 yield from tell([(s, Said(seat=seat, bid=None if action is None else list(action)))
                                  for s in range(self.seats)])
             self.shown = True
-            for s in range(self.seats):
-                self.points[s] += 1 if s != loser else -(self.seats - 1)
+            self.pay(loser)
             self.played = hand + 1
             yield from tell([(s, Reveal(hand=hand, dice=dice, loser=loser)) for s in range(self.seats)])
         yield from end_match(self.match_index, self.scores(), self.seats)
@@ -213,7 +230,7 @@ class BluffPlugin(GamePlugin):
     rules = __doc__ or ""
     reusable_processes = True
     max_reply_bytes = 256
-    message_models = (*FRAMING_MODELS, Roll, Turn, Said, Reveal, Bid, Call)
+    message_models = (*FRAMING_MODELS, Roll, TurnMessage, Said, Reveal, Bid, Call)
     playthrough_matches = (({"hands": 2}, 7),)
     match_class = BluffMatch
 
@@ -240,6 +257,41 @@ class BluffPlugin(GamePlugin):
 
     def playthrough_file(self) -> Path | None:
         return self.golden
+
+    def invariants(self, params: BluffParams) -> tuple[str, ...]:
+        return ("zero_sum",)  # the loser pays each other seat one point
+
+    def seat_view(self, params: BluffParams, seat: int) -> "BluffSeatView":
+        return BluffSeatView(seat, params.model_dump(mode="json"))
+
+
+class BluffSeatView(SeatView):
+    """A seat for a person: its dice, the bids, and each bid that beats the last by name (``2x3``: two threes)."""
+
+    def feed(self, line: str) -> Turn | None:
+        m = json.loads(line)
+        kind = m.get("type")
+        if kind == "roll":
+            return Turn([f"Hand {m['hand'] + 1}: your dice {m['dice']}"])
+        if kind == "turn":
+            last = tuple(m["bid"]) if m["bid"] else None
+            total = self.params["dice"] * self._seats
+            bids = [Choice(f"{c}x{f}") for c in range(1, total + 1) for f in range(1, self.params["faces"] + 1)
+                    if last is None or (c, f) > last]
+            return Turn([], ([Choice("call")] if last else []) + bids, question="Your bid")
+        if kind == "said":
+            return Turn([f"  seat {m['seat']} {'calls' if m['bid'] is None else 'bids ' + str(m['bid'])}"])
+        if kind == "reveal":
+            return Turn([f"  dice {m['dice']}: seat {m['loser']} loses the hand"])
+        if kind == "match_start":
+            self._seats = len(m["players"])
+        return super().feed(line)
+
+    def reply(self, choice: Choice, amount: int | None) -> str:
+        if choice.word == "call":
+            return json.dumps({"type": "call"})
+        count, face = choice.word.split("x")
+        return json.dumps({"type": "bid", "count": int(count), "face": int(face)})
 
 
 PLUGIN = BluffPlugin()

@@ -1,7 +1,9 @@
 """``arena check-game`` on a game of our own making (tests/quarantine/bluff.py,
-hidden dice for two or three seats) and on five versions of it with one
-planted mistake each: it passes the clean one and fails each planted one on
-the check for that mistake, saying in words which seat, message and rule.
+hidden dice for two or three seats) and on versions of it with one planted
+mistake each: it passes the clean one and fails each planted one on the
+check for that mistake, saying in words which seat, message and rule; and
+a game that declares nothing it could be checked by fails every check that
+cannot run, with the sentence that says what to add.
 
 Each version's golden playthrough is written first, as its author would
 regenerate it: the goldens cannot be what catches the mistake.
@@ -27,16 +29,26 @@ def test_the_clean_game_passes_every_check(tmp_path):
     checks = _checked(BluffPlugin, tmp_path)
     assert [c.line() for c in checks.values() if not c.ok] == []
     # the new checks really ran on it, rather than skipping
-    for name in ("information", "legality", "attribution"):
+    for name in ("information", "legality", "attribution", "seat views", "invariants", "match indexes"):
         assert "not checked" not in checks[name].summary, checks[name].line()
+    assert "re-drawn in" in checks["information"].summary and "seat views" in checks["legality"].summary
 
 
 PLANTED = [
     (bluff_planted.Leaking, "information", ["seat", "told", "depends on seat", "private chance"]),
-    (bluff_planted.Lax, "legality", ["does not allow it, yet the dialogue accepted it", '"type": "bid"']),
+    (bluff_planted.Lax, "legality", ["none of the legal choices", "yet the dialogue accepted it", '"type": "bid"']),
     (bluff_planted.Unbounded, "parameters", ["'dice'", "no lower and no upper bound"]),
     (bluff_planted.Misblaming, "attribution", ["was charged to seat", "the seat that sent it"]),
-    (bluff_planted.Rewarding, "fault never pays", ["faulting at reply", "playing on"]),
+    (bluff_planted.Rewarding, "fault never pays", ["faulting at reply", "by the game's fault rule", "playing on"]),
+    # issue 43: the same mistakes in a game that gives no legal set, and the ones no check saw before
+    (bluff_planted.LaxByView, "legality", ["none of the legal choices", "yet the dialogue accepted it"]),
+    (bluff_planted.MisblamingByView, "attribution", ["was charged to seat", "the seat that sent it"]),
+    (bluff_planted.Neighbour, "information", ["was told", "knowing the same", "may not know"]),
+    (bluff_planted.LastHand, "information", ["was told", "knowing the same", "may not know"]),
+    (bluff_planted.Uneven, "invariants", ["3 seats", "add up to", "zero_sum"]),
+    (bluff_planted.Ignoring, "parameters", ["'wild' changes nothing"]),
+    (bluff_planted.RulesMismatch, "rules page", ["'pips'", "no message or reply", "disagree"]),
+    (bluff_planted.Indexed, "match indexes", ["one number per seat", "TypeError"]),
 ]
 
 
@@ -50,3 +62,16 @@ def test_each_planted_mistake_fails_its_check_in_words(planted, check, words, tm
     assert failed <= {check, "attribution" if check == "legality" else check}, failed
     for word in words:
         assert word in checks[check].summary, checks[check].summary
+
+
+def test_a_game_that_declares_nothing_fails_what_cannot_be_checked(tmp_path):
+    # The Liar's Dice of issue 43: no seat view, no known, no invariants, no
+    # legal set. Each check that cannot run says so as a FAIL, with what to add.
+    checks = _checked(bluff_planted.Opaque, tmp_path)
+    expected = {"seat views": "define GamePlugin.seat_view", "information": "add it",
+                "invariants": "not declared", "legality": "give it a seat view",
+                "attribution": "cannot be checked"}
+    for name, words in expected.items():
+        assert not checks[name].ok and words in checks[name].summary, checks[name].line()
+    assert {n for n, c in checks.items() if not c.ok} == set(expected)
+

@@ -52,7 +52,7 @@ def test_check_game_catches_a_fault_rule_that_lets_a_losing_bot_cut_its_losses()
     assert _check_fault_never_pays(load_game("kuhn3")).ok
     check = _check_fault_never_pays(_LenientKuhn3())
     assert not check.ok
-    assert re.search(r"seat \d faulting at reply \d+ scores -?\d+, playing on to the end -\d+", check.summary)
+    assert re.search(r"seat \d faulting at reply \d+ scores -?\d+ by the game's fault rule \(forfeit\), playing on to the end -\d+", check.summary)
 
 
 def _tournament(db, game, *args, timeout=300):
