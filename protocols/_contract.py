@@ -215,10 +215,30 @@ def private_chance(rng: random.Random, seat: int) -> random.Random:
     Each call advances ``rng`` by the same amount whatever is re-drawn, so
     public chance stays the same when a seat's private chance is re-drawn."""
     bits = rng.getrandbits(128)
-    salt = getattr(rng, REDRAW_ATTRIBUTE, {}).get(seat)
-    if salt is not None:
-        bits ^= (salt + 1) << 128  # a different stream, same public draws
-    return type(rng)(bits)
+    redraw = getattr(rng, REDRAW_ATTRIBUTE, {}).get(seat)
+    if redraw is None:
+        return type(rng)(bits)
+    # The checker's re-draw: a salt, or (salt, after) to keep the first
+    # ``after`` draws and re-draw the rest (a hand alike but for its last cards).
+    salt, after = redraw if isinstance(redraw, tuple) else (redraw, 0)
+    other = type(rng)(bits ^ ((salt + 1) << 128))  # a different stream, same public draws
+    return _Forked(type(rng)(bits), other, after) if after else other
+
+
+class _Forked(random.Random):
+    """Draws as ``first`` for its first ``after`` draws, then as ``then``
+    (every method of ``random.Random`` draws through ``getrandbits``)."""
+
+    def __init__(self, first: random.Random, then: random.Random, after: int) -> None:
+        self._first, self._then, self._left = first, then, after
+        super().__init__(0)
+
+    def getrandbits(self, k: int) -> int:
+        self._left -= 1
+        return (self._first if self._left >= 0 else self._then).getrandbits(k)
+
+    def random(self) -> float:
+        return self.getrandbits(53) * 2.0 ** -53
 
 
 class GamePlugin:

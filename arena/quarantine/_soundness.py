@@ -433,6 +433,10 @@ def check_legality_and_attribution(plugin: GamePlugin) -> list[Check]:
 
 #: matches per table size the information check plays (each seat's private chance re-drawn in each)
 INFO_MATCHES = 8
+#: each seat's private chance is re-drawn whole, and then kept for its first N draws and re-drawn
+#: after them: a hand alike but for its last cards plays on further where the seat's own moves
+#: depend on its cards (a card game's), so the end of a match is compared too
+KEEP_DRAWS = (0, 1, 2, 3, 5, 8)
 
 
 class _Told:
@@ -502,18 +506,19 @@ def check_information(plugin: GamePlugin) -> Check:
                 if leak:
                     return Check("information", False, leak)
             private |= set(watch.asked)
-            for hidden in sorted(watch.asked):
+            for hidden, keep in [(h, k) for h in sorted(watch.asked) for k in KEEP_DRAWS]:
                 seen: list[tuple[int, bytes, str, bool]] = []
 
                 def see(r: Any, exchange: Any, hidden: int = hidden, seats: int = seats) -> None:
                     shown = hidden in _revealed(r, seats)
                     seen.extend((s, p, known_of(r, s), shown) for s, p in exchange.sends)
 
-                _replay(plugin, raw, seed, steps, len(steps), None, {hidden: m + 1}, see, seats)
+                _replay(plugin, raw, seed, steps, len(steps), None, {hidden: (m + 1, keep)}, see, seats)
                 replayed += 1
                 original = [(s, p, step.known[s], hidden in step.revealed) for step in steps for s, p in step.sends]
                 cut += len(seen) < len(original)
-                where = f"seed {seed} with seat {hidden}'s private chance re-drawn, message "
+                where = (f"seed {seed} with seat {hidden}'s private chance re-drawn"
+                         f"{f' after its first {keep} draws' if keep else ''}, message ")
                 for n, (s1, p1, k1, _), nth in zip(range(len(seen)), seen, _nths(seen)):
                     leak = told.add(seats, s1, nth, k1, p1, where + str(n), hidden)
                     if leak:

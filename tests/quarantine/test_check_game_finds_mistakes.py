@@ -15,7 +15,7 @@ import pytest
 
 from arena.quarantine._conformance import check_game, write_golden
 
-from . import bluff_planted
+from . import bluff_planted, tricks
 from .bluff import BluffPlugin
 
 
@@ -74,4 +74,16 @@ def test_a_game_that_declares_nothing_fails_what_cannot_be_checked(tmp_path):
     for name, words in expected.items():
         assert not checks[name].ok and words in checks[name].summary, checks[name].line()
     assert {n for n, c in checks.items() if not c.ok} == set(expected)
+
+
+def test_a_leak_on_the_last_trick_is_found_where_a_seats_plays_follow_its_cards(tmp_path):
+    # In a trick game the hidden seat's first card refuses a hand re-drawn
+    # whole; a hand kept but for its last cards replays to the last trick.
+    clean = _checked(tricks.TricksPlugin, tmp_path)
+    assert [c.line() for c in clean.values() if not c.ok] == []
+    leaking = _checked(tricks.LastTrick, tmp_path)
+    assert {n for n, c in leaking.items() if not c.ok} == {"information"}
+    summary = leaking["information"].summary
+    assert '"type":"trick"' in summary and "knowing the same" in summary and "private chance" in summary, summary
+    assert "re-drawn after its first" in summary, summary  # the whole re-draws never reach the last trick
 
