@@ -14,7 +14,9 @@ import typing
 if typing.TYPE_CHECKING:  # what the names are, for readers and type checkers
     from .play._bot import BotProcess
 
+    from ._checks import UsageError
     from ._spec import BadBotCommand, BotSpec
+    from .play._guard import GameError
     from .play._host import BotHost, open_bots, open_host
     from ._faults import BotFault, Fault, FaultKind
     from ._games import PluginLoadError, available_games, load_game
@@ -31,6 +33,8 @@ _WHERE = {
     "BotProcess": ".play._bot",
     "BadBotCommand": "._spec",
     "BotSpec": "._spec",
+    "UsageError": "._checks",
+    "GameError": ".play._guard",
     "BotHost": ".play._host",
     "open_bots": ".play._host",
     "open_host": ".play._host",

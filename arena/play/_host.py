@@ -58,7 +58,9 @@ class BotHost:
     """
 
     def __init__(self, launcher: Launcher | None = None, *, sync_wait: float = DEFAULT_SYNC_WAIT) -> None:
-        self.launcher = launcher or Launcher()
+        # No launcher: the machine's default level, as open_host() gives; no sandbox
+        # only when asked by name (open_host("none"), ARENA_SANDBOX=none).
+        self.launcher = launcher if launcher is not None else open_launcher(None)
         self.sync_wait = max(0.0, sync_wait)
 
     @property

@@ -193,6 +193,12 @@ class Store:
         self._locks.clear()
         self.db.close()
 
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
     @property
     def data_dir(self) -> Path:
         """Where transcripts and stderr logs of this database live."""

@@ -11,7 +11,7 @@ from functools import partial
 import pytest
 import trio
 
-from arena import BotHost, BotSpec, MatchSettings, run_match
+from arena import BotSpec, MatchSettings, open_host, run_match
 from arena import load_game
 from games.kuhn3 import Kuhn3Params, Phase
 from protocols.kuhn3 import Kuhn3Dealer
@@ -77,10 +77,10 @@ def test_seed_example_line_for_line(focus, tmp_path):
             "script_bot.py", str(tmp_path / f"replies{seat}"), str(tmp_path / f"got{seat}"))))
     params = Kuhn3Params(end_prob=(50, 100))
     dealer = Kuhn3Dealer(params, rigged(focus))
-    result = trio.run(
-        # level none: the script bots write what they got to files of the test's
-        partial(run_match, dialogue=dealer), load_game("kuhn3"), specs, params, 0, MatchSettings(host=BotHost())
-    )
+    # level none, by name: the script bots write what they got to files of the test's
+    with open_host("none") as host:
+        result = trio.run(partial(run_match, dialogue=dealer), load_game("kuhn3"), specs, params, 0,
+                          MatchSettings(host=host))
 
     assert result.faults == []
     assert result.completed and result.hands == 2
