@@ -18,7 +18,7 @@
  * The state it starts from and hands back is K3State, which the arena
  * generates from KUHN3_COMPILED.layout in protocols/kuhn3.py (the one place
  * the layout is declared) into "dialogue_state.h". The I/O comes from the
- * arena (arena/native/arena_exchange.h); the builder is arena/native.
+ * arena (protocols/arena_exchange.h); the builder is arena/native.
  */
 #include "arena_exchange.h"
 #include "dialogue_state.h"

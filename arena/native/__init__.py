@@ -37,11 +37,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import protocols
 from games._cbuild import BuildError, build, cache_dir, compiler, load
 
 SOURCE = Path(__file__).with_name("supervisor.c")
 FASTLOOP_SOURCE = Path(__file__).with_name("fastloop.c")
-EXCHANGE_HEADER = Path(__file__).with_name("arena_exchange.h")
+#: the exchange core, beside the game contract: a game's compiled dialogue includes it
+#: from the layer it is written in (protocols), never from the arena's
+EXCHANGE_HEADER = Path(protocols.__file__).with_name("arena_exchange.h")
 
 
 #: What a failed build raises (no compiler, an unsafe cache, the compiler's errors).

@@ -107,3 +107,36 @@ def test_arena_loads_its_names_on_first_use():
     import arena
 
     assert declared == arena._WHERE
+
+
+def _c_includes(root) -> list[tuple[str, str, str]]:
+    """(file, header, where it resolves) for every quoted #include of C under ``root``'s protocols/ and games/."""
+    import re as _re
+
+    found = []
+    for folder in ("protocols", "games"):
+        for source in sorted((root / folder).rglob("*.[ch]")):
+            for header in _re.findall(r'^\s*#\s*include\s+"([^"]+)"', source.read_text(), _re.M):
+                where = next((str(p.resolve().relative_to(root)) for p in (source.parent / header,
+                              root / "protocols" / header) if p.is_file()), "generated")
+                found.append((str(source.relative_to(root)), header, where))
+    return found
+
+
+def test_no_c_file_of_a_game_includes_a_header_of_the_arena():
+    # A compiled dialogue includes the exchange core from the contract's layer, never from arena/.
+    from ..conftest import ROOT
+
+    includes = _c_includes(ROOT)
+    assert ("protocols/kuhn3_compiled.c", "arena_exchange.h", "protocols/arena_exchange.h") in includes
+    upward = [i for i in includes if i[2].startswith("arena/")]
+    assert upward == []
+
+
+def test_a_planted_upward_include_is_caught(tmp_path):
+    (tmp_path / "protocols").mkdir()
+    (tmp_path / "games").mkdir()
+    (tmp_path / "arena" / "native").mkdir(parents=True)
+    (tmp_path / "arena" / "native" / "core.h").write_text("")
+    (tmp_path / "protocols" / "x_compiled.c").write_text('#include "../arena/native/core.h"\n')
+    assert [i[2] for i in _c_includes(tmp_path)] == ["arena/native/core.h"]

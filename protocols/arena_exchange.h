@@ -6,6 +6,8 @@
  * Included by arena/native/fastloop.c (the exchange of any game) and by a
  * game's compiled dialogue (protocols/kuhn3_compiled.c), each built by
  * arena/native/__init__.py into the private cache with -DARENA_MODULE=<name>.
+ * It sits beside the game contract so that a game includes it from below,
+ * never from the arena's own folder.
  * Everything here is static: each extension has its own copy.
  */
 #ifndef ARENA_EXCHANGE_H
