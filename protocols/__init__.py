@@ -6,9 +6,9 @@ Nothing here does I/O or imports trio; the arena drives these dialogues.
 """
 
 from ._contract import (
-    CompiledDialogue, Dialogue, DialogueRun, Exchange, GamePlugin, MatchOutcome, private_chance,
+    CompiledDialogue, DemoBot, Dialogue, DialogueRun, Exchange, GamePlugin, MatchOutcome, private_chance,
 )
 from ._errors import ProtocolError
 
-__all__ = ["CompiledDialogue", "Dialogue", "DialogueRun", "Exchange", "GamePlugin", "MatchOutcome", "ProtocolError",
+__all__ = ["CompiledDialogue", "DemoBot", "Dialogue", "DialogueRun", "Exchange", "GamePlugin", "MatchOutcome", "ProtocolError",
            "private_chance"]

@@ -199,6 +199,18 @@ class DialogueRun(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class DemoBot:
+    """A bot of the game's own for a demo league: one script (``files`` of one,
+    run as its kind says: .py, .js, ...), or files uploaded together with an
+    ``arena.toml`` of ``run`` and ``build``."""
+
+    name: str
+    files: tuple[Path, ...]
+    run: str | None = None
+    build: str | None = None
+
+
 #: the attribute of a chance stream that ``arena check-game`` sets to re-draw
 #: some seats' private chance (seat -> a salt); games never touch it
 REDRAW_ATTRIBUTE = "_arena_redraw_private"
@@ -410,6 +422,19 @@ class GamePlugin:
         ``standings()`` over the hands with a table of the steps in the
         words of ``seat_view``."""
         return None
+
+    # --- what the game brings besides its rules ----------------------------
+    def native_parts(self) -> Sequence[Any]:
+        """What the game builds in C, so that ``make install`` (``python -m
+        arena.native``) builds it ahead of time: its ``CompiledDialogue``s,
+        and functions that build anything else and return its path (hold'em's
+        engine). Default: nothing."""
+        return ()
+
+    def demo_bots(self) -> Sequence["DemoBot"]:
+        """Bots a league started with ``--demo`` submits for this game (and its
+        variants), so that a new league has tables at once. Default: none."""
+        return ()
 
     # --- variants -----------------------------------------------------------
     def variant(self, name: str) -> "GamePlugin":

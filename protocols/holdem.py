@@ -44,8 +44,8 @@ from games.holdem import (
     load_evaluator,
 )
 
-from ._builtin import BuiltinGame
-from ._contract import CompiledDialogue, Exchange, MatchOutcome
+from ._builtin import SAMPLE_BOTS, BuiltinGame
+from ._contract import CompiledDialogue, DemoBot, Exchange, MatchOutcome
 from ._errors import ProtocolError
 from .seatview import Choice, SeatView, Turn, card_text
 from .jsonlines import (
@@ -800,6 +800,16 @@ class HoldemPlugin(BuiltinGame):
     message_models = (*FRAMING_MODELS, *MODELS)
     default_lifetime = "tournament"
     payoff_label = score_label = "chips"
+
+    def native_parts(self) -> tuple[Any, ...]:
+        from games.holdem._native import engine_path  # hold'em's engine, built by games itself
+
+        return (HOLDEM_COMPILED, engine_path)
+
+    def demo_bots(self) -> tuple[DemoBot, ...]:
+        h = SAMPLE_BOTS / "holdem"
+        return tuple(DemoBot(name, (h / script,)) for script, name in (
+            ("random_bot.py", "random"), ("call_bot.py", "caller"), ("rule_bot.js", "rule-js")))
 
     def units(self, params: BaseModel | None = None) -> dict[str, str]:
         if getattr(params, "mode", "cash") == "freezeout":  # places, as points

@@ -34,8 +34,8 @@ import games.kuhn3
 from games import GameSpec, IllegalAction
 from games.kuhn3 import SEATS, Action, HandResult, Kuhn3Params, Kuhn3Round, Phase
 
-from ._builtin import BuiltinGame
-from ._contract import CompiledDialogue, Exchange, MatchOutcome
+from ._builtin import SAMPLE_BOTS, BuiltinGame
+from ._contract import CompiledDialogue, DemoBot, Exchange, MatchOutcome
 from ._errors import ProtocolError
 from .seatview import Choice, SeatView, Turn
 
@@ -610,6 +610,17 @@ class Kuhn3Plugin(BuiltinGame):
     max_reply_bytes = 256
     round_note = "every ordered choice of 3 entrants (each in every seat)"
     playthrough_matches = (({"hands": 6}, 7),)
+
+    def native_parts(self) -> tuple[Any, ...]:
+        return (KUHN3_COMPILED,)
+
+    def demo_bots(self) -> tuple[DemoBot, ...]:
+        k = SAMPLE_BOTS / "kuhn3"
+        scripts = [DemoBot(name, (k / script,)) for script, name in (
+            ("random_bot.py", "random"), ("check_fold_bot.py", "check-fold"), ("equilibrium_bot.py", "equilibrium"),
+            ("rule_bot.js", "rule-js"))]
+        return (*scripts, DemoBot("rule-c", (k / "rule_bot.c",), run="./rule_bot",
+                                  build="gcc -O2 -o rule_bot rule_bot.c"))
 
     def invariants(self, params: Kuhn3Params) -> tuple[str, ...]:
         # Every hand's pot is made of the chips the seats put in and goes

@@ -40,7 +40,7 @@ from games import GameSpec, IllegalAction
 from games.openspiel import OpenSpielMatch, OpenSpielParams, load, pick, players, utility
 
 from ._builtin import GOLDEN, SAMPLE_BOTS, BuiltinGame
-from ._contract import Exchange, MatchOutcome
+from ._contract import DemoBot, Exchange, MatchOutcome
 from ._errors import ProtocolError
 from .seatview import Choice, SeatView, Turn, word_for
 from .jsonlines import (MatchEnd, MatchStart, Message, Reply, abandoned, decode, encode, encode_fields, end_match,
@@ -284,6 +284,10 @@ class OpenSpielPlugin(BuiltinGame):
         ({"game": "goofspiel(num_cards=4)"}, 2),
         ({"game": "kuhn_poker(players=3)"}, 4),
     )
+
+    def demo_bots(self) -> tuple[DemoBot, ...]:
+        o = SAMPLE_BOTS / "openspiel"
+        return (DemoBot("random", (o / "random_bot.py",)), DemoBot("first-js", (o / "first_bot.js",)))
 
     def check_params(self, params: OpenSpielParams) -> None:
         load(params.game)  # ValueError with the reason when it cannot be played

@@ -404,6 +404,9 @@ class VonNeumannPlugin(BuiltinGame):
     round_note = "both seatings of every pair of entrants (a match is -p sessions=N sessions)"
     playthrough_matches = (({"sessions": 2, "games_per_session": 6}, 7),)
 
+    def native_parts(self) -> tuple[Any, ...]:
+        return (VONNEUMANN_COMPILED,)
+
     def invariants(self, params: VonNeumannParams) -> tuple[str, ...]:
         # Every game moves money from one seat to the other, and each session
         # starts both at the same stack: what one wins the other loses.

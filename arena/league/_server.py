@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import signal
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 import trio
 
 from .._checks import UsageError, game_params, parse_param
+from .._games import available_games, load_game
 from .._plan import check_limits, load_plugin
 from ..play._host import open_host
 from ..quarantine._manifest import ManifestError, games_with_manifests, manifest_of
@@ -24,7 +26,6 @@ from ._runner import LeagueRunner, LeagueSettings, manifest_params
 from ._uploads import UploadLimits
 from ._web import Site, make_app, submit_bot
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 
 
 @dataclass(slots=True)
@@ -202,21 +203,18 @@ def _demo(site: Site) -> None:
 
 
 def demo_submissions() -> list[tuple[str, str, str, bytes]]:
-    """(game, name, file name, upload bytes): single scripts and one C bot built by the server."""
-    k = SAMPLES / "kuhn3"
+    """(game, name, file name, upload bytes) of every installed game's demo bots
+    (``GamePlugin.demo_bots``): a single script as it is, several files as an
+    archive with their arena.toml (the server builds it)."""
     out: list[tuple[str, str, str, bytes]] = []
-    for script, name in (("random_bot.py", "random"), ("check_fold_bot.py", "check-fold"),
-                         ("equilibrium_bot.py", "equilibrium"), ("rule_bot.js", "rule-js")):
-        out.append(("kuhn3", name, script, (k / script).read_bytes()))
-    out.append(("kuhn3", "rule-c", "rule_bot.tar.gz", tar_gz({
-        "arena.toml": b'run = "./rule_bot"\nbuild = "gcc -O2 -o rule_bot rule_bot.c"\n',
-        "rule_bot.c": (k / "rule_bot.c").read_bytes()})))
-    h = SAMPLES / "holdem"
-    for script, name in (("random_bot.py", "random"), ("call_bot.py", "caller"), ("rule_bot.js", "rule-js")):
-        out.append(("holdem", name, script, (h / script).read_bytes()))
-    o = SAMPLES / "openspiel"
-    for script, name in (("random_bot.py", "random"), ("first_bot.js", "first-js")):
-        out.append(("openspiel", name, script, (o / script).read_bytes()))
+    for game in sorted(available_games()):
+        for bot in load_game(game).demo_bots():
+            if bot.run is None and len(bot.files) == 1:
+                out.append((game, bot.name, bot.files[0].name, bot.files[0].read_bytes()))
+                continue
+            manifest = f"run = {json.dumps(bot.run)}\n" + (f"build = {json.dumps(bot.build)}\n" if bot.build else "")
+            files = {"arena.toml": manifest.encode(), **{f.name: f.read_bytes() for f in bot.files}}
+            out.append((game, bot.name, f"{bot.name}.tar.gz", tar_gz(files)))
     return out
 
 

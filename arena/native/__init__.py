@@ -148,18 +148,17 @@ def acpc_codec() -> type:
 
 
 def main() -> None:
-    """``python -m arena.native``: build the helpers now and print where."""
-    from protocols.holdem import HOLDEM_COMPILED
-    from protocols.kuhn3 import KUHN3_COMPILED
-    from protocols.vonneumann import VONNEUMANN_COMPILED
+    """``python -m arena.native``: build the helpers, and what every installed
+    game declares it builds in C (``GamePlugin.native_parts``), now; print where."""
+    from protocols import CompiledDialogue
+
+    from .._games import available_games, load_game
 
     print(supervisor_path())
     print(fastloop_path())
-    for spec in (KUHN3_COMPILED, VONNEUMANN_COMPILED, HOLDEM_COMPILED):
-        print(compiled_dialogue_path(spec))
-    from games.holdem._native import engine_path  # hold'em's engine, built by games itself
-
-    print(engine_path())
+    for game in sorted(available_games()):
+        for part in load_game(game).native_parts():
+            print(compiled_dialogue_path(part) if isinstance(part, CompiledDialogue) else part())
     from protocols.acpc import relay_path  # the ACPC relay, a program run in the sandbox
 
     print(relay_path())
