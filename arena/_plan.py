@@ -75,15 +75,9 @@ def check_acpc(plugin: GamePlugin, params: BaseModel, specs: list[BotSpec], *, l
     if lifetime == "tournament" and matches > 1:
         raise UsageError(f"{agents[0]!r} is an ACPC agent, which plays one match per connection (as under the "
                          "ACPC dealer): --lifetime tournament cannot keep it for the next match; use --lifetime match")
-    from protocols.acpc import kuhn3_refusal, refusal  # only when an agent plays
-
-    judges = {"holdem": refusal, "kuhn3": kuhn3_refusal}
-    if plugin.spec.id not in judges:
-        raise UsageError(f"{agents[0]!r} is an ACPC agent, and ACPC agents play holdem (cash) and kuhn3 here, "
-                         f"not {plugin.spec.id}")
-    why = judges[plugin.spec.id](params.model_dump(mode="json"))
+    why = plugin.acpc_refusal(params.model_dump(mode="json"))  # the game's own word on its ACPC translation
     if why:
-        raise UsageError(f"{agents[0]!r} cannot play this match: {why}")
+        raise UsageError(f"{agents[0]!r} is an ACPC agent and cannot play this match: {why}")
 
 
 def check_agents_level(specs: list[BotSpec], level: str) -> None:

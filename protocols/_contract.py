@@ -423,6 +423,25 @@ class GamePlugin:
         words of ``seat_view``."""
         return None
 
+    # --- the field's formats and agents -----------------------------------
+    #: the hand-history formats the game writes (``hand_histories``):
+    #: "phh" (PokerKit's, ``--hand-history``) and "acpc" (the ACPC dealer's
+    #: log, ``--acpc-log``)
+    hand_formats: ClassVar[frozenset[str]] = frozenset()
+
+    def hand_histories(self, names: list[str]) -> Any:
+        """A reader that keeps a match's hands from the lines the seats are
+        sent (``sent(seat, text)``; ``received(seat, text)`` too if it needs
+        the replies): ``done`` (the hands so far), ``dumps()`` for "phh" and
+        ``acpc_log()`` for "acpc". Only asked of a game with ``hand_formats``."""
+        raise NotImplementedError(f"{self.spec.id} writes no hand histories")
+
+    def acpc_refusal(self, params: dict[str, Any]) -> str | None:
+        """Why ACPC agents cannot play a match with these parameters (the
+        parameters as JSON), in words; None: they can. Default: the game
+        has no ACPC translation, so they never can."""
+        return f"ACPC agents play only games that translate their wire to the ACPC dealer's, and {self.spec.id} does not"
+
     # --- what the game brings besides its rules ----------------------------
     def native_parts(self) -> Sequence[Any]:
         """What the game builds in C, so that ``make install`` (``python -m

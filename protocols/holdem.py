@@ -801,6 +801,18 @@ class HoldemPlugin(BuiltinGame):
     default_lifetime = "tournament"
     payoff_label = score_label = "chips"
 
+    hand_formats = frozenset({"phh", "acpc"})
+
+    def hand_histories(self, names: list[str]) -> Any:
+        from .holdem_phh import HandHistories
+
+        return HandHistories(names)
+
+    def acpc_refusal(self, params: dict[str, Any]) -> str | None:
+        from .acpc import refusal
+
+        return refusal(params)
+
     def native_parts(self) -> tuple[Any, ...]:
         from games.holdem._native import engine_path  # hold'em's engine, built by games itself
 

@@ -611,6 +611,18 @@ class Kuhn3Plugin(BuiltinGame):
     round_note = "every ordered choice of 3 entrants (each in every seat)"
     playthrough_matches = (({"hands": 6}, 7),)
 
+    hand_formats = frozenset({"acpc"})
+
+    def hand_histories(self, names: list[str]) -> Any:
+        from .acpc import Kuhn3Log
+
+        return Kuhn3Log(names)
+
+    def acpc_refusal(self, params: dict[str, Any]) -> str | None:
+        from .acpc import kuhn3_refusal
+
+        return kuhn3_refusal(params)
+
     def native_parts(self) -> tuple[Any, ...]:
         return (KUHN3_COMPILED,)
 

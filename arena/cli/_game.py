@@ -79,9 +79,9 @@ def usable(plugin: GamePlugin, option: str) -> bool:
     if option == "lifetime":  # one process for many matches needs a protocol that marks them
         return plugin.reusable_processes
     if option == "hand_history":
-        return plugin.spec.id == "holdem"
+        return "phh" in plugin.hand_formats
     if option == "acpc_log":
-        return plugin.spec.id in ("holdem", "kuhn3")
+        return "acpc" in plugin.hand_formats
     return True
 
 

@@ -359,16 +359,14 @@ def _play(
                          startup_timeout=startup_timeout, budget=budget, log_dir=log_dir)
     except UsageError as exc:
         raise _usage_error(str(exc)) from None
-    if hand_history is not None and game_id != "holdem":
-        raise _usage_error(f"--hand-history writes hold'em hands (PHH); {game_id} has none")
+    formats = plan.plugin.hand_formats
+    if hand_history is not None and "phh" not in formats:
+        raise _usage_error(f"--hand-history writes poker hands as PHH; {game_id} writes none")
     if acpc_log is not None:
-        from protocols.acpc import kuhn3_refusal, refusal
-
-        judge = {"holdem": refusal, "kuhn3": kuhn3_refusal}.get(game_id)
-        if judge is None:
-            raise _usage_error(f"--acpc-log writes holdem and kuhn3 hands; {game_id} is neither")
+        if "acpc" not in formats:
+            raise _usage_error(f"--acpc-log writes hands as the ACPC dealer logs them; {game_id} writes none")
         for params, _ in plan.matches:
-            why = judge(params.model_dump(mode="json"))
+            why = plan.plugin.acpc_refusal(params.model_dump(mode="json"))
             if why:
                 raise _usage_error(f"--acpc-log: {why}")
     level, limits = sandbox
@@ -405,12 +403,7 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     histories = None
     if hand_history is not None or acpc_log is not None:
         # The hands are read from the lines sent to the seats, through the trace hook.
-        if game_id == "kuhn3":
-            from protocols.acpc import Kuhn3Log as HandHistories
-        else:
-            from protocols.holdem_phh import HandHistories  # type: ignore[assignment]
-
-        histories = HandHistories(names)
+        histories = plugin.hand_histories(names)
         tracer = _also_histories(tracer, histories)
     settings = MatchSettings(
         timeout=plan.timeout, startup_timeout=plan.startup_timeout, budget=plan.budget, log_dir=log_dir,

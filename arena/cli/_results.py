@@ -290,10 +290,10 @@ def export_cmd(
     tournament: Annotated[int, typer.Argument(metavar="ID", help="A tournament id.")],
     db: DbOpt = Path("arena.db"),
     format: Annotated[str, typer.Option(
-        "--format", help="jsonl: one JSON line per match; phh: holdem hands as PHH (.phhs).")] = "jsonl",
+        "--format", help="jsonl: one JSON line per match; phh: poker hands as PHH (.phhs).")] = "jsonl",
 ) -> None:
     """Write every stored match as one JSON line, with the command that plays it again
-    (or, ``--format phh``, every hand of a holdem tournament as PHH)."""
+    (or, ``--format phh``, every hand of a poker tournament as PHH)."""
     from .._games import load_game
 
     if format not in ("jsonl", "phh"):
@@ -326,11 +326,12 @@ def export_cmd(
 
 def _export_phh(saved: dict, entrants: list[tuple[str, str]], rows: list[dict]) -> None:
     """Every hand of the stored transcripts, read back as the lines sent to each seat."""
-    if saved["game"] != "holdem":
-        raise _usage(f"--format phh is for holdem tournaments; this one is {saved['game']}")
-    from protocols.holdem_phh import HandHistories
+    from .._games import load_game
 
-    histories = HandHistories([])
+    plugin = load_game(saved["game"])
+    if "phh" not in plugin.hand_formats:
+        raise _usage(f"--format phh writes poker hands; {saved['game']} writes none")
+    histories = plugin.hand_histories([])
     for m in rows:
         if not (m["transcript"] and Path(m["transcript"]).exists()):
             continue

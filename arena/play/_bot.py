@@ -560,9 +560,11 @@ class BotProcess:
 
     def _adopt(self) -> None:
         """At the first line of an ACPC agent's relay: take the agent's
-        connection if the relay sent it (holdem), and speak to the agent
+        connection if the relay sent it (the game its codec speaks), and speak to the agent
         itself from now on. Anything else sent is refused, and the seat goes
         on as it was (its relay then answers nothing: a timeout, its own)."""
+        from protocols.acpc import HANDOVER  # only when an agent plays
+
         hand_over, self._hand_over = self._hand_over, None
         assert hand_over is not None
         try:
@@ -582,7 +584,7 @@ class BotProcess:
         try:
             agent.getpeername()  # connected (not listening, not left unconnected)
             good = (agent.type == socket.SOCK_STREAM and agent.family in (socket.AF_INET, socket.AF_INET6)
-                    and head == b"holdem" and seat == str(self.seat).encode() and self._codec_class is not None)
+                    and head == HANDOVER and seat == str(self.seat).encode() and self._codec_class is not None)
         except OSError:
             good = False
         if not good:

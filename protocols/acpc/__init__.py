@@ -14,7 +14,7 @@ and the kuhn3 ACPC log.
 
 from games._cbuild import BuildError
 
-from ._relay import CODEC_SOURCE, TEXT_HEADER, relay_path
+from ._relay import CODEC_SOURCE, HANDOVER, TEXT_HEADER, relay_path
 from ._translate import (
     AcpcFault,
     Kuhn3Log,
@@ -23,5 +23,5 @@ from ._translate import (
     refusal,
 )
 
-__all__ = ["AcpcFault", "BuildError", "CODEC_SOURCE", "Kuhn3Log", "Kuhn3Translator", "TEXT_HEADER",
+__all__ = ["AcpcFault", "BuildError", "CODEC_SOURCE", "HANDOVER", "Kuhn3Log", "Kuhn3Translator", "TEXT_HEADER",
            "kuhn3_refusal", "refusal", "relay_path"]

@@ -22,6 +22,9 @@ SOURCE = Path(__file__).with_name("relay.c")
 TEXT_HEADER = Path(__file__).with_name("acpc_text.h")
 #: the hold'em codec, built by arena.native (it is an extension of the arena's)
 CODEC_SOURCE = Path(__file__).with_name("codec.c")
+#: the first word the relay sends with the agent's connection (relay.c): the
+#: game whose codec (codec.c) speaks to the agent from then on
+HANDOVER = b"holdem"
 
 
 @cache

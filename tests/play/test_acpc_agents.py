@@ -124,7 +124,9 @@ def test_acpc_cannot_express_antes_or_freezeouts(acpc):
     from arena._plan import plan_play
 
     for game, raw, why in (("holdem", {"ante": 1}, "no antes"), ("holdem", {"mode": "freezeout"}, "freezeout"),
-                           ("kuhn3", {"max_bet": 3}, "a bet to 2")):
+                           ("kuhn3", {"max_bet": 3}, "a bet to 2"),
+                           # a game whose plugin gives no ACPC translation (GamePlugin.acpc_refusal's default)
+                           ("vonneumann", {}, "vonneumann does not")):
         bots = [example(acpc)] * 2 + ([KUHN3_NATIVE] if game == "kuhn3" else [])
         with pytest.raises(UsageError, match=f"cannot play this match: .*{why}"):
             plan_play(game, bots, [raw], keys=True, seed=1, lifetime="match", timeout=1.0, startup_timeout=10.0,
