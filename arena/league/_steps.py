@@ -229,7 +229,7 @@ def _replay(plugin: GamePlugin, params: Any, seed: str, names: list[str], match_
 
     try:
         run = plugin.open_dialogue(params, chance_stream(seed), names, match_index)
-        drive(_Noting(run, note), answer, sink, on_fault=lambda fault: None, game=plugin.spec.id)
+        drive(run, answer, sink, on_fault=lambda fault: None, game=plugin.spec.id, note=note)
         note(run)
         out.complete = True
     except _Stop as stop:
@@ -255,24 +255,3 @@ def _replay(plugin: GamePlugin, params: Any, seed: str, names: list[str], match_
         out.xs = xs[::every] + ([xs[-1]] if (len(xs) - 1) % every else [])
         out.totals = [[points[x][s] for x in out.xs] for s in range(seats)]
     return out
-
-
-class _Noting:
-    """The dialogue run as ``drive`` sees it, noting the standings after every exchange."""
-
-    def __init__(self, run: Any, note: Any) -> None:
-        self._run, self._note = run, note
-
-    def run(self) -> Any:
-        gen = self._run.run()
-        replies = None
-        try:
-            while True:
-                exchange = gen.send(replies)
-                self._note(self._run)
-                replies = yield exchange
-        except StopIteration as stop:
-            return stop.value
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._run, name)

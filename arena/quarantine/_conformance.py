@@ -52,6 +52,7 @@ from .._scoring import forfeit_scores, tournament_scores
 from .._seeds import chance_stream
 from .._text import inert
 from ..play._guard import Guarded
+from ..play._stepping import step_through
 from . import _soundness
 from ._check import CHECK_STEP_SECONDS
 from ._check import Check, largest_table as _seats
@@ -75,33 +76,34 @@ def _open(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> Any:
 
 
 def drive(run: Any, answer: Answer, sink: Callable[[str], None],
-          on_fault: Callable[[ProtocolError], None] | None = None, game: str = "under check") -> Any:
+          on_fault: Callable[[ProtocolError], None] | None = None, game: str = "under check",
+          note: Callable[[Any], None] | None = None) -> Any:
     """Play ``run``'s dialogue to its end; ``sink`` gets every wire line
-    (``seat -> line`` sent, ``seat <- line`` replied). Returns the outcome.
-    A fault the dialogue reports and plays on after (``Exchange.fault``) goes
-    to ``on_fault``, or is raised when there is none. The game's own code is
-    bounded (``CHECK_STEP_SECONDS`` a step): a game that spins or raises is a
+    (``seat -> line`` sent, ``seat <- line`` replied), and ``note(run)`` sees
+    the run at each exchange. Returns the outcome. A fault the dialogue
+    reports and plays on after (``Exchange.fault``) goes to ``on_fault``, or is
+    raised when there is none. The game's own code is bounded
+    (``CHECK_STEP_SECONDS`` a step): a game that spins or raises is a
     ``GameError`` naming ``game``, reported by the check that drove it."""
-    gen = Guarded(run, game, CHECK_STEP_SECONDS)
-    replies: list[str] | None = None
-    try:
-        while True:
-            exchange = gen.send(replies)
-            replies = []
-            if exchange.fault is not None:
-                if on_fault is None:
-                    raise exchange.fault
-                on_fault(exchange.fault)
-                continue
+
+    def sent(seat: int, payload: bytes) -> None:
+        for line in payload.decode().splitlines():
+            sink(f"{seat} -> {line}")
+
+    def seen(n: int, exchange: Any) -> None:
+        if note is not None:
+            note(run)
+        if not exchange.reply:  # a notification: its lines now (a request's go with each reply)
             for seat, payload in exchange.sends:
-                for line in payload.decode().splitlines():
-                    sink(f"{seat} -> {line}")
-                if exchange.reply:
-                    reply = answer(run, seat, payload)
-                    sink(f"{seat} <- {reply}")
-                    replies.append(reply)
-    except StopIteration as stop:
-        return stop.value
+                sent(seat, payload)
+
+    def replied(n: int, seat: int, payload: bytes) -> str:
+        sent(seat, payload)
+        reply = answer(run, seat, payload)
+        sink(f"{seat} <- {reply}")
+        return reply
+
+    return step_through(run, game, replied, on_exchange=seen, on_fault=on_fault, seconds=CHECK_STEP_SECONDS)
 
 
 def playthrough(plugin: GamePlugin) -> list[str]:
@@ -381,29 +383,25 @@ def _check_fault_never_pays(plugin: GamePlugin) -> Check:
     for raw, seed in _random_matches(plugin):
         run = _open(plugin, raw, seed)
         rng = random.Random(seed)
-        gen = Guarded(run, plugin.spec.id, CHECK_STEP_SECONDS)
-        replies: list[str] | None = None
         faulting: list[tuple[int, int, float]] = []  # (reply number, seat, score by faulting there)
-        try:
-            while True:
-                exchange = gen.send(replies)
-                replies = []
-                if exchange.reply:
-                    for seat in {s for s, _ in exchange.sends}:
-                        # The game's own rule, as its rules page promises it (the arena's
-                        # correction of a rule that pays would hide the game's mistake).
-                        rule = getattr(run, "forfeit", None)
-                        score = float(rule(seat)[seat]) if rule is not None else forfeit_scores(run, [seat])[seat]
-                        faulting.append((len(faulting), seat, score))
-                    replies = [plugin.random_reply(run, s, p, rng) for s, p in exchange.sends]
-        except StopIteration:
-            pass
+        rule = getattr(run, "forfeit", None)
+
+        def before(n: int, exchange: Any) -> None:
+            if exchange.reply:
+                for seat in {s for s, _ in exchange.sends}:
+                    # The game's own rule, as its rules page promises it (the arena's
+                    # correction of a rule that pays would hide the game's mistake).
+                    score = float(rule(seat)[seat]) if rule is not None else forfeit_scores(run, [seat])[seat]
+                    faulting.append((len(faulting), seat, score))
+
+        step_through(run, plugin.spec.id, lambda n, s, p: plugin.random_reply(run, s, p, rng), on_exchange=before,
+                     seconds=CHECK_STEP_SECONDS)
         final = tournament_scores(run)
         points += len(faulting)
         for n, seat, score in faulting:
             gain = score - final[seat]
             if gain > 1e-9 and (worst is None or gain > worst[0]):
-                whose = "by the game's fault rule (forfeit)" if getattr(run, "forfeit", None) else \
+                whose = "by the game's fault rule (forfeit)" if rule is not None else \
                     "by the arena's fault rule (the game has no forfeit)"
                 worst = (gain, f"seed {seed}: seat {seat} faulting at reply {n} scores {score:g} {whose}, "
                                f"playing on to the end {final[seat]:g}: a bot could cut its losses by faulting")
@@ -413,8 +411,8 @@ def _check_fault_never_pays(plugin: GamePlugin) -> Check:
                       "by playing on legally: its score so far minus the most the rest of the match can cost",
                       "(in play the arena replaces a rule that pays more than the score so far by its own; "
                       "the rules page should say the rule that applies)"])
-    rule = "the game's fault rule" if worst is None and _has_forfeit(plugin) else "the arena's fault rule"
-    return Check("fault never pays", True, f"{points} fault points in {MATCHES} random matches: by {rule}, none "
+    whose = "the game's fault rule" if _has_forfeit(plugin) else "the arena's fault rule"
+    return Check("fault never pays", True, f"{points} fault points in {MATCHES} random matches: by {whose}, none "
                  "scores more than playing on")
 
 

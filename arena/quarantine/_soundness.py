@@ -24,6 +24,7 @@ from protocols.jsonlines import Reply
 from .._checks import UsageError, game_params
 from .._seeds import chance_stream
 from ..play._guard import Guarded
+from ..play._stepping import step_through
 from ._check import CHECK_STEP_SECONDS, Check, largest_table as _seats
 
 #: matches each check replays (seeds 2000...)
@@ -172,37 +173,33 @@ def _record(plugin: GamePlugin, raw: dict[str, Any], seed: int,
     params = game_params(plugin, raw, keys=True)
     seats = seats or _seats(plugin, params)
     choose = random.Random(seed)
-    gen = Guarded(run, plugin.spec.id, CHECK_STEP_SECONDS)
     steps: list[Step] = []
     views: dict[int, Any] = {}
     own_view = has_own_view(plugin)
-    replies: list[str] | None = None
-    try:
-        while True:
-            exchange = gen.send(replies)
-            if exchange.fault is not None:
-                raise exchange.fault
-            step = Step(list(exchange.sends), exchange.reply, revealed=_revealed(run, seats))
-            for seat, payload in exchange.sends:
-                known = known_of(run, seat)
-                if known is not None:
-                    step.known[seat] = known
-                turn = _feed(views, plugin, params, seat, payload) if own_view else None
-                if exchange.reply:
-                    try:
-                        step.offers[seat] = offer_of(views[seat], turn) if own_view else None
-                    except Exception as exc:
-                        raise ViewError(f"seat {seat}'s seat view raised {type(exc).__name__}: {exc} making "
-                                        f"the replies of its choices to {payload.decode().strip()!r}") from exc
+
+    def seen(n: int, exchange: Any) -> None:
+        step = Step(list(exchange.sends), exchange.reply, revealed=_revealed(run, seats))
+        for seat, payload in exchange.sends:
+            known = known_of(run, seat)
+            if known is not None:
+                step.known[seat] = known
+            turn = _feed(views, plugin, params, seat, payload) if own_view else None
             if exchange.reply:
-                for seat, payload in exchange.sends:
-                    if at_decision is not None:
-                        at_decision(run, len(steps), seat, payload)
-                    step.replies.append(plugin.random_reply(run, seat, payload, choose))
-            steps.append(step)
-            replies = list(step.replies)
-    except StopIteration:
-        pass
+                try:
+                    step.offers[seat] = offer_of(views[seat], turn) if own_view else None
+                except Exception as exc:
+                    raise ViewError(f"seat {seat}'s seat view raised {type(exc).__name__}: {exc} making "
+                                    f"the replies of its choices to {payload.decode().strip()!r}") from exc
+        steps.append(step)
+
+    def answer(n: int, seat: int, payload: bytes) -> str:
+        if at_decision is not None:
+            at_decision(run, n, seat, payload)
+        reply = plugin.random_reply(run, seat, payload, choose)
+        steps[n].replies.append(reply)
+        return reply
+
+    step_through(run, plugin.spec.id, answer, on_exchange=seen, seconds=CHECK_STEP_SECONDS)
     return run, steps, getattr(rng, REDRAW_ATTRIBUTE)
 
 
@@ -215,25 +212,26 @@ def _replay(plugin: GamePlugin, raw: dict[str, Any], seed: int, steps: list[Step
     ``("ended", None)`` or ``("raised", exception)``. ``watch(run, step)`` sees
     every step of the replay as it is yielded."""
     run, _ = _open(plugin, raw, seed, redraw, seats)
-    gen = Guarded(run, plugin.spec.id, CHECK_STEP_SECONDS)
-    replies: list[str] | None = None
+    pending: list[str] = []
+
+    def seen(n: int, exchange: Any) -> None:
+        if watch is not None:
+            watch(run, exchange)
+        pending[:] = list(last) if (last is not None and n == upto) else list(steps[n].replies)
+
+    def answer(n: int, seat: int, payload: bytes) -> str:
+        return pending.pop(0) if pending else ""  # a replay gone another way: nothing recorded there
+
     try:
-        for n in range(upto + (last is not None) + 1):
-            exchange = gen.send(replies)
-            if exchange.fault is not None:
-                return "refused", exchange.fault
-            if n == upto + (last is not None):
-                return "accepted", None
-            if watch is not None:
-                watch(run, exchange)
-            replies = list(last) if (last is not None and n == upto) else list(steps[n].replies)
-    except StopIteration:
-        return ("accepted" if last is not None else "ended"), None
+        outcome = step_through(run, plugin.spec.id, answer, on_exchange=seen, limit=upto + (last is not None),
+                               seconds=CHECK_STEP_SECONDS)
     except ProtocolError as exc:
         return "refused", exc
     except Exception as exc:  # a crash of the game is reported by the caller
         return "raised", exc
-    return "accepted", None
+    if outcome is None or last is not None:
+        return "accepted", None
+    return "ended", None
 
 
 # -- legality and attribution ------------------------------------------------------------
@@ -629,28 +627,30 @@ def _play_record(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> list[Any
     except Exception:
         return None
     rng = random.Random(seed)
-    gen = Guarded(run, plugin.spec.id, CHECK_STEP_SECONDS)
     seen: list[Any] = []
-    replies: list[str] | None = None
+
+    def told(n: int, exchange: Any) -> None:
+        for seat, payload in exchange.sends:
+            try:
+                message = json.loads(payload)
+                if isinstance(message, dict):
+                    message.pop("params", None)
+                seen.append((seat, json.dumps(message, sort_keys=True)))
+            except ValueError:
+                seen.append((seat, payload))
+
+    def answer(n: int, seat: int, payload: bytes) -> str:
+        reply = plugin.random_reply(run, seat, payload, rng)
+        seen.append((seat, reply))
+        return reply
+
     try:
-        for _ in range(EXTREME_STEPS):
-            exchange = gen.send(replies)
-            if exchange.fault is not None:
-                return None
-            for seat, payload in exchange.sends:
-                try:
-                    message = json.loads(payload)
-                    if isinstance(message, dict):
-                        message.pop("params", None)
-                    seen.append((seat, json.dumps(message, sort_keys=True)))
-                except ValueError:
-                    seen.append((seat, payload))
-            replies = [plugin.random_reply(run, s, p, rng) for s, p in exchange.sends] if exchange.reply else []
-            seen.append(tuple(replies))
-    except StopIteration as stop:
-        seen.append(("outcome", list(stop.value.payoffs), stop.value.hands))
+        outcome = step_through(run, plugin.spec.id, answer, on_exchange=told, limit=EXTREME_STEPS,
+                               seconds=CHECK_STEP_SECONDS)
     except Exception:
         return None
+    if outcome is not None:
+        seen.append(("outcome", list(outcome.payoffs), outcome.hands))
     return seen
 
 
@@ -682,16 +682,9 @@ def _ignored_parameters(plugin: GamePlugin) -> list[str]:
 def _play_briefly(plugin: GamePlugin, run: Any, steps: int | None = EXTREME_STEPS) -> str | None:
     """Random legal play for ``steps`` exchanges (None: to the end); what went wrong, in words."""
     rng = random.Random(7)
-    gen = Guarded(run, plugin.spec.id, CHECK_STEP_SECONDS)
-    replies: list[str] | None = None
     try:
-        for _ in (range(steps) if steps is not None else iter(int, 1)):
-            exchange = gen.send(replies)
-            if exchange.fault is not None:
-                raise exchange.fault
-            replies = [plugin.random_reply(run, s, p, rng) for s, p in exchange.sends] if exchange.reply else []
-    except StopIteration:
-        return None
+        step_through(run, plugin.spec.id, lambda n, s, p: plugin.random_reply(run, s, p, rng), limit=steps,
+                     seconds=CHECK_STEP_SECONDS)
     except ProtocolError as exc:
         return f"a legal random reply was refused and seat {exc.seat} charged: {exc}"
     except Exception as exc:
@@ -750,7 +743,7 @@ INVARIANTS = {"zero_sum": "the payoffs add up to zero", "constant_sum": "the pay
 
 def check_invariants(plugin: GamePlugin) -> Check:
     """What the game declares always holds of its payoffs (``invariants``),
-    checked at every step of random matches and at their end."""
+    checked at the end of random matches at every table size."""
     raw = dict(plugin.playthrough_matches[0][0])
     params = game_params(plugin, raw, keys=True)
     declared = plugin.invariants(params)
@@ -771,19 +764,9 @@ def check_invariants(plugin: GamePlugin) -> Check:
             seed = 5000 + m
             run, _ = _open(plugin, raw, seed, seats=seats)
             rng = random.Random(seed)
-            gen = Guarded(run, plugin.spec.id, CHECK_STEP_SECONDS)
-            replies: list[str] | None = None
-            n = 0
-            try:
-                while True:
-                    exchange = gen.send(replies)
-                    if exchange.fault is not None:
-                        raise exchange.fault
-                    replies = [plugin.random_reply(run, s, p, rng) for s, p in exchange.sends] if exchange.reply \
-                        else []
-                    n += 1
-            except StopIteration as stop:
-                payoffs = list(stop.value.payoffs)
+            outcome = step_through(run, plugin.spec.id, lambda n, s, p: plugin.random_reply(run, s, p, rng),
+                                   seconds=CHECK_STEP_SECONDS)
+            payoffs = list(outcome.payoffs)
             checked += 1
             got = float(sum(payoffs))
             if total is None:
