@@ -308,6 +308,98 @@ class _Probe:
     source: str = ""
 
 
+@dataclass(slots=True)
+class _Legal:
+    """One recorded match's legal replies at each decision ``(step, seat)``."""
+
+    steps: list[Step]
+    at: dict[tuple[int, int], list[str]]
+    complete: set[tuple[int, int]]  # where the list is every legal reply (not a spread of a wide range)
+    sources: set[str]
+
+
+def _legal_of(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> _Legal:
+    """A match with random replies, and at each decision its legal replies:
+    the seat view's named choices, and the engine's legal set where given."""
+    at: dict[tuple[int, int], list[str]] = {}
+    engine_at: set[tuple[int, int]] = set()
+
+    def note(run: Any, step: int, seat: int, payload: bytes) -> None:
+        legal = plugin.legal_replies(run, seat, payload)
+        if legal is not None:
+            at[(step, seat)] = list(legal)
+            engine_at.add((step, seat))
+
+    _, steps, _ = _record(plugin, raw, seed, note)
+    complete, sources = set(engine_at), {"the engine's legal set"} if engine_at else set()
+    for n, step in enumerate(steps):
+        for seat, offer in step.offers.items():
+            if offer is None:
+                continue
+            at.setdefault((n, seat), []).extend(offer.replies)
+            if offer.complete:
+                complete.add((n, seat))
+            sources.add("the seat views' named choices")
+    return _Legal(steps, at, complete, sources)
+
+
+def _picks(asked: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """DECISIONS decisions spread over a match, and every seat at least once (where it is first asked)."""
+    picks = asked if len(asked) <= DECISIONS else [asked[i * len(asked) // DECISIONS] for i in range(DECISIONS)]
+    return picks + [next(k for k in asked if k[1] == seat) for seat in {s for _, s in asked} - {s for _, s in picks}]
+
+
+def _judge(outcome: str, error: Any, line: str, seat: int, told: str, is_legal: bool, complete: bool,
+           offer: Offer | None) -> str | None:
+    """What is wrong with the dialogue's answer to one tried reply, in words (None: right)."""
+    if outcome == "raised":
+        return f"seat {seat} replied {line!r} to {told!r} and the game raised {type(error).__name__}: {error}, " \
+               "not a ProtocolError"
+    if outcome == "accepted" and not is_legal and complete:
+        names = "/".join(offer.replies.values()) if offer is not None else "its legal set"
+        return (f"seat {seat} replied {line!r} to {told!r}, which is none of the legal choices ({names}), yet the "
+                "dialogue accepted it")
+    if outcome == "refused" and is_legal:
+        said = f" (the choice '{offer.replies[line]}' of the seat view)" if offer and line in offer.replies else ""
+        return (f"seat {seat} replied {line!r}{said} to {told!r}; the game names it a legal choice, yet the "
+                f"dialogue refused it: {error}")
+    return None
+
+
+def _probe_decision(plugin: GamePlugin, raw: dict[str, Any], seed: int, legal: _Legal, key: tuple[int, int],
+                    probe: _Probe, models: dict[str, type[Reply]], rng: random.Random) -> bool:
+    """Try replies at one decision; False when the probe found a legality problem (in ``probe``)."""
+    step_no, seat = key
+    step = legal.steps[step_no]
+    index = [s for s, _ in step.sends].index(seat)
+    told = step.sends[index][1].decode().strip()
+    allowed = {_canonical(line, models) for line in legal.at[key]}
+    if None in allowed:
+        bad = next(line for line in legal.at[key] if _canonical(line, models) is None)
+        probe.legality = (f"seed {seed}: seat {seat} may reply {bad!r} to {told!r} by the game's own choices, but "
+                          "its reply models refuse that line")
+        return False
+    offer = step.offers.get(seat)
+    named = list(offer.replies) if offer is not None else []
+    for line in dict.fromkeys([*named[:CANDIDATES // 2], *_candidates(legal.at[key], models, rng), "not a reply"]):
+        probe.tried += 1
+        replies = list(step.replies)
+        replies[index] = line
+        outcome, error = _replay(plugin, raw, seed, legal.steps, step_no, replies)
+        problem = _judge(outcome, error, line, seat, told, _canonical(line, models) in allowed,
+                         key in legal.complete, offer)
+        if problem:
+            probe.legality = f"seed {seed}: {problem}"
+            return False
+        if outcome == "refused":
+            if error.seat != seat and probe.attribution is None:
+                probe.attribution = (f"seed {seed}: seat {seat} replied {line!r} to {told!r}, and the fault was "
+                                     f"charged to seat {error.seat} ({error.reason}): a bad reply is the fault of "
+                                     "the seat that sent it")
+            probe.refused_by_seat[seat] = probe.refused_by_seat.get(seat, 0) + 1
+    return True
+
+
 def _probe_legality(plugin: GamePlugin) -> _Probe | None:
     """Try replies at decision points of a few matches: the choices the seat
     view names (and the engine's legal set, when the game gives one) must be
@@ -316,84 +408,20 @@ def _probe_legality(plugin: GamePlugin) -> _Probe | None:
     models = _reply_models(plugin)
     probe = _Probe()
     raw = dict(plugin.playthrough_matches[0][0])
-    sources = set()
+    sources: set[str] = set()
     for m in range(MATCHES):
         seed = 2000 + m
-        legal_at: dict[tuple[int, int], list[str]] = {}
-        engine_at: set[tuple[int, int]] = set()
-
-        def note(run: Any, step: int, seat: int, payload: bytes) -> None:
-            legal = plugin.legal_replies(run, seat, payload)
-            if legal is not None:
-                legal_at[(step, seat)] = list(legal)
-                engine_at.add((step, seat))
-
-        _, steps, _ = _record(plugin, raw, seed, note)
-        complete: set[tuple[int, int]] = set()
-        for n, step in enumerate(steps):
-            for seat, offer in step.offers.items():
-                if offer is None:
-                    continue
-                legal_at.setdefault((n, seat), []).extend(offer.replies)
-                if offer.complete or (n, seat) in engine_at:
-                    complete.add((n, seat))
-                sources.add("the seat views' named choices")
-        complete |= engine_at
-        if engine_at:
-            sources.add("the engine's legal set")
-        if not legal_at:
+        legal = _legal_of(plugin, raw, seed)
+        sources |= legal.sources
+        if not legal.at:
             if m == 0:
                 return None
             continue
         rng = random.Random(seed)
-        asked = sorted(legal_at)
-        picks = asked if len(asked) <= DECISIONS else [asked[i * len(asked) // DECISIONS] for i in range(DECISIONS)]
-        # every seat is probed at least once, wherever it is first asked
-        for seat in {s for _, s in asked} - {s for _, s in picks}:
-            picks.append(next(k for k in asked if k[1] == seat))
-        for step_no, seat in picks:
+        for key in _picks(sorted(legal.at)):
             probe.decisions += 1
-            step = steps[step_no]
-            index = [s for s, _ in step.sends].index(seat)
-            payload = step.sends[index][1]
-            told = payload.decode().strip()
-            legal = {_canonical(line, models) for line in legal_at[(step_no, seat)]}
-            if None in legal:
-                bad = next(line for line in legal_at[(step_no, seat)] if _canonical(line, models) is None)
-                probe.legality = (f"seed {seed}: seat {seat} may reply {bad!r} to {told!r} by the game's own "
-                                  "choices, but its reply models refuse that line")
+            if not _probe_decision(plugin, raw, seed, legal, key, probe, models, rng):
                 return probe
-            offer = step.offers.get(seat)
-            named = list(offer.replies) if offer is not None else []
-            tries = [*named[:CANDIDATES // 2], *_candidates(legal_at[(step_no, seat)], models, rng), "not a reply"]
-            for line in dict.fromkeys(tries):
-                probe.tried += 1
-                replies = list(step.replies)
-                replies[index] = line
-                outcome, error = _replay(plugin, raw, seed, steps, step_no, replies)
-                canonical = _canonical(line, models)
-                is_legal = canonical in legal
-                if outcome == "raised":
-                    probe.legality = (f"seed {seed}: seat {seat} replied {line!r} to {told!r} and the game raised "
-                                      f"{type(error).__name__}: {error}, not a ProtocolError")
-                    return probe
-                if outcome == "accepted" and not is_legal and (step_no, seat) in complete:
-                    names = "/".join(offer.replies.values()) if offer is not None else "its legal set"
-                    probe.legality = (f"seed {seed}: seat {seat} replied {line!r} to {told!r}, which is none of "
-                                      f"the legal choices ({names}), yet the dialogue accepted it")
-                    return probe
-                if outcome == "refused" and is_legal:
-                    said = f" (the choice '{offer.replies[line]}' of the seat view)" if offer and line in offer.replies \
-                        else ""
-                    probe.legality = (f"seed {seed}: seat {seat} replied {line!r}{said} to {told!r}; the game "
-                                      f"names it a legal choice, yet the dialogue refused it: {error}")
-                    return probe
-                if outcome == "refused":
-                    if error.seat != seat and probe.attribution is None:
-                        probe.attribution = (f"seed {seed}: seat {seat} replied {line!r} to {told!r}, and the fault "
-                                             f"was charged to seat {error.seat} ({error.reason}): a bad reply is "
-                                             "the fault of the seat that sent it")
-                    probe.refused_by_seat[seat] = probe.refused_by_seat.get(seat, 0) + 1
     probe.source = " and ".join(sorted(sources))
     return probe
 
@@ -478,6 +506,70 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+class _Leak(Exception):
+    """What a seat was told that it may not know, in words."""
+
+
+@dataclass(slots=True)
+class _Redraws:
+    """The re-draws of the information check: how many, and how far they were compared."""
+
+    private: set[int] = field(default_factory=set)
+    replayed: int = 0
+    compared: int = 0
+    cut: int = 0
+
+
+def _redraw(plugin: GamePlugin, raw: dict[str, Any], seed: int, seats: int, steps: list[Step], hidden: int,
+            salt: int, keep: int, told: _Told, tally: _Redraws) -> None:
+    """The match of ``steps`` again with ``hidden``'s private chance re-drawn
+    (kept for its first ``keep`` draws): every message it sends goes to
+    ``told``, and until the reveal the other seats must know what they knew."""
+    seen: list[tuple[int, bytes, str, bool]] = []
+
+    def see(r: Any, exchange: Any) -> None:
+        shown = hidden in _revealed(r, seats)
+        seen.extend((s, p, known_of(r, s), shown) for s, p in exchange.sends)
+
+    _replay(plugin, raw, seed, steps, len(steps), None, {hidden: (salt, keep)}, see, seats)
+    tally.replayed += 1
+    original = [(s, p, step.known[s], hidden in step.revealed) for step in steps for s, p in step.sends]
+    tally.cut += len(seen) < len(original)
+    where = (f"seed {seed} with seat {hidden}'s private chance re-drawn"
+             f"{f' after its first {keep} draws' if keep else ''}, message ")
+    for n, (s1, p1, k1, _), nth in zip(range(len(seen)), seen, _nths(seen)):
+        leak = told.add(seats, s1, nth, k1, p1, where + str(n), hidden)
+        if leak:
+            raise _Leak(leak)
+    for n, ((s0, _, k0, shown0), (s1, _, k1, shown1)) in enumerate(zip(original, seen)):
+        # Once the game shows the re-drawn chance (or the match goes another way), the two
+        # matches may differ in what the seats know: from there on they are compared by it.
+        if s0 != s1 or shown0 or shown1:
+            break
+        if s0 == hidden:
+            continue
+        if k0 != k1:
+            raise _Leak(f"{where}{n}: known({s0}) was {_short(k0)}, and {_short(k1)} after the re-draw, before the "
+                        f"game revealed seat {hidden}'s private chance: what seat {s0} knows depends on seat "
+                        f"{hidden}'s hidden chance")
+        tally.compared += 1
+
+
+def _information(plugin: GamePlugin, raw: dict[str, Any], seats: int, m: int, told: _Told, tally: _Redraws) -> None:
+    """One match's messages, and its re-drawn twins', held to what each seat knew (raises _Leak)."""
+    seed = 3000 + m
+    _, steps, watch = _record(plugin, raw, seed, seats=seats)
+    sent = [(s, p, step.known[s]) for step in steps for s, p in step.sends]
+    for n, (s, p, k), nth in zip(range(len(sent)), sent, _nths(sent)):
+        leak = told.add(seats, s, nth, k, p, f"seed {seed}, message {n}")
+        if leak:
+            raise _Leak(leak)
+    tally.private |= set(watch.asked)
+    for hidden in sorted(watch.asked):
+        for keep in KEEP_DRAWS:
+            _redraw(plugin, raw, seed, seats, steps, hidden, m + 1, keep, told, tally)
+
+
 def check_information(plugin: GamePlugin) -> Check:
     """Every message to a seat follows from what the seat may know
     (``known(seat)``), over whole matches at many seeds and every table
@@ -490,54 +582,19 @@ def check_information(plugin: GamePlugin) -> Check:
         return Check("information", False, "cannot be checked: the game's dialogue run has no known(seat), what "
                      "the seat may know now (its own private chance and everything public, as OpenSpiel's "
                      "information state); add it, and check-game holds every message to it")
-    told = _Told()
-    private: set[int] = set()
-    replayed = compared = cut = 0
+    told, tally = _Told(), _Redraws()
     tables = seat_counts(plugin, raw)
-    for seats in tables:
-        for m in range(INFO_MATCHES):
-            seed = 3000 + m
-            _, steps, watch = _record(plugin, raw, seed, seats=seats)
-            sent = [(s, p, step.known[s]) for step in steps for s, p in step.sends]
-            for n, (s, p, k), nth in zip(range(len(sent)), sent, _nths(sent)):
-                leak = told.add(seats, s, nth, k, p, f"seed {seed}, message {n}")
-                if leak:
-                    return Check("information", False, leak)
-            private |= set(watch.asked)
-            for hidden, keep in [(h, k) for h in sorted(watch.asked) for k in KEEP_DRAWS]:
-                seen: list[tuple[int, bytes, str, bool]] = []
-
-                def see(r: Any, exchange: Any, hidden: int = hidden, seats: int = seats) -> None:
-                    shown = hidden in _revealed(r, seats)
-                    seen.extend((s, p, known_of(r, s), shown) for s, p in exchange.sends)
-
-                _replay(plugin, raw, seed, steps, len(steps), None, {hidden: (m + 1, keep)}, see, seats)
-                replayed += 1
-                original = [(s, p, step.known[s], hidden in step.revealed) for step in steps for s, p in step.sends]
-                cut += len(seen) < len(original)
-                where = (f"seed {seed} with seat {hidden}'s private chance re-drawn"
-                         f"{f' after its first {keep} draws' if keep else ''}, message ")
-                for n, (s1, p1, k1, _), nth in zip(range(len(seen)), seen, _nths(seen)):
-                    leak = told.add(seats, s1, nth, k1, p1, where + str(n), hidden)
-                    if leak:
-                        return Check("information", False, leak)
-                for n, ((s0, _, k0, shown0), (s1, _, k1, shown1)) in enumerate(zip(original, seen)):
-                    # Once the game shows the re-drawn chance (or the match goes another way), the two
-                    # matches may differ in what the seats know: from there on they are compared by it.
-                    if s0 != s1 or shown0 or shown1:
-                        break
-                    if s0 == hidden:
-                        continue
-                    if k0 != k1:
-                        return Check("information", False,
-                                     f"{where}{n}: known({s0}) was {_short(k0)}, and {_short(k1)} after the "
-                                     f"re-draw, before the game revealed seat {hidden}'s private chance: what "
-                                     f"seat {s0} knows depends on seat {hidden}'s hidden chance")
-                    compared += 1
-    chance = (f"each seat's private chance ({sorted(private)}) re-drawn in {replayed} replays, {compared} "
-              "messages compared" + (f" ({cut} replays cut short where the re-drawn match refused a recorded "
-                                     "reply)" if cut else "")
-              if private else "no chance private to a seat is drawn (protocols.private_chance)")
+    try:
+        for seats in tables:
+            for m in range(INFO_MATCHES):
+                _information(plugin, raw, seats, m, told, tally)
+    except _Leak as leak:
+        return Check("information", False, str(leak))
+    chance = (f"each seat's private chance ({sorted(tally.private)}) re-drawn in {tally.replayed} replays, "
+              f"{tally.compared} messages compared"
+              + (f" ({tally.cut} replays cut short where the re-drawn match refused a recorded reply)"
+                 if tally.cut else "")
+              if tally.private else "no chance private to a seat is drawn (protocols.private_chance)")
     return Check("information", True, f"{told.messages} messages in {INFO_MATCHES * len(tables)} matches at "
                  f"{'/'.join(map(str, tables))} seats each followed from what its seat knew; {chance}")
 
