@@ -31,7 +31,7 @@ def available_games() -> dict[str, str]:
 
 
 def did_you_mean(word: str, choices: list[str]) -> str:
-    """``; did you mean 'kuhn3'?`` when a choice is close to ``word``, else nothing."""
+    """``; did you mean 'chess'?`` when a choice is close to ``word``, else nothing."""
     import difflib
 
     close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)

@@ -3,7 +3,7 @@
 A game's dealer may define:
 
 * ``tournament_scores()``: each seat's score for the tournament (default:
-  the game's own ``scores()``); kuhn3, for one, ranks by chips won;
+  the game's own ``scores()``); a poker game may rank by chips won;
 * ``forfeit(seat)``: the same scores when ``seat`` has faulted, by the game's
   fault rule: the faulting seat's score is never better than the worst
   outcome it could have had by playing on legally; the other seats keep
@@ -47,7 +47,7 @@ def forfeit_scores(dealer: Any, seats: list[int]) -> list[float]:
 def match_scores(dealer: Any, faulted: list[int]) -> list[float]:
     """Each seat's score for a single match: the game's own ``scores()``, with
     the fault rule applied to the seats of ``faulted``. A game that ranks
-    tournaments on another scale than its match score (kuhn3: chips, not
+    tournaments on another scale than its match score (chips, not
     chips per root hand) has its fault rule on that scale, so its match
     scores are left as they are (the fault's scores are ``forfeit_scores``)."""
     if not faulted or getattr(dealer, "tournament_scores", None) is not None:

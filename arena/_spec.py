@@ -98,7 +98,7 @@ class BotSpec:
             raise BadBotCommand("empty bot command")
         exe = argv[0]
         if len(argv) == 1 and _BARE_INTERPRETER.fullmatch(Path(exe).name):
-            # `arena kuhn3 python3 mybot.py ...` unquoted: the interpreter would
+            # `arena GAME python3 mybot.py ...` unquoted: the interpreter would
             # read the game's messages as its program and wait for the end of them.
             raise BadBotCommand(
                 f"bot {command!r} is an interpreter with no program: it would read the game's messages as "

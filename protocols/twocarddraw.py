@@ -364,7 +364,7 @@ class TwoCardDrawPlugin(BuiltinGame):
     max_reply_bytes = 1024
     message_models = (*FRAMING_MODELS, *MODELS)
     round_note = "both seatings of every pair of entrants (a match is -p hands=N hands)"
-    commands = {"strategy": "arena.cli._strategy:strategy_app"}
+    commands = {"strategy": "games.twocarddraw._command:strategy_app"}
     playthrough_matches = (
         ({"hands": 4}, 7),
         ({"hands": 3, "strategy": str(SAMPLE_BOTS / "twocarddraw" / "strategy_2_4.txt")}, 8),

@@ -4,7 +4,7 @@ A game's parameters become its options (``max_bet`` -> ``--max-bet``), with
 the description, default and range of its pydantic model as help; every
 other option is ``arena play``'s, so the two cannot drift. A value is read
 as JSON when it parses and as text otherwise (the game's model may accept
-text forms, like kuhn3's ``--end-prob 1/1000``). Giving a parameter several
+text forms, like a probability typed as ``1/1000``). Giving a parameter several
 times plays one match per value. A game's extra command groups (its
 ``commands`` hook) are mounted here too.
 """
@@ -59,7 +59,7 @@ def _bots_metavar(plugin: GamePlugin) -> str:
     spec = plugin.spec
     if spec.min_seats == spec.max_seats:
         return " ".join(["BOT"] * spec.min_seats)
-    if spec.max_seats - spec.min_seats > 9:  # openspiel: as many as the game string says
+    if spec.max_seats - spec.min_seats > 9:  # seats its parameters name (a game string's players)
         return "BOT"
     return " ".join(["BOT"] * spec.min_seats + ["[BOT]"] * (spec.max_seats - spec.min_seats))
 

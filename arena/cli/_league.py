@@ -79,7 +79,7 @@ def serve_cmd(
         for p in param or []:
             head, sep, rest = p.partition(".")
             if not sep or "=" not in rest:
-                raise UsageError(f"--param takes GAME.KEY=VALUE (e.g. kuhn3.hands=100), not {p!r}")
+                raise UsageError(f"--param takes GAME.KEY=VALUE (e.g. GAME.hands=100), not {p!r}")
             settings_params.setdefault(head, []).append(rest)
         check_range("--port", port, 0, 65535)
         check_range("--timeout", timeout, 0, 3600, low_open=True)

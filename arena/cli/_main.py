@@ -79,7 +79,7 @@ def games_cmd(
     game: Annotated[Optional[str], typer.Argument(
         metavar="[GAME]", help="One game: its seats, parameters, defaults and ranges.")] = None,
     list_: Annotated[bool, typer.Option(
-        "--list", help="With GAME: every variant its parameters can name (openspiel: every OpenSpiel game), "
+        "--list", help="With GAME: every variant its parameters can name, "
         "its seats, and why the arena refuses it if it does.")] = False,
 ) -> None:
     """List the installed games: id, version, seats and what each is."""
@@ -117,7 +117,7 @@ def _list_variants(game_id: str) -> None:
         raise _usage_error(str(exc)) from None
     try:
         rows = plugin.catalogue()
-    except ValueError as exc:  # the game cannot list them here (openspiel without OpenSpiel)
+    except ValueError as exc:  # the game cannot list them here (a library it needs is missing)
         raise _usage_error(f"{game_id}: {exc}") from None
     if rows is None:
         raise _usage_error(f"{game_id} has no variants to list: its parameters are in `arena games {game_id}`")
@@ -231,7 +231,7 @@ def _print_table(result: SeriesResult, units: dict[str, str]) -> None:
     Console(width=None if sys.stdout.isatty() else 10_000).print(fit_table(title, columns, rows, wrap="bot"))
 
 
-# Options every game command shares (the same words as kuhn3's, which came first).
+# Options every game command shares (the same words as the first game's).
 SeedOpt = Annotated[Optional[str], typer.Option(help="Seed for every chance event: a number or a word, keyed with a secret drawn "
                                                    "for this run; the whole key (SEED:SECRET) is printed when the run ends "
                                                    "and replays it card for card.")]
@@ -279,10 +279,10 @@ def play_cmd(
     lifetime: LifetimeOpt = "match",
     hand_history: Annotated[Optional[Path], typer.Option(
         "--hand-history", metavar="FILE",
-        help="holdem: write every hand as PHH (a .phhs file PokerKit reads).")] = None,
+        help="Write every hand as PHH (a .phhs file PokerKit reads).")] = None,
     acpc_log: Annotated[Optional[Path], typer.Option(
         "--acpc-log", metavar="FILE",
-        help="holdem, kuhn3: write every hand as the ACPC dealer's STATE-line log.")] = None,
+        help="Write every hand as the ACPC dealer's STATE-line log.")] = None,
 ) -> None:
     """Play any installed game: its parameters as -p KEY=VALUE (see `arena games`)."""
     try:

@@ -46,7 +46,7 @@ def tournament_cmd(
         metavar="[NAME=]BOT...", help="The entrants: a command, or NAME=COMMAND to name it.")] = None,
     rounds: Annotated[Optional[int], typer.Option(help=_rounds_help())] = None,
     seats: Annotated[Optional[int], typer.Option(
-        help="Bots per match, for games played by 2 or more (default: the game's; holdem: every entrant, at most 10).")] = None,
+        help="Bots per match, for games played by 2 or more (default: the game's table size for the entrants).")] = None,
     jobs: Annotated[int, typer.Option(help="Matches at once (one pinned worker process each).")] = 1,
     cluster: Annotated[Optional[str], typer.Option(
         metavar="ADDRESS", help="Play the matches on the Dask cluster whose scheduler is at ADDRESS "

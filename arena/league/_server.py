@@ -89,7 +89,7 @@ def serve(options: ServeOptions) -> int:
         base, colon, name = g.partition(":")
         if g not in known and not (colon and base in known):
             raise UsageError(f"--game {g!r}: not an installed game with sample bots (installed: {', '.join(known)})")
-        if colon:  # a variant (openspiel:liars_dice): one that loads
+        if colon:  # a variant (GAME:NAME): one that loads
             load_plugin(g)
     for g, given in options.params.items():
         if g not in games:
@@ -192,7 +192,7 @@ def _demo(site: Site) -> None:
     log(f"Demo admin 'demo', token: {token} (also in {site.store.data_dir / 'demo-token'})")
     user = league.user_by_token(token)
     played = site.runner.settings.games
-    # a game's sample bots play its variants too (openspiel:liars_dice)
+    # a game's demo bots play its variants too (GAME:NAME)
     for game, name, filename, data in [(g, *rest) for base, *rest in demo_submissions()
                                        for g in played if g == base or g.startswith(base + ":")]:
         try:

@@ -1,6 +1,6 @@
 """A stored match read back step by step, for the match page of any game.
 
-A game that draws its hands (``GamePlugin.hands_of``: kuhn3, hold'em) gets
+A game that draws its hands (``GamePlugin.hands_of``: the poker games) gets
 its chart from them. Every other game, a third-party one included, gets the
 same chart and a table of its steps from what every game already gives the
 arena: its dialogue is played again, in-process, from the match's seed with
@@ -42,7 +42,7 @@ class ReadBack:
     """A match read back: the chart's points and the steps table."""
 
     #: what the chart's x axis counts: the game's hands word, or "moves"
-    #: for a match of one hand (an OpenSpiel game), where hands say nothing
+    #: for a match of one hand (a game of one long hand), where hands say nothing
     unit: str
     #: the game's word for what a match is counted in (``units()["hands"]``)
     hands_word: str = "hands"

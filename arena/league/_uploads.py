@@ -47,7 +47,7 @@ class UploadLimits:
 @dataclass(frozen=True)
 class BotManifest:
     name: str | None  # [A-Za-z0-9][A-Za-z0-9_.-]{0,39}
-    game: str | None  # a game id like "kuhn3" ([a-z0-9_]{1,32})
+    game: str | None  # a game id ([a-z0-9_]{1,32})
     run: str  # relative to the bot's folder, e.g. "python3 bot.py" or "./build/bot"
     build: str | None  # e.g. "gcc -O2 -o build/bot bot.c"
 
@@ -552,7 +552,7 @@ def _parse_manifest(content: bytes | int, where: str) -> BotManifest:
             f"{where} key 'name' is {name!r}; 1 to 40 letters, digits and _ . - starting with a letter or digit is expected"
         )
     if game is not None and not _GAME_ID.fullmatch(game):
-        raise UploadError(f"{where} key 'game' is {game!r}; a game id like 'kuhn3' (a-z, 0-9, _) is expected")
+        raise UploadError(f"{where} key 'game' is {game!r}; a game id (a-z, 0-9, _) is expected")
     return BotManifest(name=name, game=game, run=run, build=build)
 
 

@@ -1036,7 +1036,7 @@ def _when(t: float | None) -> str:
 
 
 def _card_html(card: str) -> Markup:
-    """A card as a small face: ``Ah`` -> A♥ in red (kuhn3's ``K`` stays a rank)."""
+    """A card as a small face: ``Ah`` -> A♥ in red (a rank alone, ``K``, stays a rank)."""
     text = card_text(card)
     red = " red" if text[-1:] in "♥♦" else ""
     return Markup(f'<span class="pc{red}">{escape(text)}</span>')

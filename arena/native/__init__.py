@@ -13,7 +13,7 @@ a change is rebuilt:
 * the native exchange (``fastloop.c``), a Python extension that writes and
   reads the plain exchanges of every game (docs/speed.md);
 * a game's compiled dialogue (``protocols.CompiledDialogue``: C source beside
-  its protocol, e.g. protocols/kuhn3_compiled.c), built with the arena's
+  its protocol), built with the arena's
   exchange core (``arena_exchange.h``) and the state struct generated from
   the layout the dialogue declares;
 * the ACPC codec (protocols/acpc/codec.c), through which the arena speaks
@@ -140,7 +140,7 @@ def acpc_codec_path() -> Path:
 
 @cache
 def acpc_codec() -> type:
-    """``HoldemCodec``, the class of an ACPC agent's hold'em seat (raises NativeBuildError)."""
+    """``HoldemCodec``, the class of the seat of an ACPC agent whose connection the arena takes (raises NativeBuildError)."""
     module = _load(acpc_codec_path())
     if module is None:
         raise NativeBuildError(f"the ACPC codec {acpc_codec_path()} could not be loaded")

@@ -31,7 +31,7 @@ static int any_accept(void *ctx, int index, const char *line, int len) {
 
 /* exchange(wfds, rfds, payloads, limits, spin, max_line), one entry per send
  * in send order -> (written, lines, took, lead, unread, eof), the last four
- * per send; lead as for kuhn3_play. The caller traces and charges the time. */
+ * per send; lead as for a compiled dialogue's play function. The caller traces and charges the time. */
 static PyObject *exchange(PyObject *self, PyObject *args) {
     PyObject *wfds, *rfds, *payloads, *limits;
     double spin;

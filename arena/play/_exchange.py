@@ -404,7 +404,7 @@ async def resynchronise(bot: BotProcess, goodbye: bytes | None, limits: Limits) 
 
 #: Messages per call of a compiled dialogue: the driver yields to trio between
 #: calls (timers, Ctrl-C, the bots' stderr readers), every few milliseconds
-#: with C bots (512 rather than 128: +4% kuhn3 hands/s pinned, as a hand-back
+#: with C bots (512 rather than 128: +4% hands/s of the three-player poker game pinned, as a hand-back
 #: costs about as much as five exchanges).
 BATCH = 512
 
@@ -491,8 +491,8 @@ class CompiledLoop:
 def per_seat(sends: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
     """A notification's messages joined into one write per seat, the seats in
     the order of their first message: each seat reads the same bytes in the
-    same order, woken once (hold'em tells every seat an action and then the
-    street it opened: one wake-up of every bot instead of two)."""
+    same order, woken once (a poker game tells every seat an action and then
+    the street it opened: one wake-up of every bot instead of two)."""
     if len(sends) <= 1:
         return sends
     joined: dict[int, bytes] = {}

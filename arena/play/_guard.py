@@ -118,7 +118,7 @@ def _start_watching() -> bool:
 
 
 class game_code:  # noqa: N801 (a context manager, named as a call reads)
-    """``with game_code("kuhn3", "its dialogue"):`` around a call into a game's code."""
+    """``with game_code("mygame", "its dialogue"):`` around a call into a game's code."""
 
     __slots__ = ("game", "doing", "seconds", "bounded")
 

@@ -126,7 +126,7 @@ class MatchResult:
     native_messages: int = 0
     duration: float = 0.0
     log_dir: str | None = None
-    #: each seat's score for a tournament (the game's rule; e.g. kuhn3 ranks by chips)
+    #: each seat's score for a tournament (the game's rule; a poker game may rank by chips)
     tournament_scores: list[float] = field(default_factory=list)
     #: the same after a fault, by the game's fault rule (None without a fault)
     forfeit_scores: list[float] | None = None
@@ -332,7 +332,7 @@ async def _drive(
     of which native code's, the game's own failure in words or None).
 
     A fault ends the match (fail-fast: no outcome), unless the dialogue plays
-    on without the faulting seat (``seat_gone``, e.g. hold'em folds it out)
+    on without the faulting seat (``seat_gone``: a poker game may fold it out)
     and no seat is an ACPC agent: then the fault is recorded, the bot is
     stopped, and the match goes on. The game's own code runs under
     ``game_code`` (arena/play/_guard.py): if it raises, spins, or yields

@@ -13,7 +13,7 @@ bot: every ``POLL`` seconds it reads the CPU time of each bot's cgroup (all
 its processes, living and dead) and kills the bot's processes once that
 reaches the limit; the cgroup's verdict then says why. It runs here rather
 than in a thread of the arena because the arena's event loop may be inside
-the compiled kuhn3 loop, which holds the GIL for up to 512 messages, and
+a compiled dialogue's loop, which holds the GIL for up to 512 messages, and
 because a process of its own is scheduled apart from a busy arena. The
 supervisor is spared (it is PID 1 of the bot's PID namespace): it sees its
 bot killed by SIGKILL, ends what is left, and reports it as usual.

@@ -140,3 +140,33 @@ def test_a_planted_upward_include_is_caught(tmp_path):
     (tmp_path / "arena" / "native" / "core.h").write_text("")
     (tmp_path / "protocols" / "x_compiled.c").write_text('#include "../arena/native/core.h"\n')
     assert [i[2] for i in _c_includes(tmp_path)] == ["arena/native/core.h"]
+
+
+#: the ids of the games that ship with the arena, and its example game
+GAME_IDS = ("kuhn3", "holdem", "vonneumann", "twocarddraw", "rpsdraft", "openspiel", "pennies")
+
+
+def _game_ids_in(folder) -> list[str]:
+    import re as _re
+
+    pattern = _re.compile(r"\b(" + "|".join(GAME_IDS) + r")\b")
+    found = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                if pattern.search(line):
+                    found.append(f"{path.relative_to(folder.parent)}:{n}: {line.strip()}")
+    return found
+
+
+def test_arena_names_no_game():
+    # What a game adds (its C, hand histories, ACPC support, commands, demo bots) its plugin declares.
+    from ..conftest import ROOT
+
+    assert _game_ids_in(ROOT / "arena") == []
+
+
+def test_a_game_named_in_arena_is_caught(tmp_path):
+    (tmp_path / "arena").mkdir()
+    (tmp_path / "arena" / "_x.py").write_text('if plugin.spec.id == "holdem":\n    pass\n')
+    assert _game_ids_in(tmp_path / "arena") == ['arena/_x.py:1: if plugin.spec.id == "holdem":']

@@ -1,7 +1,10 @@
 """``arena strategy``: tools for TwoCardDraw strategy files (value, generate).
 
-The computations are pure functions in games.twocarddraw; this module only
-reads and writes the files and prints.
+The game's own command group, which its plugin declares
+(``GamePlugin.commands``) and the command line mounts: the one module of the
+game that reads and writes files and prints, loaded only by the command
+line (the rules, ``games.twocarddraw``, do no I/O). It stands on the game
+alone, as a third-party game's command would.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from games.twocarddraw import (
+from . import (
     GENERATOR_EPS,
     StrategyError,
     format_strategy,
@@ -24,7 +27,6 @@ from games.twocarddraw import (
     strategy_value,
 )
 
-from .._checks import UsageError, check_range
 
 strategy_app = typer.Typer(
     add_completion=False,
@@ -37,6 +39,13 @@ strategy_app = typer.Typer(
 def _fail(message: str) -> typer.Exit:
     typer.echo(f"arena: error: {message}", err=True)
     return typer.Exit(2)
+
+
+def _outside(option: str, value: int | None, low: int, high: int) -> str | None:
+    """Why ``value`` of ``option`` is refused, in the command line's words (None: in range)."""
+    if value is None or low <= value <= high:
+        return None
+    return f"{option} must be at least {low} and at most {high}, got {value}"
 
 
 @strategy_app.command("value")
@@ -69,15 +78,14 @@ def generate_cmd(
     digits: Annotated[int, typer.Option(help="Decimals of each probability in the file.")] = 6,
 ) -> None:
     """Write a strategy made by the TopCoder problem's hill-climb (see docs/protocols/twocarddraw.md)."""
-    try:
-        check_range("--bet1", bet1, 1, 5)
-        if not bet1 <= bet2 <= 3 * bet1:
-            raise UsageError(f"--bet2 must be between --bet1 and 3 times --bet1 ({bet1}..{3 * bet1}), got {bet2}")
-        check_range("--iterations", iterations, 0, 100_000_000)
-        check_range("--digits", digits, 1, 15)
-        check_range("--seed", seed, 0, (1 << 63) - 1, optional=True)
-    except UsageError as exc:
-        raise _fail(str(exc)) from None
+    problems = [_outside("--bet1", bet1, 1, 5),
+                None if _outside("--bet1", bet1, 1, 5) or bet1 <= bet2 <= 3 * bet1 else
+                f"--bet2 must be between --bet1 and 3 times --bet1 ({bet1}..{3 * bet1}), got {bet2}",
+                _outside("--iterations", iterations, 0, 100_000_000), _outside("--digits", digits, 1, 15),
+                _outside("--seed", seed, 0, (1 << 63) - 1)]
+    problem = next((p for p in problems if p), None)
+    if problem:
+        raise _fail(problem)
     if seed is None:
         seed = secrets.randbits(32)
     typer.echo(f"generating bet1={bet1} bet2={bet2}, {iterations} iterations, seed {seed}", err=True)
