@@ -325,6 +325,145 @@ def add_endings(result: MatchResult, bots: list[BotProcess]) -> None:
 PendingFault = tuple[int, "BotFault | ProtocolError", "str | None", "int | None"]
 
 
+class _Drive:
+    """One dialogue over open bots, in parts: the game's steps (each under
+    ``game_code``), the compiled dialogue's turns, each exchange's replies,
+    and the fault policy (whether the match plays on without a seat)."""
+
+    def __init__(self, game: str, dealer: Any, bots: list[BotProcess], settings: MatchSettings) -> None:
+        self.game, self.dealer, self.settings = game, dealer, settings
+        # Native code takes finite deadlines only; a person's seat has none, and no need of speed.
+        native = settings.native and not any(b.spec.person for b in bots)
+        self.table = Table.open(bots, settings.limits(), dealer, native=native)
+        self.exchanges = 0
+        self.faults: list[PendingFault] = []
+        self.sends: list[tuple[int, bytes]] = []
+        self.expect: Any = None
+        self.next_checkpoint = CHECKPOINT_EVERY
+        self.idle = 0  # exchanges in a row that sent nothing
+        self.gen = dealer.run()
+        # At a table with an ACPC agent a fault ends the match, as under the ACPC dealer:
+        # playing on would deal hands to fewer seats than the agent's game definition
+        # has, and fold the seat where ACPC has no fold (a free one), states an innocent
+        # agent cannot read.
+        self._seat_gone = None if any(b.spec.loopback for b in bots) else getattr(dealer, "seat_gone", None)
+
+    @property
+    def plays_on(self) -> bool:
+        """Whether a fault may leave the match going (the game plays on without a seat)."""
+        return self._seat_gone is not None
+
+    def gone(self, seat: int) -> bool:
+        """The game's word on playing on without ``seat`` (False where nobody may play on)."""
+        if self._seat_gone is None:
+            return False
+        with game_code(self.game, "its seat_gone", self.settings.game_seconds):
+            return bool(self._seat_gone(seat))
+
+    def leave(self, seat: int, error: Any, words: str | None) -> None:
+        """Record ``seat``'s fault and play on without it."""
+        self.faults.append((seat, error, words, _hand(self.game, self.dealer)))
+        self.table.leave(seat)
+
+    def step(self, replies: Any) -> Any:
+        """The dialogue's next exchange (StopIteration at its end); a game that
+        asks nobody anything for ever is a GameError."""
+        with game_code(self.game, "its dialogue", self.settings.game_seconds):
+            exchange = self.gen.send(replies)
+        self.idle = 0 if exchange.sends else self.idle + 1
+        if self.idle > IDLE_STEPS:
+            raise GameError(self.game, f"its dialogue yielded {IDLE_STEPS:,} exchanges in a row that send "
+                                       "nothing, and the match is not over")
+        return exchange
+
+    async def finish(self) -> None:
+        """The notifications still held; a seat whose input closed since: as if found when told."""
+        self.sends = []
+        while True:
+            try:
+                await self.table.flush_held()
+                break
+            except BotFault as exc:
+                if exc.seat is None or not self.gone(exc.seat):
+                    raise
+                self.leave(exc.seat, exc, None)
+        await self.table.finish()
+
+    async def compiled(self, exchange: Any) -> tuple[Any, Any]:
+        """Let the compiled dialogue play on from ``exchange`` where it may: the
+        exchange the Python dialogue stands at then, and the hand-back (None:
+        it did not play)."""
+        progress = self.settings.progress
+        handback = self.table.compiled_turn()
+        while handback is not None and not handback.mid and handback.messages:
+            # It stopped between exchanges (its batch of messages was played): a turn for
+            # trio, and on in C where it may go on, without an exchange in Python between.
+            self.exchanges += handback.messages
+            await trio.lowlevel.checkpoint()
+            if progress is not None:
+                progress(*self.dealer.standings())
+            handback = self.table.compiled_turn() or replace(handback, messages=0)
+        if handback is not None:
+            # The compiled dialogue played on from here; the Python one resumes where it stopped.
+            self.exchanges += handback.messages
+            self.gen.close()
+            with game_code(self.game, "its dialogue", self.settings.game_seconds):
+                self.gen = self.dealer.resume()
+                exchange = next(self.gen)
+            self.next_checkpoint = self.exchanges  # a turn for trio after every call
+        return exchange, handback
+
+    async def replies(self, exchange: Any, handback: Any) -> list[str | None]:
+        """The exchange written and its replies read; a seat's fault where the game plays on without it."""
+        self.expect, self.sends = exchange.expect, exchange.sends
+        try:
+            replies = await self.table.replies(self.sends, exchange.reply, handback)
+        except BotFault as exc:
+            seat = exc.seat if exc.seat is not None else (self.sends[0][0] if self.sends else 0)
+            asked = exchange.reply and any(s == seat for s, _ in self.sends)
+            # Playing on needs every other reply of the exchange: one seat asked at a time.
+            if (exchange.reply and len(self.sends) > 1) or not self.gone(seat):
+                raise
+            self.leave(seat, exc, self.words() if asked else None)
+            replies = [None] if asked else []
+        self.exchanges += len(self.sends)
+        return replies
+
+    def words(self) -> str | None:
+        """What a correct reply to the exchange under way is, in words."""
+        return self.expect() if callable(self.expect) else self.expect
+
+    async def checkpoint(self) -> None:
+        """Every CHECKPOINT_EVERY exchanges: a turn for trio, and the progress line."""
+        if self.exchanges < self.next_checkpoint:
+            return
+        self.next_checkpoint = self.exchanges + CHECKPOINT_EVERY
+        await trio.lowlevel.checkpoint()
+        if self.settings.progress is not None:
+            with game_code(self.game, "its standings", self.settings.game_seconds):
+                standing = self.dealer.standings()
+            self.settings.progress(*standing)
+
+    async def play(self) -> Any:
+        """The match to its end: its outcome (raises the fault or the game's failure that ends it)."""
+        replies: Any = None
+        while True:
+            try:
+                exchange = self.step(replies)
+            except StopIteration as stop:
+                await self.finish()
+                return stop.value
+            if exchange.fault is not None:  # a reply the dialogue refused; it plays on without that seat
+                if not self.plays_on:  # ... unless nobody may play on here: the match ends at it
+                    raise exchange.fault
+                self.leave(exchange.fault.seat, exchange.fault, exchange.fault.expected)
+                replies = []
+                continue
+            exchange, handback = await self.compiled(exchange)
+            replies = await self.replies(exchange, handback)
+            await self.checkpoint()
+
+
 async def _drive(
     game: str, dealer: Any, bots: list[BotProcess], settings: MatchSettings
 ) -> tuple[Any, list[PendingFault], int, int, str | None]:
@@ -339,119 +478,26 @@ async def _drive(
     exchanges that ask nobody anything for ever, the match ends there with
     no seat blamed.
     """
-    # Native code takes finite deadlines only; a person's seat has none, and no need of speed.
-    native = settings.native and not any(b.spec.person for b in bots)
-    table = Table.open(bots, settings.limits(), dealer, native=native)
-    progress = settings.progress
-    exchanges = 0
-    gen = dealer.run()
-    replies: list[str | None] | None = None
-    sends: list[tuple[int, bytes]] = []
-    expect: Any = None
-    next_checkpoint = CHECKPOINT_EVERY
-    # At a table with an ACPC agent a fault ends the match, as under the ACPC dealer:
-    # playing on would deal hands to fewer seats than the agent's game definition
-    # has, and fold the seat where ACPC has no fold (a free one), states an innocent
-    # agent cannot read.
-    gone = None if any(b.spec.loopback for b in bots) else getattr(dealer, "seat_gone", None)
-    if gone is not None:
-        seat_gone = gone
-
-        def gone(seat: int) -> bool:
-            with game_code(game, "its seat_gone", settings.game_seconds):
-                return seat_gone(seat)
-    faults: list[PendingFault] = []
-    idle = 0  # exchanges in a row that sent nothing
+    drive = _Drive(game, dealer, bots, settings)
     try:
-        while True:
-            try:
-                with game_code(game, "its dialogue", settings.game_seconds):
-                    exchange = gen.send(replies)  # type: ignore[arg-type]
-            except StopIteration as stop:
-                sends = []
-                while True:  # the notifications still held; a seat whose input closed since: as if found when told
-                    try:
-                        await table.flush_held()
-                        break
-                    except BotFault as exc:
-                        if gone is None or exc.seat is None or not gone(exc.seat):
-                            raise
-                        faults.append((exc.seat, exc, None, _hand(game, dealer)))
-                        table.leave(exc.seat)
-                await table.finish()
-                return stop.value, faults, exchanges, table.native_messages, None
-            if exchange.sends:
-                idle = 0
-            else:
-                idle += 1
-                if idle > IDLE_STEPS:
-                    raise GameError(game, f"its dialogue yielded {IDLE_STEPS:,} exchanges in a row that send "
-                                          "nothing, and the match is not over")
-            if exchange.fault is not None:  # a reply the dialogue refused; it plays on without that seat
-                error = exchange.fault
-                if gone is None:  # ... unless nobody may play on here: the match ends at it
-                    raise error
-                faults.append((error.seat, error, error.expected, _hand(game, dealer)))
-                table.leave(error.seat)
-                replies = []
-                continue
-            handback = table.compiled_turn()
-            while handback is not None and not handback.mid and handback.messages:
-                # It stopped between exchanges (its batch of messages was played): a turn for
-                # trio, and on in C where it may go on, without an exchange in Python between.
-                exchanges += handback.messages
-                await trio.lowlevel.checkpoint()
-                if progress is not None:
-                    progress(*dealer.standings())
-                handback = table.compiled_turn() or replace(handback, messages=0)
-            if handback is not None:
-                # The compiled dialogue played on from here; the Python one resumes where it stopped.
-                exchanges += handback.messages
-                gen.close()
-                with game_code(game, "its dialogue", settings.game_seconds):
-                    gen = dealer.resume()
-                    exchange = next(gen)
-                next_checkpoint = exchanges  # a turn for trio after every call
-            expect = exchange.expect
-            sends = exchange.sends
-            try:
-                replies = await table.replies(sends, exchange.reply, handback)  # type: ignore[assignment]
-            except BotFault as exc:
-                seat = exc.seat if exc.seat is not None else (sends[0][0] if sends else 0)
-                asked = exchange.reply and any(s == seat for s, _ in sends)
-                # Playing on needs every other reply of the exchange: one seat asked at a time.
-                if gone is None or (exchange.reply and len(sends) > 1) or not gone(seat):
-                    raise
-                words = expect() if callable(expect) else expect
-                faults.append((seat, exc, words if asked else None, _hand(game, dealer)))
-                table.leave(seat)
-                replies = [None] if asked else []
-            exchanges += len(sends)
-            if exchanges >= next_checkpoint:
-                next_checkpoint = exchanges + CHECKPOINT_EVERY
-                await trio.lowlevel.checkpoint()
-                if progress is not None:
-                    with game_code(game, "its standings", settings.game_seconds):
-                        standing = dealer.standings()
-                    progress(*standing)
+        outcome = await drive.play()
+        return outcome, drive.faults, drive.exchanges, drive.table.native_messages, None
     except ProtocolError as exc:
-        faults.append((exc.seat, exc, exc.expected, _hand(game, dealer)))
-        return None, faults, exchanges, table.native_messages, None
+        drive.faults.append((exc.seat, exc, exc.expected, _hand(game, dealer)))
     except BotFault as exc:
-        seat = exc.seat if exc.seat is not None else (sends[0][0] if sends else 0)
-        asked = any(s == seat for s, _ in sends)
-        words = (expect() if callable(expect) else expect) if asked else None
-        faults.append((seat, exc, words, _hand(game, dealer)))
-        return None, faults, exchanges, table.native_messages, None
+        seat = exc.seat if exc.seat is not None else (drive.sends[0][0] if drive.sends else 0)
+        asked = any(s == seat for s, _ in drive.sends)
+        drive.faults.append((seat, exc, drive.words() if asked else None, _hand(game, dealer)))
     except (GameError, StepOverrun) as exc:
         error = exc if isinstance(exc, GameError) else GameError(game, "its dialogue overran its time")
         # Its bots are told nothing more: the teardown ends them as after any cancelled match.
-        return None, [], exchanges, table.native_messages, str(error)
+        return None, [], drive.exchanges, drive.table.native_messages, str(error)
     finally:
         try:
-            gen.close()
+            drive.gen.close()
         except Exception:  # noqa: BLE001 (its own cleanup is the game's too, and it has failed already)
             pass
+    return None, drive.faults, drive.exchanges, drive.table.native_messages, None
 
 
 def _hand(game: str, dealer: Any) -> int | None:
