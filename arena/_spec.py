@@ -63,63 +63,18 @@ class BotSpec:
         bot's own. ``higc:CMD``
         is a bot of OpenSpiel's competition referee, behind its relay
         (protocols/higc/relay.py) in the same way."""
-        if command == "human" or command.startswith("human:"):
-            if not person_ok:
-                raise BadBotCommand(
-                    f"{command!r} is a person's seat, which plays only in a single match "
-                    "(arena GAME, arena play), not in tournaments, quarantine or the league "
-                    "(for a program named human, write ./human)")
-            label = command[len("human:"):] or "human"
-            return cls(command=command, argv=(), name=name or label, person=True)
-        if command.startswith("acpc:"):
-            from protocols.acpc import BuildError, relay_path  # only when an agent plays
-
-            inner = cls.parse(command[len("acpc:"):], files=files)
-            # How long the agent has to connect (seconds): ARENA_ACPC_CONNECT_TIMEOUT, else 10.
-            wait = os.environ.get("ARENA_ACPC_CONNECT_TIMEOUT", "10")
-            try:
-                relay = relay_path()
-            except BuildError as exc:
-                raise BadBotCommand(f"bot {command!r} needs the ACPC relay: {exc}") from None
-            # Descriptor 3 is its hand-over socket to the arena (arena.sandbox._supervision.Channel).
-            argv = (relay, "--connect-timeout", wait, "--hand-over", "3", "--", *inner.argv)
-            return cls(command=command, argv=argv, name=name or command, loopback=True, files=inner.behind())
-        if command.startswith("higc:"):
-            inner = cls.parse(command[len("higc:"):], files=files)
-            argv = (sys.executable, "-I", str(HIGC_RELAY), "--", *inner.argv)
-            # The relay's script is the program the interpreter runs: its folder is shown as the bot's.
-            return cls(command=command, argv=argv, name=name or command,
-                       files=((str(HIGC_RELAY), False), *inner.behind()))
+        if command == "human":  # a person, unnamed
+            return _person(cls, command, "", name, person_ok, files)
+        for prefix, kind in SEAT_KINDS.items():
+            if command.startswith(prefix):
+                return kind(cls, command, command[len(prefix):], name, person_ok, files)
         try:
             argv = shlex.split(command)
         except ValueError as exc:
             raise BadBotCommand(f"bot command {command!r} cannot be split: {exc}") from None
         if not argv:
             raise BadBotCommand("empty bot command")
-        exe = argv[0]
-        if len(argv) == 1 and _BARE_INTERPRETER.fullmatch(Path(exe).name):
-            # `arena GAME python3 mybot.py ...` unquoted: the interpreter would
-            # read the game's messages as its program and wait for the end of them.
-            raise BadBotCommand(
-                f"bot {command!r} is an interpreter with no program: it would read the game's messages as "
-                f"its program. Quote each bot's whole command line, like \"{exe} mybot.py\"")
-        if "/" in exe:
-            path = Path(exe)
-            if not path.exists():
-                raise BadBotCommand(f"bot {command!r}: {exe} does not exist")
-            if path.is_dir():
-                raise BadBotCommand(f"bot {command!r}: {exe} is a directory, not a program")
-            if not os.access(path, os.X_OK):
-                hint = ""
-                if path.suffix in (".py", ".js", ".pl", ".rb", ".sh"):
-                    interp = {".py": "python3", ".js": "node", ".pl": "perl", ".rb": "ruby", ".sh": "sh"}
-                    hint = f' (run `chmod +x {exe}` or give "{interp[path.suffix]} {exe}")'
-                raise BadBotCommand(f"bot {command!r}: {exe} is not executable{hint}")
-        elif shutil.which(exe) is None:
-            raise BadBotCommand(
-                f"bot {command!r}: {exe!r} is not a program on PATH "
-                f"(for a file in this folder write ./{exe})"
-            )
+        _check_program(command, argv)
         if files is None:
             argv, files = _organisers_paths(argv)
         else:
@@ -130,6 +85,75 @@ class BotSpec:
         """Its files when it runs behind one of the arena's relays: its program is then a word of the relay's command."""
         program = ((self.argv[0], False),) if "/" in self.argv[0] else ()
         return program + tuple(f for f in self.files or () if f not in program)
+
+
+def _check_program(command: str, argv: list[str]) -> None:
+    """The program of a command line must be one that can be started: raise BadBotCommand with a sentence."""
+    exe = argv[0]
+    if len(argv) == 1 and _BARE_INTERPRETER.fullmatch(Path(exe).name):
+        # `arena GAME python3 mybot.py ...` unquoted: the interpreter would
+        # read the game's messages as its program and wait for the end of them.
+        raise BadBotCommand(
+            f"bot {command!r} is an interpreter with no program: it would read the game's messages as "
+            f"its program. Quote each bot's whole command line, like \"{exe} mybot.py\"")
+    if "/" not in exe:
+        if shutil.which(exe) is None:
+            raise BadBotCommand(f"bot {command!r}: {exe!r} is not a program on PATH "
+                                f"(for a file in this folder write ./{exe})")
+        return
+    path = Path(exe)
+    if not path.exists():
+        raise BadBotCommand(f"bot {command!r}: {exe} does not exist")
+    if path.is_dir():
+        raise BadBotCommand(f"bot {command!r}: {exe} is a directory, not a program")
+    if not os.access(path, os.X_OK):
+        interp = {".py": "python3", ".js": "node", ".pl": "perl", ".rb": "ruby", ".sh": "sh"}.get(path.suffix)
+        hint = f' (run `chmod +x {exe}` or give "{interp} {exe}")' if interp else ""
+        raise BadBotCommand(f"bot {command!r}: {exe} is not executable{hint}")
+
+
+# -- seat kinds: what stands in a seat besides a program the organiser names ----------------
+
+
+def _person(cls: type[BotSpec], command: str, rest: str, name: str | None, person_ok: bool,
+            files: tuple[tuple[str, bool], ...] | None) -> BotSpec:
+    """``human`` or ``human:NAME``: a person's seat (its argv filled in by ``for_person``)."""
+    if not person_ok:
+        raise BadBotCommand(
+            f"{command!r} is a person's seat, which plays only in a single match "
+            "(arena GAME, arena play), not in tournaments, quarantine or the league "
+            "(for a program named human, write ./human)")
+    return cls(command=command, argv=(), name=name or rest or "human", person=True)
+
+
+def _acpc_agent(cls: type[BotSpec], command: str, rest: str, name: str | None, person_ok: bool,
+                files: tuple[tuple[str, bool], ...] | None) -> BotSpec:
+    """``acpc:CMD``: an ACPC agent, behind the relay that serves it on its namespace's loopback."""
+    from protocols.acpc import BuildError, relay_path  # only when an agent plays
+
+    inner = cls.parse(rest, files=files)
+    # How long the agent has to connect (seconds): ARENA_ACPC_CONNECT_TIMEOUT, else 10.
+    wait = os.environ.get("ARENA_ACPC_CONNECT_TIMEOUT", "10")
+    try:
+        relay = relay_path()
+    except BuildError as exc:
+        raise BadBotCommand(f"bot {command!r} needs the ACPC relay: {exc}") from None
+    # Descriptor 3 is its hand-over socket to the arena (arena.sandbox._supervision.Channel).
+    argv = (relay, "--connect-timeout", wait, "--hand-over", "3", "--", *inner.argv)
+    return cls(command=command, argv=argv, name=name or command, loopback=True, files=inner.behind())
+
+
+def _higc_bot(cls: type[BotSpec], command: str, rest: str, name: str | None, person_ok: bool,
+              files: tuple[tuple[str, bool], ...] | None) -> BotSpec:
+    """``higc:CMD``: a bot of OpenSpiel's competition referee, behind its relay."""
+    inner = cls.parse(rest, files=files)
+    argv = (sys.executable, "-I", str(HIGC_RELAY), "--", *inner.argv)
+    # The relay's script is the program the interpreter runs: its folder is shown as the bot's.
+    return cls(command=command, argv=argv, name=name or command, files=((str(HIGC_RELAY), False), *inner.behind()))
+
+
+#: Each seat kind by the prefix that names it (``human`` alone is a person too): one place to add the next.
+SEAT_KINDS = {"human:": _person, "acpc:": _acpc_agent, "higc:": _higc_bot}
 
 
 def _organisers_paths(argv: list[str]) -> tuple[list[str], tuple[tuple[str, bool], ...]]:
