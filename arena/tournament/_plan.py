@@ -101,31 +101,9 @@ def plan_tournament(
     plugin = load_plugin(game)
     params = game_params(plugin, dict(params or {}), keys=True)
     duplicate = bool(duplicate)
-    lifetime = lifetime or default_lifetime(plugin, bots, duplicate=duplicate)
-    check_lifetime(plugin, lifetime, matches=2)  # a tournament is many matches
-    if duplicate and lifetime == "tournament":
-        raise UsageError("--duplicate plays each bot process for one match, so that no bot remembers a deal "
-                         "from one seating to the next: it cannot go with --lifetime tournament")
-    check_acpc(plugin, params, bots, lifetime=lifetime, matches=2)
-    check_range("--seats", seats, 1, 1000, optional=True)
-    table = (plugin.fixed_seats(params) or plugin.table_seats(len(bots))) if seats is None else seats
-    try:
-        plugin.check_seats(params, table)
-    except ValueError as exc:
-        raise UsageError(str(exc) if seats is None else f"--seats {seats}: {exc}") from None
-    if len(bots) < table:
-        raise UsageError(f"a {game} tournament needs at least {table} entrants, got {len(bots)}")
-    test = None
-    if sprt is not None:
-        test = Sprt.parse(sprt)
-        if len(bots) != 2 or table != 2:
-            raise UsageError(f"--sprt tests one entrant against another in a two-seat game; this {game} "
-                             f"tournament has {len(bots)} entrants at tables of {table}")
-        if until_ci is not None:
-            raise UsageError("--sprt and --until-ci are two ways to stop early: give one")
-        rounds = SPRT_ROUNDS if rounds is None else rounds  # --rounds is the cap
-    rounds = 1 if rounds is None else rounds
-    check_range("--rounds", rounds, 1, 1_000_000)
+    lifetime = _lifetime(plugin, params, bots, lifetime, duplicate)
+    table = _table(plugin, params, bots, seats)
+    test, rounds = _stopping(game, bots, table, sprt, until_ci, rounds)
     seed = check_seed(seed)
     names = [s.name for s in bots]
     if gauntlet is not None and gauntlet not in names:
@@ -133,14 +111,7 @@ def plan_tournament(
     timeout = 1.0 if timeout is None else timeout
     startup_timeout = 10.0 if startup_timeout is None else startup_timeout
     check_limits(timeout=timeout, startup_timeout=startup_timeout, budget=budget)
-    check_range("--until-ci", until_ci, 0, 1e12, low_open=True, optional=True)
-    on_fault = on_fault or "forfeit"
-    if on_fault not in FAULT_RULES:
-        raise UsageError(f"--on-fault is one of {', '.join(FAULT_RULES)}, not {on_fault!r}")
-    max_faults = plugin.default_max_faults if max_faults is None else max_faults
-    check_range("--max-faults", max_faults, 0, 1_000_000, optional=True)
-    broken_start = BROKEN_START if broken_start is None else broken_start
-    check_range("--broken-start", broken_start, 0, 1_000_000)
+    on_fault, max_faults, broken_start = _fault_options(plugin, on_fault, max_faults, broken_start)
     limits = {k: v for k, v in (("memory_mb", memory_mb), ("cpu_seconds", cpu_seconds), ("pids", pids))
               if v is not None}
     # A later seating of a duplicate deal must find nothing a bot left in its files' page cache.
@@ -161,6 +132,59 @@ def plan_tournament(
         sprt=None if test is None else test.to_json(),
         unplayed=unplayed_score(plugin, params),
     )
+
+
+def _lifetime(plugin: GamePlugin, params: Any, bots: list[BotSpec], lifetime: str | None, duplicate: bool) -> str:
+    lifetime = lifetime or default_lifetime(plugin, bots, duplicate=duplicate)
+    check_lifetime(plugin, lifetime, matches=2)  # a tournament is many matches
+    if duplicate and lifetime == "tournament":
+        raise UsageError("--duplicate plays each bot process for one match, so that no bot remembers a deal "
+                         "from one seating to the next: it cannot go with --lifetime tournament")
+    check_acpc(plugin, params, bots, lifetime=lifetime, matches=2)
+    return lifetime
+
+
+def _table(plugin: GamePlugin, params: Any, bots: list[BotSpec], seats: int | None) -> int:
+    """Bots per match: ``--seats``, else what the parameters fix, else the game's size for the entrants."""
+    check_range("--seats", seats, 1, 1000, optional=True)
+    table = (plugin.fixed_seats(params) or plugin.table_seats(len(bots))) if seats is None else seats
+    try:
+        plugin.check_seats(params, table)
+    except ValueError as exc:
+        raise UsageError(str(exc) if seats is None else f"--seats {seats}: {exc}") from None
+    if len(bots) < table:
+        raise UsageError(f"a {plugin.spec.id} tournament needs at least {table} entrants, got {len(bots)}")
+    return table
+
+
+def _stopping(game: str, bots: list[BotSpec], table: int, sprt: str | None, until_ci: float | None,
+              rounds: int | None) -> tuple[Sprt | None, int]:
+    """The sequential test, if any, and the rounds (with a test: its cap)."""
+    test = None
+    if sprt is not None:
+        test = Sprt.parse(sprt)
+        if len(bots) != 2 or table != 2:
+            raise UsageError(f"--sprt tests one entrant against another in a two-seat game; this {game} "
+                             f"tournament has {len(bots)} entrants at tables of {table}")
+        if until_ci is not None:
+            raise UsageError("--sprt and --until-ci are two ways to stop early: give one")
+        rounds = SPRT_ROUNDS if rounds is None else rounds  # --rounds is the cap
+    rounds = 1 if rounds is None else rounds
+    check_range("--rounds", rounds, 1, 1_000_000)
+    check_range("--until-ci", until_ci, 0, 1e12, low_open=True, optional=True)
+    return test, rounds
+
+
+def _fault_options(plugin: GamePlugin, on_fault: str | None, max_faults: int | None,
+                   broken_start: int | None) -> tuple[str, int | None, int]:
+    on_fault = on_fault or "forfeit"
+    if on_fault not in FAULT_RULES:
+        raise UsageError(f"--on-fault is one of {', '.join(FAULT_RULES)}, not {on_fault!r}")
+    max_faults = plugin.default_max_faults if max_faults is None else max_faults
+    check_range("--max-faults", max_faults, 0, 1_000_000, optional=True)
+    broken_start = BROKEN_START if broken_start is None else broken_start
+    check_range("--broken-start", broken_start, 0, 1_000_000)
+    return on_fault, max_faults, broken_start
 
 
 def load_tournament(store: Store, tid: int, jobs: int = 1, *, game: str | None = None, bots: Any = None,
