@@ -258,6 +258,27 @@ def _canonical(line: str, models: dict[str, type[Reply]]) -> str | None:
         return None
 
 
+def _field_values(legal: list[str], models: dict[str, type[Reply]]) -> dict[str, set[str]]:
+    """Each reply field's values worth trying (as JSON): the legal replies'
+    own, one off from theirs, and the schemas' bounds and choices."""
+    pool: dict[str, set[str]] = {}
+    for line in legal:
+        try:
+            items = json.loads(line).items()
+        except (ValueError, AttributeError):
+            continue
+        for key, value in items:
+            pool.setdefault(key, set()).add(json.dumps(value))
+            if isinstance(value, int) and not isinstance(value, bool):
+                pool[key].update(json.dumps(value + d) for d in (-1, 1))
+    for model in models.values():
+        for key, prop in model.model_json_schema().get("properties", {}).items():
+            values = pool.setdefault(key, set())
+            values.update(json.dumps(prop[bound]) for bound in ("minimum", "maximum") if bound in prop)
+            values.update(json.dumps(value) for value in prop.get("enum", []))
+    return pool
+
+
 def _candidates(legal: list[str], models: dict[str, type[Reply]], rng: random.Random) -> list[str]:
     """Replies to try at one decision: some legal ones, and replies built
     from the reply schemas with field values near the legal ones (one off,
@@ -266,32 +287,14 @@ def _candidates(legal: list[str], models: dict[str, type[Reply]], rng: random.Ra
     out = rng.sample(legal, min(len(legal), CANDIDATES // 4 or 1))
     if not models:
         return out + ["?"]
-    pool: dict[str, set[Any]] = {}
-    for line in legal:
-        try:
-            for key, value in json.loads(line).items():
-                pool.setdefault(key, set()).add(json.dumps(value))
-                if isinstance(value, int) and not isinstance(value, bool):
-                    pool[key].update(json.dumps(value + d) for d in (-1, 1))
-        except (ValueError, AttributeError):
-            continue
-    for type_name, model in sorted(models.items()):
-        for key, prop in model.model_json_schema().get("properties", {}).items():
-            values = pool.setdefault(key, set())
-            for bound in ("minimum", "maximum"):
-                if bound in prop:
-                    values.add(json.dumps(prop[bound]))
-            for value in prop.get("enum", []):
-                values.add(json.dumps(value))
-    tries = 0
-    while len(out) < CANDIDATES and tries < 50:
-        tries += 1
+    pool = _field_values(legal, models)
+    for _ in range(50):
+        if len(out) >= CANDIDATES:
+            break
         type_name = rng.choice(sorted(models))
-        fields = [k for k in models[type_name].model_fields if k != "type"]
         reply = {"type": type_name}
-        for key in fields:
-            if pool.get(key):
-                reply[key] = json.loads(rng.choice(sorted(pool[key])))
+        for key in (k for k in models[type_name].model_fields if k != "type" and pool.get(k)):
+            reply[key] = json.loads(rng.choice(sorted(pool[key])))
         line = json.dumps(reply)
         if line not in out:
             out.append(line)
