@@ -162,28 +162,11 @@ def entrant_names(specs: list[tuple[str | None, BotSpec]]) -> list[str]:
     for name in set(given):
         if given.count(name) > 1:
             raise UsageError(f"two entrants are named {name!r}; every NAME= must be different")
-    auto = [(i, spec) for i, (n, spec) in enumerate(specs) if n is None]
-    programs = {i: _program(_own_argv(spec)) for i, spec in auto}
-    paths: dict[str, set[str]] = {}
-    for i, spec in auto:
-        paths.setdefault(programs[i][0], set()).add(
-            next((w for w in _own_argv(spec) if Path(w).name == programs[i][0]), programs[i][0]))
-    names: list[str | None] = [n for n, _ in specs]
-    for i, spec in auto:
-        program, args = programs[i]
-        base = program
-        if len(paths[program]) > 1:  # two different files of one name: say whose folder
-            path = next((w for w in _own_argv(spec) if Path(w).name == program), program)
-            base = f"{Path(path).parent.name}-{program}"
-        commands = {specs[j][1].command for j, _ in auto if programs[j][0] == program}
-        if len(commands) > 1 and args:  # one program, told apart by its arguments
-            base = f"{base}-{' '.join(a.lstrip('-') for a in args)}"
-        names[i] = _clean(base)
+    names = [n if n is not None else _auto_name(specs, i) for i, (n, _) in enumerate(specs)]
     taken = set(given)
     out = []
-    for i, name in enumerate(names):
-        assert name is not None
-        if specs[i][0] is None:
+    for (named, _), name in zip(specs, names):
+        if named is None:  # the same command twice: -2, -3
             base, k = name, 1
             while name in taken:
                 k += 1
@@ -191,6 +174,25 @@ def entrant_names(specs: list[tuple[str | None, BotSpec]]) -> list[str]:
         taken.add(name)
         out.append(name)
     return out
+
+
+def _auto_name(specs: list[tuple[str | None, BotSpec]], i: int) -> str:
+    """Entrant ``i``'s name from its program: its folder first where another
+    entrant's program has the same file name, its arguments added where the
+    same program is given with others."""
+    auto = [(j, spec) for j, (n, spec) in enumerate(specs) if n is None]
+    program, args = _program(_own_argv(specs[i][1]))
+    same = [(j, spec) for j, spec in auto if _program(_own_argv(spec))[0] == program]
+
+    def path_of(spec: BotSpec) -> str:
+        return next((w for w in _own_argv(spec) if Path(w).name == program), program)
+
+    base = program
+    if len({path_of(spec) for _, spec in same}) > 1:  # two different files of one name: say whose folder
+        base = f"{Path(path_of(specs[i][1])).parent.name}-{program}"
+    if len({spec.command for _, spec in same}) > 1 and args:  # one program, told apart by its arguments
+        base = f"{base}-{' '.join(a.lstrip('-') for a in args)}"
+    return _clean(base)
 
 
 def entrant_specs(texts: list[str]) -> list[BotSpec]:
