@@ -122,6 +122,16 @@ def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[s
     unit = game_units(game, params)["tournament"]
     console = console or Console(width=_width())
     width = console.width
+    margin = table.get("cross_table_measure") == "margin"
+    console.print(_standings_table(game, tid, table, settings, unit, width))
+    console.print()
+    console.print(_cross_table(table, unit, margin, width))
+    console.print()
+    console.print(_head_to_head(table, margin, width))
+
+
+def _standings_table(game: str, tid: int, table: dict[str, Any], settings: dict[str, Any], unit: str,
+                     width: int) -> Any:
     ranked = ["ranked by mean score per match (entrants played different numbers of matches)"] \
         if table.get("ranked_by") == "mean" else []
     rows = []
@@ -134,11 +144,12 @@ def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[s
                      f"{row['rating_mu']:.1f}±{row['rating_sigma']:.1f}", faults])
     columns = [("rank", "r"), ("bot", "l"), (unit, "r"), ("mean", "r"), ("95% CI", "r"), ("matches", "r"),
                ("rating", "r"), ("faults", "l")]
-    console.print(fit_table(" · ".join([f"tournament {tid}", game, *format_words(settings), *ranked]),
-                            columns, rows, wrap="bot", drop=("rating", "matches", "95% CI"), width=width))
+    return fit_table(" · ".join([f"tournament {tid}", game, *format_words(settings), *ranked]),
+                     columns, rows, wrap="bot", drop=("rating", "matches", "95% CI"), width=width)
+
+
+def _cross_table(table: dict[str, Any], unit: str, margin: bool, width: int) -> Any:
     names = [row["bot"] for row in table["standings"]]
-    margin = table.get("cross_table_measure") == "margin"
-    console.print()
     what = (f"mean margin of the row bot over the column bot (row's {unit} minus column's) in their shared matches"
             if margin else f"mean {unit} of the row bot in matches with the column bot")
     cells = [["-" if a == b else f"{table['cross_table'][a].get(b, 0.0):.3f}" for b in names] for a in names]
@@ -150,24 +161,26 @@ def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[s
         cross_rows = [[f"{i}. {inert(a)}", *row] for i, (a, row) in enumerate(zip(names, cells), 1)]
     else:
         cross_rows = [[inert(a), *row] for a, row in zip(names, cells)]
-    console.print(fit_table(f"cross-table: {what}", [("", "l")] + [(h, "r") for h in heads], cross_rows,
-                            wrap="", width=width))
-    console.print()
+    return fit_table(f"cross-table: {what}", [("", "l")] + [(h, "r") for h in heads], cross_rows, wrap="",
+                     width=width)
+
+
+def _head_to_head(table: dict[str, Any], margin: bool, width: int) -> Any:
     two_seats = any("elo" in row for row in table["head_to_head"])
-    h2h_rows = []
+    key, low, high = ("margin", "margin_low", "margin_high") if margin else ("mean", "ci_low", "ci_high")
+    rows = []
     for row in table["head_to_head"]:
-        key, low, high = ("margin", "margin_low", "margin_high") if margin else ("mean", "ci_low", "ci_high")
         cells = [inert(row["bot"]), inert(row["opponent"]), str(row["matches"]), str(row["wins"]),
                  str(row["losses"]), str(row["draws"]), f"{row[key]:.3f}", _ci(row[low], row[high])]
         if two_seats:
             cells += [_elo(row), f"{100 * row['los']:.1f}%" if "los" in row else ""]
-        h2h_rows.append(cells)
+        rows.append(cells)
     columns = [("bot", "l"), ("opponent", "l"), ("matches", "r"), ("won", "r"), ("lost", "r"), ("drawn", "r"),
                ("margin" if margin else "mean", "r"), ("95% CI", "r")]
     if two_seats:
         columns += [("Elo", "r"), ("LOS", "r")]
-    console.print(fit_table("head to head: the row bot against the other, in the matches they shared",
-                            columns, h2h_rows, wrap="bot", drop=("drawn", "95% CI", "matches"), width=width))
+    return fit_table("head to head: the row bot against the other, in the matches they shared",
+                     columns, rows, wrap="bot", drop=("drawn", "95% CI", "matches"), width=width)
 
 
 def _elo(row: dict[str, Any]) -> str:
