@@ -816,40 +816,44 @@ async def play_page(request: Request) -> Response:
     problem = None
     if request.method == "POST":
         form = await _form(request, auth)
-        game = str(form.get("game", ""))
-        if game not in site.runner.settings.games:
-            raise HTTPException(400, f"this league plays {', '.join(site.runner.settings.games)}, not {game!r}")
-        pool = {str(v["id"]): v for v in site.league.pool(game)}
-        chosen = [str(x) for x in form.getlist("opponents")]
-        unknown = [x for x in chosen if x not in pool]
-        given_hands = str(form.get("hands", "")).strip()
-        if unknown:
-            problem = f"version {unknown[0]} is not an active bot of {game}"
-        elif not chosen:
-            problem = f"choose at least one opponent among the active bots of {game}"
-        elif given_hands and not given_hands.isdigit():
-            problem = f"hands is a whole number, not {given_hands!r}"
-        elif site.runner.nursery is None:
-            problem = "the league is starting; try again in a moment"
-        else:
-            try:
-                f = site.friendlies.start(site.runner.nursery, user, game, [pool[x] for x in chosen],
-                                          int(given_hands) if given_hands else None)
-            except ValueError as exc:
-                problem = str(exc).splitlines()[0]
-            else:
-                if _api(request):
-                    return JSONResponse(f.public(), status_code=201)
-                return RedirectResponse(f"/play/{f.id}", status_code=303)
+        started, problem = _start_friendly(site, user, form)
+        if started is not None:
+            if _api(request):
+                return JSONResponse(started.public(), status_code=201)
+            return RedirectResponse(f"/play/{started.id}", status_code=303)
         if _api(request):
             raise HTTPException(400, problem)
     games = [{"id": g, "bots": [{"id": v["id"], "label": v["label"], "owner": v["owner_name"]}
                                 for v in site.league.pool(g)], "seats": load_game(g).spec.min_seats,
-               "hands": "hands" in load_game(g).Params.model_fields}
+              "hands": "hands" in load_game(g).Params.model_fields}
              for g in site.runner.settings.games]
     mine = [f.public() for f in site.friendlies.games.values() if f.owner == user["id"]]
     return _render(site, request, "play.html", {"games": games, "problem": problem, "friendlies": mine[::-1]},
                    auth, status=400 if problem else 200)
+
+
+def _start_friendly(site: Site, user: dict[str, Any], form: Any) -> tuple[Any, str | None]:
+    """The friendly the posted form starts, or why it cannot be played (in words)."""
+    game = str(form.get("game", ""))
+    if game not in site.runner.settings.games:
+        raise HTTPException(400, f"this league plays {', '.join(site.runner.settings.games)}, not {game!r}")
+    pool = {str(v["id"]): v for v in site.league.pool(game)}
+    chosen = [str(x) for x in form.getlist("opponents")]
+    unknown = [x for x in chosen if x not in pool]
+    given_hands = str(form.get("hands", "")).strip()
+    if unknown:
+        return None, f"version {unknown[0]} is not an active bot of {game}"
+    if not chosen:
+        return None, f"choose at least one opponent among the active bots of {game}"
+    if given_hands and not given_hands.isdigit():
+        return None, f"hands is a whole number, not {given_hands!r}"
+    if site.runner.nursery is None:
+        return None, "the league is starting; try again in a moment"
+    try:
+        return site.friendlies.start(site.runner.nursery, user, game, [pool[x] for x in chosen],
+                                     int(given_hands) if given_hands else None), None
+    except ValueError as exc:
+        return None, str(exc).splitlines()[0]
 
 
 async def play_match(request: Request) -> Response:
