@@ -525,6 +525,21 @@ def failed_start(plugin, specs, match, dealer, exc: BotFault, settings) -> Match
     return _result(plugin, specs, params, seed, dealer, [], None, found, 0, 0.0, settings)
 
 
+def _fault(pending: PendingFault, specs: list[BotSpec], bots: list[BotProcess]) -> Fault:
+    """A fault found in a match as the result reports it, with its bot's stderr."""
+    fseat, exc, expected, hand = pending
+    bot = bots[fseat] if fseat < len(bots) else None
+    if isinstance(exc, ProtocolError):
+        kind, detail, received = FaultKind(exc.kind), exc.reason, exc.received
+    else:
+        kind, detail, received = exc.kind, exc.detail, exc.received
+        if kind is FaultKind.FAILED_TO_START:
+            hand = None
+    return Fault(seat=fseat, bot=specs[fseat].name, kind=kind, detail=detail, received=received, expected=expected,
+                 hand=hand, stderr_tail=bot.stderr_text() if bot is not None else "",
+                 stderr_log=str(bot.stderr_path) if bot is not None and bot.stderr_path else None)
+
+
 def _result(
     plugin, specs, params, seed, dealer, bots, outcome, found: list[PendingFault], exchanges, duration, settings,
     game_error: str | None = None,
@@ -541,28 +556,7 @@ def _result(
     if game_error is not None:
         # The game failed: the match is void, nobody scores, nobody is blamed.
         hands, payoffs, scores, by_game, by_rule = 0, [0] * len(specs), [0.0] * len(specs), [0.0] * len(specs), None
-    faults: list[Fault] = []
-    for fseat, exc, expected, hand in found:
-        bot = bots[fseat] if fseat < len(bots) else None
-        if isinstance(exc, ProtocolError):
-            kind, detail, received = FaultKind(exc.kind), exc.reason, exc.received
-        else:
-            kind, detail, received = exc.kind, exc.detail, exc.received
-            if kind is FaultKind.FAILED_TO_START:
-                hand = None
-        faults.append(
-            Fault(
-                seat=fseat,
-                bot=specs[fseat].name,
-                kind=kind,
-                detail=detail,
-                received=received,
-                expected=expected,
-                hand=hand,
-                stderr_tail=bot.stderr_text() if bot is not None else "",
-                stderr_log=str(bot.stderr_path) if bot is not None and bot.stderr_path else None,
-            )
-        )
+    faults = [_fault(pending, specs, bots) for pending in found]
     if settings.progress is not None:
         settings.progress(hands, payoffs)
     used = [time_used(bots[i]) if i < len(bots) else (0.0, 0.0) for i in range(len(specs))]
