@@ -18,7 +18,7 @@ import time
 import traceback
 from functools import cache, partial
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import click
 import trio
@@ -32,6 +32,7 @@ from ..play._match import MatchSettings, SeriesResult, run_series, summarize_ser
 from .._checks import UsageError, check_range, parse_param
 from .._plan import PlayPlan, check_agents_level, entrant, plan_play
 from .._seeds import public_seed
+from .._spec import BotSpec
 from ..play._host import BotHost, open_host
 from ..sandbox import SandboxPolicy
 from .._text import inert
@@ -391,10 +392,7 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     if log_dir is None:
         log_dir = Path(tempfile.mkdtemp(prefix=f"arena-{game_id}-{shown}-"))
     names = [s.name for s in specs]
-    typer.echo(f"Started {game_id} seed {shown}: {' vs '.join(map(inert, names))}", err=True)
-    people = [str(i) for i, s in enumerate(specs) if s.person]
-    typer.echo(f"Sandbox: {host.describe()}" + (f"; seat {', '.join(people)}: a person, outside the sandbox"
-                                                 if people else ""), err=True)
+    _say_started(game_id, shown, specs, host)
     units = plugin.units(matches[0][0] if matches else None)
     # A person's terminal shows only their seat's view: no live line over it.
     progress = _Progress(enabled=not trace and not any(s.person for s in specs), label=f"{game_id} seed {shown}",
@@ -427,18 +425,30 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     finally:
         host.close()
     progress.done()
-    if histories is not None and hand_history is not None:
-        hand_history.write_text(histories.dumps())
-        typer.echo(f"Hand histories: {len(histories.done)} hands in {hand_history}", err=True)
-    if histories is not None and acpc_log is not None:
-        acpc_log.write_text(histories.acpc_log())
-        typer.echo(f"ACPC log: {len(histories.done)} hands in {acpc_log}", err=True)
+    _write_histories(histories, hand_history, acpc_log)
     series = summarize_series(plugin, specs, seed, plan.lifetime, len(matches), results)
     kept = _keep_logs(series, log_dir) if own_log_dir else str(log_dir)
     _report(series, kept, host.summary() if json_out else None, units)
     if series.game_error:
         return EXIT_INTERNAL  # a bug in the game: not the bots' doing
     return EXIT_OK if series.completed else EXIT_FAULT
+
+
+def _say_started(game_id: str, shown: str, specs: list[BotSpec], host: BotHost) -> None:
+    typer.echo(f"Started {game_id} seed {shown}: {' vs '.join(inert(s.name) for s in specs)}", err=True)
+    people = [str(i) for i, s in enumerate(specs) if s.person]
+    typer.echo(f"Sandbox: {host.describe()}" + (f"; seat {', '.join(people)}: a person, outside the sandbox"
+                                                 if people else ""), err=True)
+
+
+def _write_histories(histories: Any, hand_history: Path | None, acpc_log: Path | None) -> None:
+    """The hands of the run, in the formats asked for (PHH, the ACPC dealer's log)."""
+    if histories is not None and hand_history is not None:
+        hand_history.write_text(histories.dumps())
+        typer.echo(f"Hand histories: {len(histories.done)} hands in {hand_history}", err=True)
+    if histories is not None and acpc_log is not None:
+        acpc_log.write_text(histories.acpc_log())
+        typer.echo(f"ACPC log: {len(histories.done)} hands in {acpc_log}", err=True)
 
 
 def _also_histories(tracer, histories):
