@@ -147,6 +147,16 @@ class game_code:  # noqa: N801 (a context manager, named as a call reads)
         return False  # KeyboardInterrupt and the like: not the game's
 
 
+def idle_after(game: str, idle: int, exchange: Any) -> int:
+    """Exchanges in a row that sent nothing, ``exchange`` counted; a game that
+    asks nobody anything IDLE_STEPS times over, with its match not over, is a GameError."""
+    idle = 0 if exchange.sends else idle + 1
+    if idle > IDLE_STEPS:
+        raise GameError(game, f"its dialogue yielded {IDLE_STEPS:,} exchanges in a row that send nothing, and "
+                              "the match is not over")
+    return idle
+
+
 class Guarded:
     """A dialogue's generator whose every step runs under ``game_code``, with the
     bound on exchanges in a row that send nothing: for the arena's own replays of
@@ -167,10 +177,7 @@ class Guarded:
         with self._noted():
             with game_code(self._game, "its dialogue", self._seconds):
                 exchange = self._gen.send(value)
-            self._idle = 0 if exchange.sends else self._idle + 1
-            if self._idle > IDLE_STEPS:
-                raise GameError(self._game, f"its dialogue yielded {IDLE_STEPS:,} exchanges in a row that send "
-                                            "nothing, and the match is not over")
+            self._idle = idle_after(self._game, self._idle, exchange)
         return exchange
 
     @contextlib.contextmanager

@@ -28,7 +28,7 @@ from .._faults import BotFault, Fault, FaultKind
 from ._host import BotHost, open_bots, open_host
 from .._seeds import chance_stream, pseudonyms, seed_text
 from .._scoring import forfeit_scores, match_scores, tournament_scores
-from ._guard import IDLE_STEPS, STEP_SECONDS, GameError, StepOverrun, game_code
+from ._guard import STEP_SECONDS, GameError, StepOverrun, game_code, idle_after
 
 #: Yield to trio every this many exchanges: the raw pipe path never blocks
 #: when replies are ready, and timers, Ctrl-C and other tasks need a turn.
@@ -370,10 +370,7 @@ class _Drive:
         asks nobody anything for ever is a GameError."""
         with game_code(self.game, "its dialogue", self.settings.game_seconds):
             exchange = self.gen.send(replies)
-        self.idle = 0 if exchange.sends else self.idle + 1
-        if self.idle > IDLE_STEPS:
-            raise GameError(self.game, f"its dialogue yielded {IDLE_STEPS:,} exchanges in a row that send "
-                                       "nothing, and the match is not over")
+        self.idle = idle_after(self.game, self.idle, exchange)
         return exchange
 
     async def finish(self) -> None:
