@@ -177,18 +177,12 @@ class Pool:
             result = void_result(plugin, specs, params, p.seed, str(exc), settings)
             run.finish(p, MatchRecord.of((p.round, p.idx), result, host.summary()))
             return
-        for seat, i in enumerate(p.seats):
-            if i in pool:
-                continue
-            log_dir = run.data / "logs" / f"bot{i}"
-            log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-            try:
-                pool[i] = await host.start(config.bots[i], seat, nursery, stderr_path=log_dir / "stderr.log",
-                                           max_line=max_reply(plugin, settings))
-            except BotFault as exc:
-                result = failed_start(plugin, specs, (params, p.seed), dealer, exc, settings)
-                run.finish(p, MatchRecord.of((p.round, p.idx), result, host.summary()))
-                return
+        try:
+            await self._start_missing(run, p, host, nursery, settings)
+        except BotFault as exc:
+            result = failed_start(plugin, specs, (params, p.seed), dealer, exc, settings)
+            run.finish(p, MatchRecord.of((p.round, p.idx), result, host.summary()))
+            return
         bots = [pool[i] for i in p.seats]
         for i in p.seats:
             played[i] += 1
@@ -199,25 +193,42 @@ class Pool:
             bp.set_trace(transcript)
         try:
             result = await play_on(plugin, specs, params, p.seed, dealer, bots, settings)
-            faulted = {p.seats[f.seat] for f in result.faults}
-            if result.game_error:  # where its bots stand is unknown: fresh processes for their next match
-                faulted = set(p.seats)
-            if faulted:
-                await host.stop([pool.pop(i) for i in faulted])
-            if faulted and not result.played_on and not result.game_error:
-                # The others: back in step for their next match, or a fresh process; never charged.
-                # (A match played on without the faulting seats ended for them as usual.)
-                abandon = getattr(dealer, "abandon", None)
-                goodbye = dict(abandon()) if abandon is not None else {}
-                for seat, i in enumerate(p.seats):
-                    if i in pool and not await resynchronise(pool[i], goodbye.get(seat), settings.limits()):
-                        await host.stop([pool.pop(i)])
+            await self._after(p, dealer, result, host, settings)
         finally:
             transcript.close()
             for bp in bots:
                 bp.set_trace(None)
         add_endings(result, bots)  # the kept ones have not ended: nothing to add for them
         run.finish(p, MatchRecord.of((p.round, p.idx), result, host.summary(), str(path)))
+
+
+    async def _start_missing(self, run: TournamentRun, p: Pairing, host: Any, nursery: Any,
+                             settings: MatchSettings) -> None:
+        """A process for every entrant of ``p`` the pool has none of (raises the BotFault of one that fails)."""
+        for seat, i in enumerate(p.seats):
+            if i in self.pool:
+                continue
+            log_dir = run.data / "logs" / f"bot{i}"
+            log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self.pool[i] = await host.start(run.config.bots[i], seat, nursery, stderr_path=log_dir / "stderr.log",
+                                            max_line=max_reply(run.plugin, settings))
+
+    async def _after(self, p: Pairing, dealer: Any, result: Any, host: Any, settings: MatchSettings) -> None:
+        """After a match: a faulting entrant's process stopped (every one, where the game failed); the
+        others back in step for their next match, or a fresh process; never charged."""
+        pool = self.pool
+        faulted = {p.seats[f.seat] for f in result.faults}
+        if result.game_error:  # where its bots stand is unknown: fresh processes for their next match
+            faulted = set(p.seats)
+        if faulted:
+            await host.stop([pool.pop(i) for i in faulted])
+        if not faulted or result.played_on or result.game_error:
+            return  # a match played on without the faulting seats ended for the others as usual
+        abandon = getattr(dealer, "abandon", None)
+        goodbye = dict(abandon()) if abandon is not None else {}
+        for seat, i in enumerate(p.seats):
+            if i in pool and not await resynchronise(pool[i], goodbye.get(seat), settings.limits()):
+                await host.stop([pool.pop(i)])
 
 
 def executor_for(run: TournamentRun, cluster: Any = None, *, sync_wait: float = DEFAULT_SYNC_WAIT) -> Executor:
