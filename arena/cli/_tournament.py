@@ -178,16 +178,7 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
     config.seat_for(plugin)
     per_round = len(config.pairings(rounds=1))
     total = per_round * config.rounds
-    extras = []
-    if config.duplicate:
-        extras.append("duplicate deals")
-    if config.gauntlet is not None:
-        extras.append(f"gauntlet {inert(specs[config.gauntlet].name)}")
-    if config.until_ci is not None:
-        extras.append(f"until every 95% interval is within +/-{config.until_ci:g}")
-    if config.sprt is not None:
-        extras.append(Sprt.from_json(config.sprt).describe())
-    extras += Disqualification(0, config.max_faults, config.broken_start).describe(BROKEN_START)
+    extras = _options_said(config)
     typer.echo(
         f"Started tournament {tid} ({config.game}, {len(specs)} entrants, "
         f"{total} matches{' at most' if config.until_ci or config.sprt else ''}, {f'cluster {config.cluster}' if config.cluster else f'jobs {config.jobs}'}, sandbox {config.sandbox}, "
@@ -223,24 +214,43 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
     if outcome.sprt is not None:
         typer.echo(sprt_line(outcome.sprt, [s.name for s in specs]), err=True)
     if json_out:
-        names = [s.name for s in specs]
-        out = {
-            "tournament": tid, "game": config.game, "seed": config.seed, "rounds": outcome.rounds,
-            "rounds_planned": config.rounds, "completed": outcome.finished, "stopped_early": outcome.stopped_early,
-            "matches": len(matches), "db": str(db), "sandbox": config.sandbox, "duplicate": config.duplicate,
-            "on_fault": config.on_fault, "max_faults": config.max_faults, "broken_start": config.broken_start,
-            "format": standings_format(settings), "events": store.events(tid),
-            "units": game_units(config.game, config.params),
-            **({"sprt": outcome.sprt} if outcome.sprt is not None else {}),
-            "match_list": [{"id": m["id"], "round": m["round"], "index": m["idx"],
-                            "entrants": [names[i] for i in m["seats"]], "status": m["status"],
-                            "scores": m["scores"], "faults": [f["kind"] for f in m["faults"]]} for m in matches],
-            **table,
-        }
-        sys.stdout.write(json.dumps(out) + "\n")
+        sys.stdout.write(json.dumps(_as_json(config, store, tid, db, outcome, matches, settings, table)) + "\n")
     else:
         print_standings(config.game, tid, table, settings, config.params)
     return EXIT_OK
+
+
+def _options_said(config: Any) -> list[str]:
+    """The tournament's options a person would want named on its first line."""
+    extras = []
+    if config.duplicate:
+        extras.append("duplicate deals")
+    if config.gauntlet is not None:
+        extras.append(f"gauntlet {inert(config.bots[config.gauntlet].name)}")
+    if config.until_ci is not None:
+        extras.append(f"until every 95% interval is within +/-{config.until_ci:g}")
+    if config.sprt is not None:
+        extras.append(Sprt.from_json(config.sprt).describe())
+    return extras + Disqualification(0, config.max_faults, config.broken_start).describe(BROKEN_START)
+
+
+def _as_json(config: Any, store: Any, tid: int, db: Path, outcome: Any, matches: list[dict[str, Any]],
+             settings: dict[str, Any], table: dict[str, Any]) -> dict[str, Any]:
+    """``--json``: the finished tournament, its matches and its standings."""
+    names = [s.name for s in config.bots]
+    return {
+        "tournament": tid, "game": config.game, "seed": config.seed, "rounds": outcome.rounds,
+        "rounds_planned": config.rounds, "completed": outcome.finished, "stopped_early": outcome.stopped_early,
+        "matches": len(matches), "db": str(db), "sandbox": config.sandbox, "duplicate": config.duplicate,
+        "on_fault": config.on_fault, "max_faults": config.max_faults, "broken_start": config.broken_start,
+        "format": standings_format(settings), "events": store.events(tid),
+        "units": game_units(config.game, config.params),
+        **({"sprt": outcome.sprt} if outcome.sprt is not None else {}),
+        "match_list": [{"id": m["id"], "round": m["round"], "index": m["idx"],
+                        "entrants": [names[i] for i in m["seats"]], "status": m["status"],
+                        "scores": m["scores"], "faults": [f["kind"] for f in m["faults"]]} for m in matches],
+        **table,
+    }
 
 
 async def _run_until_signal(plugin, config, store, tid, progress) -> tuple[Outcome | None, int | None]:
