@@ -306,34 +306,20 @@ async def match_page(request: Request) -> Response:
     lines = await trio.to_thread.run_sync(_transcript, m.get("transcript"))
     step_i = min(_line_number(request, "step"), max(len(lines) - 1, 0))
     first = max(0, step_i - WINDOW)
-    defaults = load_game(t["game"]).Params().model_dump(mode="json")
     # Names as `arena play` takes them (no spaces), each bot a file the reader has.
     safe = [re.sub(r"[^A-Za-z0-9_.-]", "_", n) for n in names]
     local = [(n, "./" + n) for n in safe]
     hands = await trio.to_thread.run_sync(_hands, t["game"], m.get("transcript"))
-    steps = None
-    if not hands:  # a game that draws no hands: its dialogue read back (arena.league._steps)
-        told = (tuple(pseudonyms(m["seed"], len(names))) if m.get("seed") is not None else (),
-                tuple(t["entrants"][i]["name"] for i in m["seats"]))
-        steps = await trio.to_thread.run_sync(_read_back, t["game"], json.dumps(t["params"], sort_keys=True),
-                                              m.get("seed"), told, m.get("transcript"))
-        steps = _steps_shown(steps, m)
-    seats = []
-    for s, (name, v) in enumerate(zip(names, seated)):
-        seats.append({"seat": s, "name": name, "bot": v["bot"] if v else None, "version": v["id"] if v else None,
-                      "score": (m["scores"] or [None] * len(names))[s],
-                      "payoff": (m["payoffs"] or [None] * len(names))[s],
-                      "stderr": f"/matches/{m['id']}/stderr/{s}" if private[s] else None})
+    steps = None if hands else await _steps_of(t, m, len(names))
+    seats = [{"seat": s, "name": name, "bot": v["bot"] if v else None, "version": v["id"] if v else None,
+              "score": (m["scores"] or [None] * len(names))[s], "payoff": (m["payoffs"] or [None] * len(names))[s],
+              "stderr": f"/matches/{m['id']}/stderr/{s}" if private[s] else None}
+             for s, (name, v) in enumerate(zip(names, seated))]
     data = {
-        "match": {"id": m["id"], "tournament": m["tournament"], "round": m["round"], "index": m["idx"],
-                  "seed": shown_seed(m), "status": m["status"], "hands": m["hands"], "completed": m["completed"],
-                  "finished": m["finished"], "game": t["game"], "params": _params_now(t),
-                  "hands_word": _hands_word(t["game"], t["params"])},
+        "match": _match_facts(t, m),
         "seats": seats,
         "faults": [_fault_words(f, names, private[f["seat"]]) for f in m["faults"]],
-        "replay": (replay_command(t["game"], _params_now(t), defaults, local, m["seed"], t["settings"],
-                                     t.get("lifetime", "match"))
-                   if shown_seed(m) is not None else None),
+        "replay": _replay_of(t, m, local),
         # A window of the transcript around the step; ?step=N moves it.
         "transcript": lines[first:step_i + WINDOW + 1], "transcript_lines": len(lines),
         "current": lines[step_i] if lines else None, "step": step_i, "permalink": f"/matches/{m['id']}",
@@ -344,6 +330,31 @@ async def match_page(request: Request) -> Response:
         "opened": "step" in request.query_params,
     }
     return _render(site, request, "match.html", data, auth)
+
+
+def _match_facts(t: dict[str, Any], m: dict[str, Any]) -> dict[str, Any]:
+    return {"id": m["id"], "tournament": m["tournament"], "round": m["round"], "index": m["idx"],
+            "seed": shown_seed(m), "status": m["status"], "hands": m["hands"], "completed": m["completed"],
+            "finished": m["finished"], "game": t["game"], "params": _params_now(t),
+            "hands_word": _hands_word(t["game"], t["params"])}
+
+
+def _replay_of(t: dict[str, Any], m: dict[str, Any], local: list[tuple[str, str]]) -> str | None:
+    """The command that plays the match again, once its seed may be shown."""
+    if shown_seed(m) is None:
+        return None
+    defaults = load_game(t["game"]).Params().model_dump(mode="json")
+    return replay_command(t["game"], _params_now(t), defaults, local, m["seed"], t["settings"],
+                          t.get("lifetime", "match"))
+
+
+async def _steps_of(t: dict[str, Any], m: dict[str, Any], seats: int) -> Any:
+    """A game that draws no hands: its dialogue read back (arena.league._steps), off the event loop."""
+    told = (tuple(pseudonyms(m["seed"], seats)) if m.get("seed") is not None else (),
+            tuple(t["entrants"][i]["name"] for i in m["seats"]))
+    steps = await trio.to_thread.run_sync(_read_back, t["game"], json.dumps(t["params"], sort_keys=True),
+                                          m.get("seed"), told, m.get("transcript"))
+    return _steps_shown(steps, m)
 
 
 def _line_number(request: Request, key: str) -> int:
