@@ -3,7 +3,7 @@ cumulative winnings, a rating with its interval, and leaderboard sparklines."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from markupsafe import Markup, escape
 
@@ -38,9 +38,7 @@ def lines_chart(series: Sequence[tuple[str, Sequence[float]]], *, title: str, x_
     parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}" '
              f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>']
     if band:
-        upper = " ".join(f"{px(x):.1f},{py(hi):.1f}" for x, (_, hi) in zip(xs, band))
-        lower = " ".join(f"{px(x):.1f},{py(lo):.1f}" for x, (lo, _) in reversed(list(zip(xs, band))))
-        parts.append(f'<polygon class="band" points="{upper} {lower}" fill="{COLOURS[0]}" fill-opacity="0.15"/>')
+        parts.append(_band(xs, band, px, py))
     for y in sorted({yhi, ylo, 0.0}):
         parts.append(f'<line x1="{left}" x2="{width - right}" y1="{py(y):.1f}" y2="{py(y):.1f}" '
                      f'stroke="#bbb" stroke-width="{1 if y == 0 else 0.5}"/>'
@@ -55,9 +53,24 @@ def lines_chart(series: Sequence[tuple[str, Sequence[float]]], *, title: str, x_
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}">'
                      f'<title>{escape(label)}: {v[-1]:g}</title></polyline>')
     parts.append("</svg>")
-    legend = "".join(f'<li><span class="key" style="background:{COLOURS[i % len(COLOURS)]}"></span>'
-                     f'{escape(label)} <b>{v[-1]:+g}</b></li>' for i, (label, v) in enumerate(series) if v)
-    return Markup("".join(parts) + (f'<ul class="legend">{legend}</ul>' if len(series) > 1 else ""))
+    return Markup("".join(parts) + _legend(series))
+
+
+def _legend(series: Sequence[tuple[str, Sequence[float]]]) -> str:
+    """Each line's colour, label and last value, below the chart (none for a single line)."""
+    if len(series) <= 1:
+        return ""
+    items = "".join(f'<li><span class="key" style="background:{COLOURS[i % len(COLOURS)]}"></span>'
+                    f'{escape(label)} <b>{v[-1]:+g}</b></li>' for i, (label, v) in enumerate(series) if v)
+    return f'<ul class="legend">{items}</ul>'
+
+
+def _band(xs: Sequence[float], band: Sequence[tuple[float, float]], px: Callable[[float], float],
+          py: Callable[[float], float]) -> str:
+    """The shaded interval behind the first line."""
+    upper = " ".join(f"{px(x):.1f},{py(hi):.1f}" for x, (_, hi) in zip(xs, band))
+    lower = " ".join(f"{px(x):.1f},{py(lo):.1f}" for x, (lo, _) in reversed(list(zip(xs, band))))
+    return f'<polygon class="band" points="{upper} {lower}" fill="{COLOURS[0]}" fill-opacity="0.15"/>'
 
 
 def sparkline(values: Sequence[float], *, width: int = 80, height: int = 18) -> Markup:
