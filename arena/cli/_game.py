@@ -255,25 +255,8 @@ def one_help_style(command: click.Command) -> None:
     for param in command.params:
         if param.param_type_name == "argument":
             param.display_type_rich = lambda ctx: None  # type: ignore[method-assign]  # the name says it
-            continue
-        if param.param_type_name != "option":
-            continue
-        if param.is_flag:  # type: ignore[attr-defined]
-            param.metavar = ""
-        elif param.metavar is None:
-            kind = getattr(getattr(param, "type_descriptor", None), "annotation", None)
-            for base, word in _METAVARS.items():
-                if kind is base or kind == Optional[base]:
-                    param.metavar = word
-            if param.metavar is None:
-                param.metavar = "PATH" if "Path" in str(kind) else "TEXT"
-        default = param.default
-        shown = param.show_default  # type: ignore[attr-defined]
-        param.show_default = False  # type: ignore[attr-defined]
-        if shown is False or default is None or param.is_flag or default == [] or callable(default):  # type: ignore[attr-defined]
-            continue
-        if param.help and "default" not in param.help:
-            param.help = f"{param.help} (default: {default})"
+        elif param.param_type_name == "option":
+            _style_option(param)
     for sub in (getattr(command, "commands", None) or {}).values():
         one_help_style(sub)
     made = command.get_help_option
@@ -285,6 +268,25 @@ def one_help_style(command: click.Command) -> None:
         return option
 
     command.get_help_option = help_option  # type: ignore[method-assign]
+
+
+def _style_option(param: Any) -> None:
+    """An option's kind in one word (none for a flag), and its default at the end of its help."""
+    if param.is_flag:
+        param.metavar = ""
+    elif param.metavar is None:
+        kind = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+        for base, word in _METAVARS.items():
+            if kind is base or kind == Optional[base]:
+                param.metavar = word
+        if param.metavar is None:
+            param.metavar = "PATH" if "Path" in str(kind) else "TEXT"
+    default, shown = param.default, param.show_default
+    param.show_default = False
+    if shown is False or default is None or param.is_flag or default == [] or callable(default):
+        return
+    if param.help and "default" not in param.help:
+        param.help = f"{param.help} (default: {default})"
 
 
 def _single(name: str, function: Callable[..., None]) -> click.Command:
