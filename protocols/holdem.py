@@ -19,7 +19,6 @@ are in docs/protocols/holdem.md.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import random
@@ -260,11 +259,12 @@ class HoldemDealer:
         self._shown = 0  # board cards announced in the hand in play
         self._sends: list[tuple[int, bytes]] = []  # the notice due (Step.NOTICE, Step.TOURNAMENT_END)
         # What each seat may know (``known``): the public facts told since the last deal, the
-        # earlier ones as a digest (a long match's history in constant memory), its hole cards.
+        # earlier ones folded into a hash (a long match's history in constant memory, at the cost
+        # of one tuple hash a deal: check-game compares them within one process), its hole cards.
         self._facts: list[tuple] = []
-        self._past = hashlib.blake2b(digest_size=16)
+        self._past = 0
         self._own: list[tuple[int, ...] | None] = [None] * self.seats
-        self._own_past = [hashlib.blake2b(digest_size=16) for _ in range(self.seats)]
+        self._own_past = [0] * self.seats
         self._header = (tuple(self.names), tuple(params.model_dump().items()))
         self._compiled = False  # the compiled betting has played: the facts miss what it did
         self._fault: ProtocolError | None = None  # the refused reply due (Step.FAULT)
@@ -328,11 +328,11 @@ class HoldemDealer:
         and blinds, every action, fold-out and request, the board as each
         street is shown, the cards shown at a showdown, each tournament's
         end). Facts before the last deal, and its own earlier hole cards, are
-        digests. Never another seat's hole cards but those shown."""
+        hashes. Never another seat's hole cards but those shown."""
         if self._compiled:  # its hands and actions never passed through the facts
             raise RuntimeError("known() follows the Python dialogue; the compiled betting played part of this match")
-        return (seat, match_number(self.match_index, seat), self._header, self._past.hexdigest(),
-                self._own_past[seat].hexdigest(), self._own[seat], tuple(self._facts))
+        return (seat, match_number(self.match_index, seat), self._header, self._past, self._own_past[seat],
+                self._own[seat], tuple(self._facts))
 
     # -- the dialogue ---------------------------------------------------------
     #
@@ -545,10 +545,9 @@ class HoldemDealer:
         self.step = Step.HAND_START
 
     def _dealt(self, hand: HoldemHand) -> None:
-        """The facts of a new deal; those before it go into the digests."""
-        self._past.update(repr(self._facts).encode())
-        for s, own in enumerate(self._own):
-            self._own_past[s].update(repr(own).encode())
+        """The facts of a new deal; those before it are folded into the hashes."""
+        self._past = hash((self._past, *self._facts))
+        self._own_past = [hash((past, own)) for past, own in zip(self._own_past, self._own)]
         dealt = set(hand.order)
         self._own = [tuple(hand.hole[s]) if s in dealt else None for s in range(self.seats)]
         self._facts = [("deal", self.hands, self.tournaments if self.tour is not None else None, tuple(hand.start),
