@@ -46,16 +46,12 @@ from typing import Any
 from protocols import GamePlugin, ProtocolError
 from protocols.jsonlines import Reply
 
-from .._checks import UsageError, game_params
-from .._plan import load_plugin
+from .._checks import UsageError
 from .._scoring import forfeit_scores, tournament_scores
-from .._seeds import chance_stream
-from .._text import inert
 from ..play._guard import Guarded
 from ..play._stepping import step_through
 from . import _soundness
-from ._check import CHECK_STEP_SECONDS
-from ._check import Check, largest_table as _seats
+from ._check import CHECK_STEP_SECONDS, Check
 
 #: random matches played by each of the legal and the illegal checks
 MATCHES = 20
@@ -70,9 +66,7 @@ Answer = Callable[[Any, int, bytes], str]
 
 
 def _open(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> Any:
-    params = game_params(plugin, raw, keys=True)
-    names = [chr(ord("a") + i) for i in range(_seats(plugin, params))]
-    return plugin.open_dialogue(params, chance_stream(seed), names, 0)
+    return _soundness.open_checked(plugin, raw, seed)[0]
 
 
 def drive(run: Any, answer: Answer, sink: Callable[[str], None],
@@ -380,11 +374,13 @@ def _check_fault_never_pays(plugin: GamePlugin) -> Check:
     play scores to the end: a bot can never cut its losses by faulting."""
     points = 0
     worst: tuple[float, str] | None = None
+    own_rule = False
     for raw, seed in _random_matches(plugin):
         run = _open(plugin, raw, seed)
         rng = random.Random(seed)
         faulting: list[tuple[int, int, float]] = []  # (reply number, seat, score by faulting there)
         rule = getattr(run, "forfeit", None)
+        own_rule = own_rule or rule is not None
 
         def before(n: int, exchange: Any) -> None:
             if exchange.reply:
@@ -411,14 +407,9 @@ def _check_fault_never_pays(plugin: GamePlugin) -> Check:
                       "by playing on legally: its score so far minus the most the rest of the match can cost",
                       "(in play the arena replaces a rule that pays more than the score so far by its own; "
                       "the rules page should say the rule that applies)"])
-    whose = "the game's fault rule" if _has_forfeit(plugin) else "the arena's fault rule"
+    whose = "the game's fault rule" if own_rule else "the arena's fault rule"
     return Check("fault never pays", True, f"{points} fault points in {MATCHES} random matches: by {whose}, none "
                  "scores more than playing on")
-
-
-def _has_forfeit(plugin: GamePlugin) -> bool:
-    raw, seed = plugin.playthrough_matches[0]
-    return getattr(_open(plugin, dict(raw), seed), "forfeit", None) is not None
 
 
 def _forfeit_problem(run: Any, seat: int) -> str | None:

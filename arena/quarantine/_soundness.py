@@ -38,13 +38,19 @@ CANDIDATES = 8
 EXTREME_STEPS = 300
 
 
-def _open(plugin: GamePlugin, raw: dict[str, Any], seed: int, redraw: dict[int, int] | None = None,
-          seats: int | None = None) -> Any:
+def open_checked(plugin: GamePlugin, raw: dict[str, Any], seed: int, redraw: dict[int, Any] | None = None,
+                 seats: int | None = None, match_index: Any = 0) -> Any:
+    """A match as every check opens it: ``raw``'s parameters, seats named a, b, ...
+    (the largest table unless ``seats``), and the chance stream with its
+    re-draw table; ``(run, stream)``."""
     params = game_params(plugin, raw, keys=True)
     names = [chr(ord("a") + i) for i in range(seats or _seats(plugin, params))]
     rng = chance_stream(seed)
     setattr(rng, REDRAW_ATTRIBUTE, _Watch(redraw or {}))
-    return plugin.open_dialogue(params, rng, names, 0), rng
+    return plugin.open_dialogue(params, rng, names, match_index), rng
+
+
+_open = open_checked
 
 
 def seat_counts(plugin: GamePlugin, raw: dict[str, Any]) -> list[int]:
@@ -850,10 +856,8 @@ def check_match_indexes(plugin: GamePlugin) -> Check:
     for seats in seat_counts(plugin, raw):
         for m in range(3):
             index = [(m * 7 + 3 * s) % 11 for s in range(seats)]
-            params = game_params(plugin, raw, keys=True)
-            names = [chr(ord("a") + i) for i in range(seats)]
             try:
-                run = plugin.open_dialogue(params, chance_stream(6000 + m), names, index)
+                run, _ = _open(plugin, raw, 6000 + m, seats=seats, match_index=index)
             except Exception as exc:
                 return Check("match indexes", False, f"opening a match with match_index {index} (one number per "
                              f"seat, as --lifetime tournament gives) raised {type(exc).__name__}: {exc}")
