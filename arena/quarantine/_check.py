@@ -24,12 +24,21 @@ class Check:
         return f"{'ok  ' if self.ok else 'FAIL'}  {self.name}: {self.summary}"
 
 
-def largest_table(plugin: GamePlugin, params: Any) -> int:
-    """The largest table the game accepts with ``params``."""
-    for n in range(plugin.spec.max_seats, plugin.spec.min_seats - 1, -1):
+def tables(plugin: GamePlugin, params: Any) -> list[int]:
+    """Every number of seats the game accepts with ``params``, smallest first."""
+    out = []
+    for n in range(plugin.spec.min_seats, plugin.spec.max_seats + 1):
         try:
             plugin.check_seats(params, n)
         except ValueError:
             continue
-        return n
-    raise ValueError(f"{plugin.spec.id} accepts no number of seats with {params!r}")
+        out.append(n)
+    return out
+
+
+def largest_table(plugin: GamePlugin, params: Any) -> int:
+    """The largest table the game accepts with ``params``."""
+    accepted = tables(plugin, params)
+    if not accepted:
+        raise ValueError(f"{plugin.spec.id} accepts no number of seats with {params!r}")
+    return accepted[-1]

@@ -25,7 +25,7 @@ from .._checks import UsageError, game_params
 from .._seeds import chance_stream
 from ..play._guard import Guarded
 from ..play._stepping import step_through
-from ._check import CHECK_STEP_SECONDS, Check, largest_table as _seats
+from ._check import CHECK_STEP_SECONDS, Check, largest_table as _seats, tables
 
 #: matches each check replays (seeds 2000...)
 MATCHES = 3
@@ -60,13 +60,7 @@ def seat_counts(plugin: GamePlugin, raw: dict[str, Any]) -> list[int]:
     fixed = plugin.fixed_seats(params)
     if fixed is not None:
         return [fixed]
-    ok = []
-    for n in range(plugin.spec.min_seats, min(plugin.spec.max_seats, plugin.spec.min_seats + 8) + 1):
-        try:
-            plugin.check_seats(params, n)
-        except ValueError:
-            continue
-        ok.append(n)
+    ok = tables(plugin, params)
     return sorted({ok[0], ok[len(ok) // 2], ok[-1]}) if ok else [_seats(plugin, params)]
 
 
