@@ -857,8 +857,9 @@ def check_match_indexes(plugin: GamePlugin) -> Check:
                              f"seat, as --lifetime tournament gives) raised {type(exc).__name__}: {exc}")
             problem = _play_briefly(plugin, run, steps=None)
             if problem:
-                if Guarded.failed is not None and "raised" in Guarded.failed.what:
-                    # Raised only on per-seat indexes: the other checks (one index) can still run.
+                if Guarded.failed is not None and Guarded.failed.__cause__ is not None:
+                    # It raised (a spin has no cause), and only on per-seat indexes: the other
+                    # checks, with one index, can still run.
                     Guarded.failed = None
                 return Check("match indexes", False, f"a match with match_index {index} (one number per seat, as "
                              f"--lifetime tournament gives): {problem}")
