@@ -237,6 +237,13 @@ def _replay(plugin: GamePlugin, params: Any, seed: str, names: list[str], match_
     except Exception as exc:  # the game refused a recorded reply (a fault), or cannot be replayed here
         said = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
         out.problem = f"the game's dialogue stopped there: {said}"
+    _chart(out, marks, seats)
+    return out
+
+
+def _chart(out: ReadBack, marks: list[tuple[int, int, list[float]]], seats: int) -> None:
+    """The chart's points from the standings after every exchange: one a hand
+    (one a move, for a match of one hand), at most CHART_POINTS of them."""
     if marks[-1][0] > 1:
         # One point per hand, as it stood when the hand was over; the last is the final standing.
         points = {0: [0.0] * seats}
@@ -245,13 +252,10 @@ def _replay(plugin: GamePlugin, params: Any, seed: str, names: list[str], match_
         points[marks[-1][0]] = marks[-1][2]
     else:
         out.unit = "moves"  # a match of one hand: its moves are what the chart can count
-        points = {}
-        for _, made, payoffs in marks:
-            points[made] = payoffs
+        points = {made: payoffs for _, made, payoffs in marks}
     if len(points) > 1:
         xs = sorted(points)
         # A long match is drawn from at most CHART_POINTS of its points, its last always among them.
         every = -(-len(xs) // CHART_POINTS)
         out.xs = xs[::every] + ([xs[-1]] if (len(xs) - 1) % every else [])
         out.totals = [[points[x][s] for x in out.xs] for s in range(seats)]
-    return out
