@@ -40,8 +40,13 @@ if MODE == "grandchild":
 if MODE == "stderr_flood_forever":  # a thread writes to stderr for as long as the bot lives; it plays on
     import threading
 
+    chunk = b"x" * 65535 + b"\n"
+    # Twice the arena's cap first, before it plays: past the cap however busy the machine is.
+    for _ in range(32):
+        sys.stderr.buffer.write(chunk)
+    sys.stderr.flush()
+
     def flood():
-        chunk = b"x" * 65535 + b"\n"
         while True:
             sys.stderr.buffer.write(chunk)
 
