@@ -15,7 +15,6 @@ import fcntl
 import importlib.util
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from types import ModuleType
@@ -61,6 +60,8 @@ def compiler(what: str, source: Path) -> str:
 
 def build(target: Path, what: str, attempts: list[list[str]]) -> None:
     """Run the first compiler command line that works (``{out}`` is the output)."""
+    import subprocess  # only to build: importing a game's rules starts no process
+
     with open(cache_dir() / ".build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # parallel test workers build it once
         if target.is_file():
@@ -88,4 +89,30 @@ def load(path: Path) -> ModuleType | None:
         return None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def engine_path(source: Path, game: str) -> Path:
+    """A game's rules engine (``source``, a CPython extension whose module
+    name comes in as ``ENGINE_MODULE``) built into the cache if missing."""
+    import hashlib
+    import sysconfig
+
+    abi = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    key = hashlib.sha256(source.read_bytes() + b"\0" + abi.encode()).hexdigest()[:16]
+    module = f"{game}_engine_{key}"
+    target = cache_dir() / f"{module}{abi}"
+    if not target.is_file():
+        what = f"{game} engine"
+        build(target, what, [[compiler(what, source), "-O2", "-Wall", "-shared", "-fPIC",
+                              f"-I{sysconfig.get_paths()['include']}", f"-DENGINE_MODULE={module}",
+                              "-o", "{out}", str(source)]])
+    return target
+
+
+def load_engine(source: Path, game: str) -> ModuleType:
+    """A game's rules engine, built if missing, imported."""
+    module = load(engine_path(source, game))
+    if module is None:
+        raise BuildError(f"the {game} engine was built but cannot be imported")
     return module

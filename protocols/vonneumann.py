@@ -19,13 +19,14 @@ import random
 from collections.abc import Callable
 from enum import IntEnum
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, StrictBool, StrictInt
+import orjson
+from pydantic import BaseModel, Field, StrictBool, StrictInt
 
 import games.vonneumann
 from games import GameSpec, IllegalAction
-from games.vonneumann import UNKNOWN_CARD, Phase, VonNeumannMatch, VonNeumannParams, session_points
+from games.vonneumann import Phase, VonNeumannMatch, VonNeumannParams, session_points
 
 from ._builtin import BuiltinGame
 from ._contract import CompiledDialogue, Exchange, MatchOutcome
@@ -88,17 +89,17 @@ class BetReply(Reply):
         "A number with a fraction of a dollar is an illegal action"
     )
 
-    fast_shape: ClassVar[dict[str, type | str]] = {"type": "bet", "amount": int}
+    fast_shape = {"type": "bet", "amount": int}
 
 
 class CallReply(Reply):
     type: Literal["call"]
     call: StrictBool = Field(description="true calls, false folds")
 
-    fast_shape: ClassVar[dict[str, type | str]] = {"type": "call", "call": bool}
+    fast_shape = {"type": "call", "call": bool}
 
 
-MODELS = [*FRAMING_MODELS, ATurn, BTurn, BetReply, CallReply]
+MODELS: list[type[BaseModel]] = [*FRAMING_MODELS, ATurn, BTurn, BetReply, CallReply]
 
 
 def _fields(seat: int, line: str, model: type[Reply], expected: str) -> dict:
@@ -118,43 +119,21 @@ class Step(IntEnum):
     DONE = 4
 
 
-_PHASES = (Phase.DEAL, Phase.A_TO_ACT, Phase.B_TO_ACT, Phase.OVER)
-_PHASE_CODE = {p: i for i, p in enumerate(_PHASES)}
 _GRID = float(1 << CARD_BITS)
-#: sessions the compiled dialogue may close in one call before it hands back
-CLOSED_MAX = 32
 
-#: The compiled twin of the dialogue (vonneumann_compiled.c) and the layout of
-#: the state it shares with it: the only declaration of that layout. Cards are
-#: their numerators k of k / 2**24 (-1: none, or not shown); ``closed_*``: the
-#: sessions the compiled dialogue closed in its last call (each seat's money
-#: won, the games played), for the engine's session list.
+#: The compiled twin of the dialogue (vonneumann_compiled.c). It includes the
+#: engine's source (games/vonneumann/_engine.c: one copy of the rules) and
+#: plays on the dealer's own VonNeumannMatch, so all it shares with the
+#: dialogue through this layout is where the dialogue stands (``step``).
 VONNEUMANN_COMPILED = CompiledDialogue(
     source=Path(__file__).with_name("vonneumann_compiled.c"),
     function="vonneumann_play",
     struct="VNState",
-    layout=(
-        ("step", 1), ("phase", 1), ("session", 1), ("game", 1), ("match_game", 1), ("money", 2),
-        ("previous", 2), ("cards", 2), ("bet", 1), ("settled", 2),
-        ("closed", 1), ("closed_won0", CLOSED_MAX), ("closed_won1", CLOSED_MAX), ("closed_games", CLOSED_MAX),
-    ),
+    layout=(("step", 1),),
     # match_start and match_end stay in Python
     steps=frozenset({Step.A_TURN, Step.B_TURN}),
+    includes=(Path(games.vonneumann.__file__).with_name("_engine.c"),),
 )
-
-
-def _grid(card: float) -> int:
-    """A card as its numerator k of k / 2**24 (-1, unknown, stays -1)."""
-    if card == UNKNOWN_CARD:
-        return -1
-    k = int(card * _GRID)
-    if k / _GRID != card:
-        raise ValueError(f"card {card!r} is not a multiple of 2**-{CARD_BITS}")
-    return k
-
-
-def _card(k: int) -> float:
-    return UNKNOWN_CARD if k < 0 else k / _GRID
 
 
 class VonNeumannDealer:
@@ -166,10 +145,11 @@ class VonNeumannDealer:
     A state machine (``step``; ``next_exchange`` renders the exchange due,
     ``feed`` judges its replies), so that the compiled dialogue beside this
     file (vonneumann_compiled.c, declared by ``VONNEUMANN_COMPILED``) can play
-    on from its state and hand it back; ``resume`` picks the dialogue up
-    wherever ``step`` stands. Games the compiled dialogue plays leave no entry
-    in the engine's ``results`` log (everything else of the engine, its
-    sessions included, is handed back).
+    on from its step, on this dealer's own engine (``state``), and hand it
+    back; ``resume`` picks the dialogue up wherever ``step`` stands. Games the
+    compiled dialogue plays leave no entry in the engine's ``results`` log
+    (the log is kept by the engine's Python methods); the rest of the match
+    is the one object both dialogues play on.
     """
 
     def __init__(self, params: VonNeumannParams, deal: Deal, names: list[str] | None = None,
@@ -317,70 +297,55 @@ class VonNeumannDealer:
     #: the compiled twin of this dialogue (``protocols.CompiledDialogue``)
     compiled = VONNEUMANN_COMPILED
 
-    def native_chance(self) -> tuple[Callable[[], tuple[int, int]], None] | None:
-        """The deal as numerators k of k / 2**24, when it is the seeded kind (a
-        rigged test dialogue keeps the Python path)."""
+    def native_chance(self) -> tuple[tuple[VonNeumannMatch, Callable[[], tuple[float, float, bytes, bytes]],
+                                           Callable[[float], bytes]], None] | None:
+        """What the compiled dialogue plays with, when the deal is the seeded
+        kind (a rigged test dialogue keeps the Python path): this dealer's
+        engine, worked on in place; the deal, each card with its text in a
+        request; and the text of any other card (orjson's, as ``_turn``
+        writes it: the float format is orjson's alone)."""
         deal = self._deal
-        return (deal.numerators, None) if isinstance(deal, SeededDeal) else None
+        return ((self.state, deal.with_texts, orjson.dumps), None) if isinstance(deal, SeededDeal) else None
 
     def native_params(self) -> tuple[int, ...]:
-        """ante, max_bet, stack, games_per_session, sessions, first_a, each seat's match number."""
-        p = self.params
-        return (p.ante, p.max_bet, p.stack, p.games_per_session, p.sessions, self.state.first_a,
-                match_number(self.match_index, 0), match_number(self.match_index, 1))
+        """Each seat's match number (the rules' parameters are the engine's own)."""
+        return match_number(self.match_index, 0), match_number(self.match_index, 1)
 
-    def native_state(self) -> dict[str, int | tuple[int, ...]]:
-        """Everything the dialogue and the match hold, by field of ``VONNEUMANN_COMPILED.layout``."""
-        m = self.state
-        none = (0,) * CLOSED_MAX
-        return {
-            "step": int(self.step), "phase": _PHASE_CODE[m.phase], "session": m.session, "game": m.game,
-            "match_game": m.match_game, "money": tuple(m.money), "previous": tuple(map(_grid, m.previous_card)),
-            "cards": tuple(map(_grid, m.cards)) if m.cards is not None else (-1, -1), "bet": m.bet,
-            "settled": tuple(m.settled), "closed": 0, "closed_won0": none, "closed_won1": none,
-            "closed_games": none,
-        }
+    def native_state(self) -> dict[str, int]:
+        """Where the dialogue stands, by field of ``VONNEUMANN_COMPILED.layout``
+        (the match is the engine's, which the compiled dialogue shares)."""
+        return {"step": int(self.step)}
 
     def load_native_state(self, v: dict[str, Any]) -> None:
-        """The inverse of ``native_state``: take over where the compiled dialogue
-        stopped, the sessions it closed added to the engine's in order."""
-        m = self.state
-        for i in range(v["closed"]):
-            games = v["closed_games"][i]
-            for seat, won in enumerate((v["closed_won0"][i], v["closed_won1"][i])):
-                m.session_points[seat].append(session_points(won, games))
-            m.session_games.append(games)
+        """The inverse of ``native_state``: take over where the compiled dialogue stopped."""
         self.step = Step(v["step"])
-        m.phase = _PHASES[v["phase"]]
-        m.session, m.game, m.match_game = v["session"], v["game"], v["match_game"]
-        m.money = list(v["money"])
-        m.previous_card = [_card(k) for k in v["previous"]]
-        m.cards = (_card(v["cards"][0]), _card(v["cards"][1])) if v["cards"][0] >= 0 else None
-        m.bet = v["bet"]
-        m.settled = list(v["settled"])
 
 
 class SeededDeal:
-    """Both cards of a game from one ``random.Random``: A's first, then B's.
-    ``numerators`` is the same draw as the numerators k of k / 2**24 (what the
-    compiled dialogue takes)."""
+    """Both cards of a game from one ``random.Random``: A's first, then B's,
+    each k / 2**24 for a uniform 24-bit k. ``with_texts`` is the same draw
+    with each card's text in a request (what the compiled dialogue takes: it
+    writes the text it is given, and formats no float itself)."""
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
     def __call__(self) -> tuple[float, float]:
-        a, b = self.numerators()
-        return a / _GRID, b / _GRID
+        bits = self.rng.getrandbits
+        return bits(CARD_BITS) / _GRID, bits(CARD_BITS) / _GRID
 
-    def numerators(self) -> tuple[int, int]:
-        return self.rng.getrandbits(CARD_BITS), self.rng.getrandbits(CARD_BITS)
+    def with_texts(self) -> tuple[float, float, bytes, bytes]:
+        # One Python call a game for the compiled dialogue: the draw and both texts.
+        bits = self.rng.getrandbits
+        a, b = bits(CARD_BITS) / _GRID, bits(CARD_BITS) / _GRID
+        return a, b, orjson.dumps(a), orjson.dumps(b)
 
 
 def seeded_deal(rng: random.Random) -> SeededDeal:
     return SeededDeal(rng)
 
 
-class VonNeumannPlugin(BuiltinGame):
+class VonNeumannPlugin(BuiltinGame[VonNeumannParams]):
     spec = GameSpec(
         id="vonneumann",
         version=2,  # 2: deals from the keyed chance stream (arena._seeds)
@@ -405,7 +370,9 @@ class VonNeumannPlugin(BuiltinGame):
     playthrough_matches = (({"sessions": 2, "games_per_session": 6}, 7),)
 
     def native_parts(self) -> tuple[Any, ...]:
-        return (VONNEUMANN_COMPILED,)
+        from games.vonneumann._native import engine_path  # the rules' engine, built by games itself
+
+        return (VONNEUMANN_COMPILED, engine_path)
 
     def invariants(self, params: VonNeumannParams) -> tuple[str, ...]:
         # Every game moves money from one seat to the other, and each session
@@ -413,7 +380,7 @@ class VonNeumannPlugin(BuiltinGame):
         return ("zero_sum",)
 
     def open_dialogue(self, params: VonNeumannParams, rng: random.Random, names: list[str],
-                      match_index: int = 0) -> VonNeumannDealer:
+                      match_index: MatchIndex = 0) -> VonNeumannDealer:
         return VonNeumannDealer(params, seeded_deal(rng), names, match_index)
 
     def random_reply(self, run: VonNeumannDealer, seat: int, payload: bytes, rng: random.Random) -> str:

@@ -8,33 +8,21 @@ lock so parallel workers build it once).
 
 from __future__ import annotations
 
-import hashlib
-import sysconfig
 from functools import cache
 from pathlib import Path
 from types import ModuleType
 
-from .._cbuild import build, cache_dir, compiler, load
+from .._cbuild import engine_path as _engine_path
+from .._cbuild import load_engine
 
 SOURCE = Path(__file__).with_name("_engine.c")
 
 
 def engine_path() -> Path:
     """The built engine; built now if missing."""
-    abi = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    key = hashlib.sha256(SOURCE.read_bytes() + b"\0" + abi.encode()).hexdigest()[:16]
-    module = f"holdem_engine_{key}"
-    target = cache_dir() / f"{module}{abi}"
-    if target.is_file():
-        return target
-    build(target, "hold'em engine", [[compiler("hold'em engine", SOURCE), "-O2", "-Wall", "-shared", "-fPIC",
-                                      f"-I{sysconfig.get_paths()['include']}", f"-DENGINE_MODULE={module}",
-                                      "-o", "{out}", str(SOURCE)]])
-    return target
+    return _engine_path(SOURCE, "holdem")
 
 
 @cache
 def engine() -> ModuleType:
-    module = load(engine_path())
-    assert module is not None
-    return module
+    return load_engine(SOURCE, "holdem")

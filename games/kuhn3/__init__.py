@@ -40,6 +40,6 @@ The wire protocol and the plugin object are in ``protocols.kuhn3``
 from __future__ import annotations
 
 from ._params import Kuhn3Params
-from ._rules import CARDS, SEATS, Action, HandResult, Kuhn3Round, Phase
+from ._rules import CARDS, SEATS, Action, HandResult, Kuhn3Round, Phase, engine_params
 
-__all__ = ["CARDS", "SEATS", "Action", "HandResult", "Kuhn3Params", "Kuhn3Round", "Phase"]
+__all__ = ["CARDS", "SEATS", "Action", "HandResult", "Kuhn3Params", "Kuhn3Round", "Phase", "engine_params"]

@@ -18,7 +18,7 @@ import pytest
 
 from arena import load_game
 from arena._seeds import chance_stream
-from arena.native import compiled_dialogue, compiled_dialogue_path, _load
+from arena.native import compiled_dialogue
 from protocols.vonneumann import CARD_BITS, VONNEUMANN_COMPILED, Step
 
 from ..conftest import ROOT
@@ -55,14 +55,18 @@ def test_the_compiled_dialogue_is_built_and_its_layout_declared_once():
 
 
 def test_a_card_is_written_as_orjson_writes_it():
-    # Every k in [0, 2**24) was compared once (docs/speed.md); here a spread, and
-    # the edges where orjson changes layout (1e-5) and Python's repr does (1e-4).
-    card_text = _load(compiled_dialogue_path(VONNEUMANN_COMPILED)).card_text
-    ks = {0, 1, 2, 3, 167, 168, 169, 1677, 1678, (1 << CARD_BITS) - 1, *range(0, 1 << CARD_BITS, 8191),
-          *(1 << b for b in range(CARD_BITS))}
-    for k in sorted(ks):
-        assert card_text(k) == orjson.dumps(k / float(1 << CARD_BITS)), k
-    assert card_text(-1) == b"-1.0"
+    # The compiled dialogue formats no float: each card's text is orjson's, made by
+    # the dealer with the deal (the same draw as the Python path's), and any other
+    # card's (where the loop starts) by the function the dealer hands over with it.
+    assert "double_to_string" not in VONNEUMANN_COMPILED.source.read_text()
+    dealer = VN.open_dialogue(VN.Params(), chance_stream(4), ["a", "b"])
+    (match, with_texts, text), _ = dealer.native_chance()
+    assert match is dealer.state and text(-1.0) == b"-1.0"
+    same = VN.open_dialogue(VN.Params(), chance_stream(4), ["a", "b"])._deal
+    for _ in range(2000):
+        a, b, a_text, b_text = with_texts()
+        assert (a, b) == same() and (a_text, b_text) == (orjson.dumps(a), orjson.dumps(b))
+        assert (a * (1 << CARD_BITS)).is_integer() and (b * (1 << CARD_BITS)).is_integer()
 
 
 # -- the C sample bots: the compiled dialogue plays nearly all of it ------------------------------
