@@ -23,9 +23,10 @@ import itertools
 import json
 import random
 from collections import deque
+from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -45,10 +46,12 @@ from games.holdem import (
 
 from ._builtin import SAMPLE_BOTS, BuiltinGame
 from ._contract import CompiledDialogue, DemoBot, Exchange, MatchOutcome
+from . import holdem_wire as wire
 from ._errors import ProtocolError
 from .seatview import Choice, SeatView, Turn, card_text
 from .jsonlines import (
     FRAMING_MODELS,
+    MatchIndex,
     Message,
     Ready,
     Reply,
@@ -173,7 +176,7 @@ class ActionReply(Reply):
     to: int | None = Field(default=None, strict=True, description="with raise only: your bet after raising")
 
     # Every valid reply but a raise written with "to": null: taken without pydantic.
-    fast_shapes: ClassVar[tuple[dict[str, type | str], ...]] = (
+    fast_shapes = (
         {"type": "action", "action": "call"},
         {"type": "action", "action": "fold"},
         {"type": "action", "action": "raise", "to": int},
@@ -187,7 +190,7 @@ class ActionReply(Reply):
         return self
 
 
-MODELS = [HandStart, Act, ActionNotice, Street, HandEnd, TournamentEnd, ActionReply]
+MODELS: list[type[BaseModel]] = [HandStart, Act, ActionNotice, Street, HandEnd, TournamentEnd, ActionReply]
 
 
 def _expect(legal: games.holdem.Legal):
@@ -238,7 +241,7 @@ HOLDEM_COMPILED = CompiledDialogue(
 class HoldemDealer:
     """Runs one match: ``hands`` cash hands or ``tournaments`` freezeouts."""
 
-    def __init__(self, params: HoldemParams, rng: random.Random, names: list[str], match_index: int = 0) -> None:
+    def __init__(self, params: HoldemParams, rng: random.Random, names: list[str], match_index: MatchIndex = 0) -> None:
         load_evaluator()  # before the match's first message, not at its first showdown
         self.params = params
         self.rng = rng
@@ -499,7 +502,8 @@ class HoldemDealer:
             self.totals[s] += points[s]
         t = self.tournaments
         self.tournaments += 1
-        places = [float(x) for x in tour.places]
+        places = [float(x) for x in tour.places if x is not None]
+        assert len(places) == self.seats, "a freezeout is over once every seat has its place"
         end = encode(TournamentEnd(tournament=t, places=places, points=points))
         self._sends = [(s, end) for s in range(self.seats)]
         self._facts.append(("tournament_end", t, tuple(places)))
@@ -671,61 +675,73 @@ def _pot(pot: Pot) -> dict[str, Any]:
 
 
 class HoldemSeatView(SeatView):
-    """One seat's hold'em for a person: its cards, the board, each action, the pots."""
+    """One seat's hold'em for a person: its cards, the board, each action, the pots.
+    The lines are read by ``holdem_wire.read``; a line that is no JSON object is a
+    ``holdem_wire.WireError``."""
 
     def __init__(self, seat: int, params: dict) -> None:
         super().__init__(seat, params)
         self.names: list[str] = []
-        self.act: dict | None = None
+        self.act: wire.YourTurn | None = None
 
     def _who(self, seat: int) -> str:
         name = self.names[seat] if seat < len(self.names) else f"seat {seat}"
         return "you" if seat == self.seat else f"{name} (seat {seat})"
 
     def feed(self, line: str) -> Turn | None:
-        m = json.loads(line)
-        kind = m.get("type")
-        if kind == "match_start":
-            self.names = list(m["players"])
+        event = wire.read(line)
+        if isinstance(event, wire.MatchStarted):
+            self.names = list(event.players)
             rest = ", ".join(self._who(s) for s in range(len(self.names)) if s != self.seat)
             return Turn([f"Hold'em: you are seat {self.seat}, against {rest}."], auto='{"type": "ready"}')
-        if kind == "hand_start":
+        if isinstance(event, wire.HandStarted):
             return Turn([
                 "",
-                f"Hand {m['hand'] + 1}: your cards {_cards(m['cards'])}, your stack {m['stacks'][self.seat]}; "
-                f"button: {self._who(m['button'])}; small blind {m['small_blind']}: {self._who(m['small_blind_seat'])}; "
-                f"big blind {m['big_blind']}: {self._who(m['big_blind_seat'])}",
+                f"Hand {event.hand + 1}: your cards {_cards(event.cards)}, your stack {event.stacks[self.seat]}; "
+                f"button: {self._who(event.button)}; small blind {event.small_blind}: "
+                f"{self._who(event.small_blind_seat)}; big blind {event.big_blind}: {self._who(event.big_blind_seat)}",
             ])
-        if kind == "action":
-            verbs = {"fold": ("folds", "fold"), "call": ("calls", "call") if m["amount"] else ("checks", "check"),
-                     "raise": ("raises to", "raise to"), "allin": ("goes all in to", "go all in to")}
-            verb = verbs[m["action"]][m["seat"] == self.seat]
-            what = f" {m['bet']}" if m["action"] in ("raise", "allin") else (f" {m['amount']}" if m["amount"] else "")
-            return Turn([f"  {self._who(m['seat'])} {verb}{what}; pot {m['pot']}"])
-        if kind == "street":
-            return Turn([f"{m['street'].capitalize()}: {_cards(m['board'])}  (pot {m['pot']})"])
-        if kind == "act":
-            self.act = m
-            words = {"fold": "fold", "call": "call" if m["to_call"] else "check", "allin": "allin"}
-            choices = [Choice("raise", m["min_raise_to"], m["max_raise_to"]) if a == "raise" else Choice(words[a])
-                       for a in m["legal"]]
-            board = _cards(m["board"]) or "none yet"
-            shown = [f"Your turn ({m['street']}): cards {_cards(m['cards'])}, board {board}, pot {m['pot']}, "
-                     f"to call {m['to_call']}, your stack {m['stacks'][self.seat]}"]
-            return Turn(shown, choices, question="Your action")
-        if kind == "hand_end":
-            lines = [f"  {self._who(s['seat'])} show {_cards(s['cards'])} ({s['hand']})" for s in m["shown"]]
-            for pot in m["pots"]:
-                won = " and ".join(self._who(w) for w in pot["winners"])
-                lines.append(f"  pot {pot['amount']} to {won}" + (f" with {pot['hand']}" if pot["hand"] else ""))
-            mine = m["profits"][self.seat]
-            lines.append(f"  this hand you {'won' if mine >= 0 else 'lost'} {abs(mine)}; your stack {m['stacks'][self.seat]}")
-            return Turn(lines)
-        if kind == "tournament_end":
-            return Turn([f"Tournament {m['tournament'] + 1} over: you placed {m['places'][self.seat]:g}"])
-        if kind == "match_end":
-            return Turn(["", f"Match over: you finished {m['scores'][self.seat]:+g}."])
-        return super().feed(line)
+        if isinstance(event, wire.ActionSeen):
+            return self._action(event)
+        if isinstance(event, wire.StreetDealt):
+            return Turn([f"{event.street.capitalize()}: {_cards(event.board)}  (pot {event.pot})"])
+        if isinstance(event, wire.YourTurn):
+            return self._your_turn(event)
+        if isinstance(event, wire.HandEnded):
+            return self._hand_ended(event)
+        if isinstance(event, wire.TournamentEnded):
+            return Turn([f"Tournament {event.tournament + 1} over: you placed {event.places[self.seat]:g}"])
+        if isinstance(event, wire.MatchEnded):
+            return Turn(["", f"Match over: you finished {event.scores[self.seat]:+g}."])
+        if isinstance(event, wire.Garbled):
+            raise wire.WireError(f"{event.reason}: {line}")
+        return super().feed(line)  # a type hold'em does not send: the plain view
+
+    def _action(self, seen: wire.ActionSeen) -> Turn:
+        verbs = {"fold": ("folds", "fold"), "call": ("calls", "call") if seen.amount else ("checks", "check"),
+                 "raise": ("raises to", "raise to"), "allin": ("goes all in to", "go all in to")}
+        verb = verbs[seen.action][seen.seat == self.seat]
+        what = f" {seen.bet}" if seen.action in ("raise", "allin") else (f" {seen.amount}" if seen.amount else "")
+        return Turn([f"  {self._who(seen.seat)} {verb}{what}; pot {seen.pot}"])
+
+    def _your_turn(self, turn: wire.YourTurn) -> Turn:
+        self.act = turn
+        words = {"fold": "fold", "call": "call" if turn.to_call else "check", "allin": "allin"}
+        choices = [Choice("raise", turn.min_raise_to, turn.max_raise_to) if a == "raise" else Choice(words[a])
+                   for a in turn.legal]
+        board = _cards(turn.board) or "none yet"
+        shown = [f"Your turn ({turn.street}): cards {_cards(turn.cards)}, board {board}, pot {turn.pot}, "
+                 f"to call {turn.to_call}, your stack {turn.stacks[self.seat]}"]
+        return Turn(shown, choices, question="Your action")
+
+    def _hand_ended(self, end: wire.HandEnded) -> Turn:
+        lines = [f"  {self._who(s.seat)} show {_cards(s.cards)} ({s.hand})" for s in end.shown]
+        for pot in end.pots:
+            won = " and ".join(self._who(w) for w in pot.winners)
+            lines.append(f"  pot {pot.amount} to {won}" + (f" with {pot.hand}" if pot.hand else ""))
+        mine = end.profits[self.seat]
+        lines.append(f"  this hand you {'won' if mine >= 0 else 'lost'} {abs(mine)}; your stack {end.stacks[self.seat]}")
+        return Turn(lines)
 
     def reply(self, choice: Choice, amount: int | None) -> str:
         word = {"check": "call"}.get(choice.word, choice.word)
@@ -736,54 +752,57 @@ class HoldemSeatView(SeatView):
 
 def hands_from_transcript(lines) -> list[dict[str, Any]]:
     """A hold'em transcript as hands (``GamePlugin.hands_of``). Every seat
-    gets each notice; only the copy sent to the hand's lowest seat is read."""
+    gets each notice; only the copy sent to the hand's lowest seat is read.
+    The lines are read by ``holdem_wire.transcript_events``."""
     hands: list[dict[str, Any]] = []
     hand: dict[str, Any] | None = None
     reader = -1
-    for seat, direction, text in lines:
-        if direction != "->" or not text.startswith("{"):
-            continue
-        try:
-            m = json.loads(text)
-        except ValueError:
-            continue
-        kind = m.get("type")
-        if kind == "hand_start":
-            if hand is None or hand["number"] != m["hand"]:
-                reader = min(m["in_hand"])
-                hand = {"number": m["hand"], "button": m["button"], "seats": {},
+    for seat, event in wire.transcript_events(lines):
+        if isinstance(event, wire.HandStarted):
+            if hand is None or hand["number"] != event.hand:
+                reader = min(event.in_hand)
+                hand = {"number": event.hand, "button": event.button, "seats": {},
                         "streets": [{"name": "preflop", "board": [], "actions": [
-                            {"seat": m["small_blind_seat"], "words": f"small blind {m['small_blind']}"},
-                            {"seat": m["big_blind_seat"], "words": f"big blind {m['big_blind']}"}]}],
+                            {"seat": event.small_blind_seat, "words": f"small blind {event.small_blind}"},
+                            {"seat": event.big_blind_seat, "words": f"big blind {event.big_blind}"}]}],
                         "pots": []}
                 hands.append(hand)
-            hand["seats"][seat] = {"seat": seat, "cards": m["cards"], "profit": 0}
+            hand["seats"][seat] = {"seat": seat, "cards": list(event.cards), "profit": 0}
         elif hand is None or seat != reader:
             continue
-        elif kind == "action":
-            words = {"fold": "folds", "call": f"calls {m['amount']}" if m["amount"] else "checks",
-                     "raise": f"raises to {m['bet']}", "allin": f"all in for {m['bet']}"}[m["action"]]
-            hand["streets"][-1]["actions"].append({"seat": m["seat"], "words": words})
-        elif kind == "street":
-            hand["streets"].append({"name": m["street"], "board": m["board"][-1:] if m["street"] != "flop"
-                                    else m["board"], "actions": [], "pot": m["pot"]})
-        elif kind == "hand_end":
-            for s, profit in enumerate(m["profits"]):
-                if s in hand["seats"]:
-                    hand["seats"][s]["profit"] = profit
-            hand["board"] = m["board"]
-            hand["shown"] = {x["seat"]: x["hand"] for x in m["shown"]}
-            hand["pots"] = [{"amount": p["amount"], "winners": p["winners"], "words": p["hand"]} for p in m["pots"]]
+        elif isinstance(event, wire.ActionSeen):
+            hand["streets"][-1]["actions"].append({"seat": event.seat, "words": _action_words(event)})
+        elif isinstance(event, wire.StreetDealt):
+            board = list(event.board if event.street == "flop" else event.board[-1:])
+            hand["streets"].append({"name": event.street, "board": board, "actions": [], "pot": event.pot})
+        elif isinstance(event, wire.HandEnded):
+            _hand_ended(hand, event)
     for h in hands:
         h["seats"] = [h["seats"][s] for s in sorted(h["seats"])]
     return hands
 
 
-def _cards(cards: list[str]) -> str:
+def _action_words(seen: wire.ActionSeen) -> str:
+    """An ``action`` notice in the words of a drawn hand."""
+    return {"fold": "folds", "call": f"calls {seen.amount}" if seen.amount else "checks",
+            "raise": f"raises to {seen.bet}", "allin": f"all in for {seen.bet}"}[seen.action]
+
+
+def _hand_ended(hand: dict[str, Any], end: wire.HandEnded) -> None:
+    """A drawn hand's results from its ``hand_end``: profits, board, hands shown, pots."""
+    for s, profit in enumerate(end.profits):
+        if s in hand["seats"]:
+            hand["seats"][s]["profit"] = profit
+    hand["board"] = list(end.board)
+    hand["shown"] = {x.seat: x.hand for x in end.shown}
+    hand["pots"] = [{"amount": p.amount, "winners": list(p.winners), "words": p.hand} for p in end.pots]
+
+
+def _cards(cards: Sequence[str]) -> str:
     return " ".join(card_text(c) for c in cards)
 
 
-class HoldemPlugin(BuiltinGame):
+class HoldemPlugin(BuiltinGame[HoldemParams]):
     spec = GameSpec(
         id="holdem",
         version=2,  # 2: deals from the keyed chance stream (arena._seeds)
@@ -822,7 +841,7 @@ class HoldemPlugin(BuiltinGame):
         return tuple(DemoBot(name, (h / script,)) for script, name in (
             ("random_bot.py", "random"), ("call_bot.py", "caller"), ("rule_bot.js", "rule-js")))
 
-    def units(self, params: BaseModel | None = None) -> dict[str, str]:
+    def units(self, params: HoldemParams | None = None) -> dict[str, str]:
         if getattr(params, "mode", "cash") == "freezeout":  # places, as points
             return {"payoff": "points", "hands": "hands", "score": "points", "tournament": "points"}
         return super().units(params)
@@ -849,7 +868,7 @@ class HoldemPlugin(BuiltinGame):
         return ("zero_sum",) if params.mode == "cash" else ()
 
     def open_dialogue(self, params: HoldemParams, rng: random.Random, names: list[str] | None = None,
-                      match_index: int = 0) -> HoldemDealer:
+                      match_index: MatchIndex = 0) -> HoldemDealer:
         return HoldemDealer(params, rng, names or ["bot0", "bot1"], match_index)
 
     def random_reply(self, run: Any, seat: int, payload: bytes, rng: random.Random) -> str:

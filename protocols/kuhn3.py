@@ -4,10 +4,11 @@
 write to which seat) and is sent back the reply lines, in the order the
 messages were written. Underneath it is a state machine (``step`` says which
 exchange comes next, ``next_exchange``/``feed`` play one), so the dialogue can
-stop between any two exchanges and ``resume()`` from its state; that state
-is also a tuple of integers (``KUHN3_COMPILED``, the layout declared once)
-which the compiled dialogue beside this file (kuhn3_compiled.c) plays on from
-and hands back. The choreography:
+stop between any two exchanges and ``resume()`` from its state. The rules
+are the C engine's (``games.kuhn3.Kuhn3Round``); the compiled dialogue beside
+this file (kuhn3_compiled.c) includes that engine and plays on the dealer's
+own round in place, sharing with this dialogue only the step and the answers
+to end_hand (``KUHN3_COMPILED``). The choreography:
 
     init_round -> READY
     per hand:  init_hand -> READY
@@ -32,10 +33,11 @@ from typing import Any
 
 import games.kuhn3
 from games import GameSpec, IllegalAction
-from games.kuhn3 import SEATS, Action, HandResult, Kuhn3Params, Kuhn3Round, Phase
+from games.kuhn3 import SEATS, Action, Kuhn3Params, Kuhn3Round, Phase, engine_params
 
 from ._builtin import SAMPLE_BOTS, BuiltinGame
-from ._contract import CompiledDialogue, DemoBot, Exchange, MatchOutcome
+from ._contract import CompiledDialogue, DemoBot, Exchange, MatchIndex, MatchOutcome
+from . import kuhn3_wire as wire
 from ._errors import ProtocolError
 from .seatview import Choice, SeatView, Turn
 
@@ -45,23 +47,15 @@ CLOSING = "Thank you dealer, have a nice day!"
 # trailing whitespace (and so CRLF) ignored. ASCII digits only and at most 18
 # of them, so that any line parses to an int or becomes a protocol error.
 _ACTION = re.compile(r"([A-Z]+) (-?[0-9]{1,18})", re.ASCII)
-_MONEY = re.compile(r"Money: ?(-?[0-9]{1,18}) ?, ?(-?[0-9]{1,18}) ?, ?(-?[0-9]{1,18})", re.ASCII)
 _REPLY_VERBS = ("BET", "FOLD", "PASS")
 
 Chance = Callable[[Kuhn3Round], object]
 
 
-# The integer codes of ``Kuhn3Dealer.native_state``; kuhn3_compiled.c uses
-# the same ones, in the same order.
-CARDS_BY_CODE = ("J", "Q", "K", "A")
-_CARD_CODE = {c: i for i, c in enumerate(CARDS_BY_CODE)}
-_PHASES = (Phase.BUTTON, Phase.DEAL, Phase.BETTING, Phase.CONTINUE, Phase.OVER)
-_PHASE_CODE = {p: i for i, p in enumerate(_PHASES)}
-_VERBS = ("BLIND", "BET", "FOLD", "PASS")
-_VERB_CODE = {v: i for i, v in enumerate(_VERBS)}
+# The codes of the answers to end_hand in ``Kuhn3Dealer.native_state``
+# (kuhn3_compiled.c's ANSWER).
 _ANSWERS = ("", "OK", "REBUY")
 _ANSWER_CODE = {a: i for i, a in enumerate(_ANSWERS)}
-_NO_ACTIONS = (Action("BLIND", 0),) * SEATS
 
 
 class Step(IntEnum):
@@ -76,24 +70,20 @@ class Step(IntEnum):
     DONE = 6
 
 
-#: The compiled twin of the dialogue (kuhn3_compiled.c) and the layout of the
-#: state it shares with it: the only declaration of that layout (the C struct
-#: K3State is generated from it). ``l*``: the latest actions; ``r*``: the last
-#: hand's result.
+#: The compiled twin of the dialogue (kuhn3_compiled.c). It includes the
+#: engine's source (one copy of the rules) and works on the dealer's own
+#: Kuhn3Round in place, so the state it shares with this dialogue is only
+#: where the dialogue stands: the step and each seat's answer to end_hand.
+#: This layout is that state's only declaration (the C struct K3State is
+#: generated from it).
 KUHN3_COMPILED = CompiledDialogue(
     source=Path(__file__).with_name("kuhn3_compiled.c"),
     function="kuhn3_play",
     struct="K3State",
-    layout=(
-        ("step", 1), ("phase", 1), ("hand", 1), ("hands_played", 1), ("button", 1), ("first_button", 1),
-        ("money", SEATS), ("cards", SEATS), ("in_front", SEATS), ("price", 1), ("folded", SEATS),
-        ("lverb", SEATS), ("lamt", SEATS), ("to_act", 1), ("last_actor", 1), ("npending", 1),
-        ("pending", SEATS), ("answers", SEATS),
-        ("has_result", 1), ("rverb", SEATS), ("ramt", SEATS), ("rfront", SEATS), ("rlast", 1), ("rshown", SEATS),
-        ("pot", 1), ("winner", 1),
-    ),
+    layout=(("step", 1), ("answers", SEATS)),
     # init_round and end_round stay in Python
     steps=frozenset({Step.INIT_HAND, Step.PLAY, Step.END_HAND, Step.END_ACTION}),
+    includes=(Path(games.kuhn3.__file__).with_name("_engine.c"),),
 )
 
 
@@ -140,7 +130,7 @@ def parse_action(seat: int, line: str, expected: str | Callable[[], str]) -> Act
 
 
 def parse_money(seat: int, line: str) -> tuple[int, int, int] | None:
-    match = _MONEY.fullmatch(line.rstrip())
+    match = wire.MONEY_REPLY.fullmatch(line.rstrip())
     if match is None:
         return None
     return (int(match.group(1)), int(match.group(2)), int(match.group(3)))
@@ -214,73 +204,31 @@ class Kuhn3Dealer:
         scores[seat] = float(r.money[seat]) - worst * left
         return scores
 
-    # -- the state as plain integers (for the compiled loop) --------------------
+    # -- where the dialogue stands, for the compiled loop ----------------------
 
     #: the compiled twin of this dialogue (``protocols.CompiledDialogue``)
     compiled = KUHN3_COMPILED
 
-    def native_chance(self) -> tuple[Callable[[], object], Callable[[int, int], bool]] | None:
-        """The deal and the end-of-round draw, when chance is the seeded kind
-        (a rigged test dialogue keeps the Python path)."""
+    def native_chance(self) -> tuple[Kuhn3Round, SeededChance] | None:
+        """The round the compiled dialogue plays on (in place) and the chance
+        it draws deals and ends from, when that chance is the seeded kind (a
+        rigged test dialogue keeps the Python path)."""
         chance = self._chance
-        return (chance.deal, chance.ends) if isinstance(chance, SeededChance) else None
+        return (self.round, chance) if isinstance(chance, SeededChance) else None
 
     def native_state(self) -> dict[str, int | tuple[int, ...]]:
-        """Everything the dialogue and the round hold, by field of ``KUHN3_COMPILED.layout``."""
-        r = self.round
-        latest = r.latest or _NO_ACTIONS
-        state: dict[str, int | tuple[int, ...]] = {
-            "step": int(self.step), "phase": _PHASE_CODE[r.phase], "hand": r.hand, "hands_played": r.hands_played,
-            "button": r.button, "first_button": r.first_button, "money": tuple(r.money),
-            "cards": tuple(_CARD_CODE.get(c, -1) for c in r.cards), "in_front": tuple(r.in_front),
-            "price": r.price, "folded": tuple(int(f) for f in r.folded),
-            "lverb": tuple(_VERB_CODE[a.verb] for a in latest), "lamt": tuple(a.amount for a in latest),
-            "to_act": r.to_act, "last_actor": r.last_actor, "npending": len(r._pending),
-            "pending": tuple(r._pending) + (-1,) * (SEATS - len(r._pending)),
-            "answers": tuple(_ANSWER_CODE[a] for a in self.answers),
-        }
-        res = r.last_result
-        if res is None:
-            state.update(has_result=0, rverb=(0,) * SEATS, ramt=(0,) * SEATS, rfront=(0,) * SEATS, rlast=0,
-                         rshown=(0,) * SEATS, pot=0, winner=0)
-        else:
-            state.update(has_result=1, rverb=tuple(_VERB_CODE[a.verb] for a in res.actions),
-                         ramt=tuple(a.amount for a in res.actions), rfront=tuple(res.in_front),
-                         rlast=res.last_actor, rshown=tuple(_CARD_CODE.get(c or "", -1) for c in res.shown),
-                         pot=res.pots[0][0], winner=res.pots[0][1])
-        return state
+        """What the dialogue holds beside its round, by field of ``KUHN3_COMPILED.layout``."""
+        return {"step": int(self.step), "answers": tuple(_ANSWER_CODE[a] for a in self.answers)}
 
     def load_native_state(self, v: dict[str, Any]) -> None:
-        """The inverse of ``native_state``: take over where the compiled dialogue stopped."""
-        r = self.round
+        """The inverse of ``native_state``: take over where the compiled dialogue
+        stopped (it has moved the round itself)."""
         self.step = Step(v["step"])
-        r.phase = _PHASES[v["phase"]]
-        r.hand, r.hands_played, r.button, r.first_button = v["hand"], v["hands_played"], v["button"], v["first_button"]
-        r.money = list(v["money"])
-        r.cards = tuple(CARDS_BY_CODE[c] if c >= 0 else "" for c in v["cards"])  # type: ignore[assignment]
-        r.in_front = list(v["in_front"])
-        r.price = v["price"]
-        r.folded = [bool(f) for f in v["folded"]]
-        r.latest = [Action(_VERBS[verb], amount) for verb, amount in zip(v["lverb"], v["lamt"])]
-        r.to_act, r.last_actor = v["to_act"], v["last_actor"]
-        r._pending = list(v["pending"][:v["npending"]])
         self.answers = [_ANSWERS[a] for a in v["answers"]]
-        if not v["has_result"]:
-            r.last_result = None
-            return
-        r.last_result = HandResult(
-            number=r.hand, button=r.button, cards=r.cards,
-            actions=tuple(Action(_VERBS[verb], amount) for verb, amount in zip(v["rverb"], v["ramt"])),  # type: ignore[arg-type]
-            in_front=tuple(v["rfront"]),  # type: ignore[arg-type]
-            last_actor=v["rlast"],
-            shown=tuple(CARDS_BY_CODE[c] if c >= 0 else None for c in v["rshown"]),  # type: ignore[arg-type]
-            pots=((v["pot"], v["winner"]),),
-        )
 
     def native_params(self) -> tuple[int, ...]:
-        """antes x3, max_bet, hands (-1: by chance), end_prob a, b."""
-        p = self.params
-        return (*p.antes, p.max_bet, -1 if p.hands is None else p.hands, *p.end_prob)
+        """The round's parameters as the engine reads them (``games.kuhn3.engine_params``)."""
+        return engine_params(self.params)
 
     # -- rendering ------------------------------------------------------------
 
@@ -475,14 +423,13 @@ def seeded_chance(rng: random.Random) -> SeededChance:
 class Kuhn3SeatView(SeatView):
     """One seat's kuhn3 for a person. The protocol's acknowledgements and the
     ``Money:`` totals are answered on the person's behalf (kept here the way
-    a bot keeps them, from what this seat was told)."""
-
-    _SIZES = {"init_round": 5, "init_hand": 3, "play": 4, "end_hand": 6, "end_round": 3}
+    a bot keeps them, from what this seat was told). The lines are read by
+    ``kuhn3_wire.SeatReader``; a line out of place there is its ``WireError``."""
 
     def __init__(self, seat: int, params: dict) -> None:
         super().__init__(seat, params)
         self.max_bet = int(params.get("max_bet", 2))
-        self.block: list[str] = []
+        self.wire = wire.SeatReader()
         self.money = [0, 0, 0]
         self.mine = 0  # what this seat has in front, from the last play message
 
@@ -491,47 +438,44 @@ class Kuhn3SeatView(SeatView):
         return ("you", "the next seat", "the seat after")[local]
 
     def feed(self, line: str) -> Turn | None:
-        self.block.append(line.rstrip())
-        head = self.block[0]
-        size = 3 if head.startswith("EndAction") else self._SIZES.get(head, 1)
-        if len(self.block) < size:
-            return None
-        block, self.block = self.block, []
-        body = [b.partition(":")[2].strip() for b in block]
-        if head == "init_round":
-            self.money = [int(x) for x in body[1].split(",")]
-            return Turn([f"Kuhn poker, 3 seats: cards J < Q < K < A, antes {body[2]}, a bet takes you to "
-                         f"{self.max_bet} in front."], auto="READY")
-        if head == "init_hand":
-            return Turn(["", f"Hand {int(body[1]) + 1}: your card is {body[2]}"], auto="READY")
-        if head == "play":
-            acts = [b.split() for b in body[1:]]
-            fronts = [int(a[1]) for a in acts]
-            self.mine, top = fronts[0], max(fronts)
-            seen = ", ".join(f"{self._who(i)} {a[1]}" + (" (folded)" if a[0] == "FOLD" else "")
-                             for i, a in enumerate(acts))
-            facing = top > self.mine
-            choices = [Choice("fold"), Choice("call")] if facing else [Choice("check"), Choice("bet")]
-            return Turn([f"  in front: {seen}"], choices, question="Your action")
-        if head == "end_hand":
-            fronts = [int(b.split()[1]) for b in body[1:4]]
-            shown = body[4].split(",")
-            lines = [f"  showdown: " + ", ".join(f"{self._who(i)} {c}" for i, c in enumerate(shown) if c != "-")
-                     if any(c != "-" for c in shown) else "  no showdown"]
-            for i, f in enumerate(fronts):
-                self.money[i] -= f
-            for pot in body[5].split():
-                value, winner = (int(x) for x in pot.split(","))
-                self.money[winner] += value
-                lines.append(f"  pot {value} to {self._who(winner)}")
-            lines.append(f"  your total: {self.money[0]:+d}")
-            return Turn(lines, auto="OK")
-        if head.startswith("EndAction"):
+        event = self.wire.feed(line)
+        if isinstance(event, wire.RoundStarted):
+            self.money = list(event.money)
+            return Turn([f"Kuhn poker, 3 seats: cards J < Q < K < A, antes {','.join(map(str, event.antes))}, "
+                         f"a bet takes you to {self.max_bet} in front."], auto="READY")
+        if isinstance(event, wire.HandDealt):
+            return Turn(["", f"Hand {event.hand + 1}: your card is {event.card}"], auto="READY")
+        if isinstance(event, wire.YourTurn):
+            return self._your_turn(event)
+        if isinstance(event, wire.HandEnded):
+            return self._hand_ended(event)
+        if isinstance(event, wire.EndActions):
             return Turn([], auto="Money: " + ",".join(str(m) for m in self.money))
-        if head == "end_round":
-            return Turn(["", f"Round over after {body[2]} hands: you finished {int(body[1].split(',')[0]):+d}."],
+        if isinstance(event, wire.RoundEnded):
+            return Turn(["", f"Round over after {event.hands} hands: you finished {event.bankrolls[0]:+d}."],
                         auto=CLOSING)
-        return Turn([head], raw=True, question="Reply")
+        if isinstance(event, wire.Unknown):
+            return Turn([event.line], raw=True, question="Reply")
+        return None  # a message of several lines, not whole yet
+
+    def _your_turn(self, turn: wire.YourTurn) -> Turn:
+        self.mine = turn.actions[0].amount
+        seen = ", ".join(f"{self._who(i)} {a.amount}" + (" (folded)" if a.verb == "FOLD" else "")
+                         for i, a in enumerate(turn.actions))
+        facing = max(a.amount for a in turn.actions) > self.mine
+        choices = [Choice("fold"), Choice("call")] if facing else [Choice("check"), Choice("bet")]
+        return Turn([f"  in front: {seen}"], choices, question="Your action")
+
+    def _hand_ended(self, end: wire.HandEnded) -> Turn:
+        shown = [f"{self._who(i)} {card}" for i, card in enumerate(end.showdown) if card is not None]
+        lines = ["  showdown: " + ", ".join(shown) if shown else "  no showdown"]
+        for i, action in enumerate(end.actions):
+            self.money[i] -= action.amount
+        for pot in end.pots:
+            self.money[pot.winner] += pot.amount
+            lines.append(f"  pot {pot.amount} to {self._who(pot.winner)}")
+        lines.append(f"  your total: {self.money[0]:+d}")
+        return Turn(lines, auto="OK")
 
     def reply(self, choice: Choice, amount: int | None) -> str:
         if choice.word == "fold":
@@ -546,51 +490,52 @@ def hands_from_transcript(lines) -> list[dict[str, Any]]:
     each seat's ``init_hand``, actions from the replies to ``play``, the pot
     from one ``end_hand`` (its winner in that receiver's local numbering),
     each seat's result from the totals the dealer checks (seat 0's
-    ``Money:`` reply, whose local view is the canonical one)."""
+    ``Money:`` reply, whose local view is the canonical one). The lines are
+    read by ``kuhn3_wire.transcript_events``."""
     hands: list[dict[str, Any]] = []
-    asked = [""] * SEATS  # the last message header sent to each seat
     money = [0] * SEATS
-    front = [""] * SEATS  # the seat's own line of the last play message: "<VERB> <in front>"
+    turns: dict[int, wire.YourTurn] = {}  # the last play message to each seat
     hand: dict[str, Any] | None = None
-    for seat, direction, text in lines:
-        if direction == "->":
-            if text in ("init_round", "init_hand", "play", "end_hand", "end_round") or text.startswith("EndAction"):
-                asked[seat] = text.split(":")[0]
-                front[seat] = ""
-            if asked[seat] == "play" and text.startswith("Action: ") and not front[seat]:
-                front[seat] = text[8:].strip()
-            if asked[seat] == "init_hand" and text.startswith("Hand: "):
-                if hand is None or hand["number"] != int(text[6:]):
-                    hand = {"number": int(text[6:]), "seats": [{"seat": s, "cards": [], "profit": 0}
-                                                              for s in range(SEATS)],
-                            "streets": [{"name": "betting", "board": [], "actions": []}], "pots": []}
-                    hands.append(hand)
-            elif hand is not None and asked[seat] == "init_hand" and text.startswith("Cards: "):
-                hand["seats"][seat]["cards"] = [text[7:].strip()]
-            elif hand is not None and asked[seat] == "end_hand" and text.startswith("Pots: ") and not hand["pots"]:
-                for pot in text[6:].split():
-                    value, winner = (int(x) for x in pot.split(","))
-                    hand["pots"].append({"amount": value, "winners": [(winner + seat) % SEATS], "words": None})
-        elif hand is not None and asked[seat] == "play":
-            # A BET of what the seat has in front already (its own line of the play message) is a check.
-            verb, _, amount = text.strip().partition(" ")
-            mine = front[seat].partition(" ")[2]
+    for seat, event in wire.transcript_events(lines):
+        if isinstance(event, (wire.HandDealt, wire.HandCutShort)):
+            if hand is None or hand["number"] != event.hand:
+                hand = _new_hand(event.hand)
+                hands.append(hand)
+            if isinstance(event, wire.HandDealt):
+                hand["seats"][seat]["cards"] = [event.card]
+        elif isinstance(event, wire.YourTurn):
+            turns[seat] = event
+        elif hand is None:
+            continue
+        elif isinstance(event, wire.HandEnded) and not hand["pots"]:
+            hand["pots"] = [{"amount": p.amount, "winners": [(p.winner + seat) % SEATS], "words": None}
+                            for p in event.pots]
+        elif isinstance(event, wire.ActionReplied):
             acted = hand["streets"][0]["actions"]
-            raised = any(a["words"].startswith("bets") for a in acted)
-            bet = f"calls {amount}" if raised else f"bets to {amount}"
-            words = {"FOLD": "folds", "BET": "checks" if amount == mine else bet}.get(verb, text)
-            hand["streets"][0]["actions"].append({"seat": seat, "words": words})
-        elif hand is not None and seat == 0 and asked[seat] == "EndAction":
-            found = _MONEY.fullmatch(text.strip())
-            if found:
-                now = [int(x) for x in found.groups()]
-                for s in range(SEATS):
-                    hand["seats"][s]["profit"] = now[s] - money[s]
-                money = now
+            acted.append({"seat": seat, "words": _action_words(event, turns.get(seat), acted)})
+        elif isinstance(event, wire.MoneyReplied) and seat == 0 and event.totals is not None:
+            for s, now in enumerate(event.totals):
+                hand["seats"][s]["profit"] = now - money[s]
+            money = list(event.totals)
     return hands
 
 
-class Kuhn3Plugin(BuiltinGame):
+def _new_hand(number: int) -> dict[str, Any]:
+    return {"number": number, "seats": [{"seat": s, "cards": [], "profit": 0} for s in range(SEATS)],
+            "streets": [{"name": "betting", "board": [], "actions": []}], "pots": []}
+
+
+def _action_words(reply: wire.ActionReplied, turn: wire.YourTurn | None, acted: list[dict[str, Any]]) -> str:
+    """A reply to ``play`` in words. A BET of what the seat has in front
+    already (its own line of the play message) is a check; the first bet of
+    the hand bets, the later ones call."""
+    mine = "" if turn is None else str(turn.actions[0].amount)
+    raised = any(a["words"].startswith("bets") for a in acted)
+    bet = f"calls {reply.amount}" if raised else f"bets to {reply.amount}"
+    return {"FOLD": "folds", "BET": "checks" if reply.amount == mine else bet}.get(reply.verb, reply.text)
+
+
+class Kuhn3Plugin(BuiltinGame[Kuhn3Params]):
     spec = GameSpec(
         id="kuhn3",
         version=2,  # 2: deals from the keyed chance stream (arena._seeds)
@@ -624,7 +569,9 @@ class Kuhn3Plugin(BuiltinGame):
         return kuhn3_refusal(params)
 
     def native_parts(self) -> tuple[Any, ...]:
-        return (KUHN3_COMPILED,)
+        from games.kuhn3._native import engine_path  # kuhn3's engine, built by games itself
+
+        return (KUHN3_COMPILED, engine_path)
 
     def demo_bots(self) -> tuple[DemoBot, ...]:
         k = SAMPLE_BOTS / "kuhn3"
@@ -640,7 +587,7 @@ class Kuhn3Plugin(BuiltinGame):
         return ("zero_sum",)
 
     def open_dialogue(self, params: Kuhn3Params, rng: random.Random, names: list[str] | None = None,
-                      match_index: int = 0) -> Kuhn3Dealer:
+                      match_index: MatchIndex = 0) -> Kuhn3Dealer:
         return Kuhn3Dealer(params, seeded_chance(rng))
 
     def hands_of(self, lines) -> list[dict[str, Any]]:

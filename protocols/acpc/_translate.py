@@ -11,6 +11,8 @@ tests/protocols/test_acpc_translate.py holds the relay's states to it.
 
 from __future__ import annotations
 
+from .. import kuhn3_wire as wire
+
 
 class AcpcFault(Exception):
     """An agent's line that is not a response to the state it was sent: the sentence says
@@ -66,7 +68,7 @@ class Kuhn3Translator:
         self.folded = [False] * 3
         self.bettor: int | None = None
         self.responded: set[int] = set()
-        self.next = 0  # the position to act (None once betting is over)
+        self.next: int | None = 0  # the position to act (None once betting is over)
         self.tokens: list[str] = []
         self.shown = ["", "", ""]
         self.shown[self.me] = self.card
@@ -166,69 +168,67 @@ class Kuhn3Translator:
         return "Money: " + ",".join(map(str, self.totals))
 
 
-_KUHN3_BLOCKS = {"init_round": 5, "init_hand": 3, "play": 4, "end_hand": 6, "end_round": 3}
-
-
 class Kuhn3Log:
     """kuhn3 hands as the ACPC dealer logs them (``STATE:`` lines), read from
-    the blocks sent to the seats and seat 0's replies (the trace hook)."""
+    the messages sent to the seats (``kuhn3_wire.SeatReader``) and seat 0's
+    replies (the trace hook)."""
 
     def __init__(self, names: list[str]) -> None:
         self.names = list(names)
         self.done: list[str] = []
-        self._pending: dict[int, list[str]] = {}
+        self._readers: dict[int, wire.SeatReader] = {}
         self._cards: dict[int, str] = {}
         self._tr: Kuhn3Translator | None = None
 
     def sent(self, seat: int, text: str) -> None:
+        reader = self._readers.get(seat)
+        if reader is None:
+            reader = self._readers[seat] = wire.SeatReader()
         for line in text.splitlines():
-            pending = self._pending.setdefault(seat, [])
-            pending.append(line)
-            size = 3 if pending[0].startswith("EndAction:") else _KUHN3_BLOCKS.get(pending[0], 1)
-            if len(pending) == size:
-                del self._pending[seat]
-                self._block(seat, pending)
+            event = reader.feed(line)
+            if event is not None:
+                self._told(seat, event)
 
     def received(self, seat: int, text: str) -> None:
         tr = self._tr
         if seat != 0 or tr is None or not tr.asked:
             return
-        verb, _, amount = text.strip().partition(" ")
-        if verb == "FOLD":
+        reply = wire.read_action(text)
+        if reply.verb == "FOLD":
             token = "f"
-        elif amount.isdigit() and int(amount) > tr.front[tr.me] and tr.bettor is None:
+        elif reply.amount.isdigit() and int(reply.amount) > tr.front[tr.me] and tr.bettor is None:
             token = "r"
         else:
             token = "c"
         tr.reply(f"{tr.sent}:{token}")
 
-    def _block(self, seat: int, lines: list[str]) -> None:
-        head = lines[0]
-        value = [line.split(":", 1)[1].strip() for line in lines[1:]]
-        if head == "init_hand":
-            self._cards[seat] = value[1] + "c"
+    def _told(self, seat: int, event: wire.Message) -> None:
+        if isinstance(event, wire.HandDealt):
+            self._cards[seat] = event.card + "c"
         if seat != 0:
             return
-        if head == "init_round":
-            self._tr = Kuhn3Translator(int(value[2]))
+        if isinstance(event, wire.RoundStarted):
+            self._tr = Kuhn3Translator(event.button)
         elif self._tr is None:
             return
-        elif head == "init_hand":
-            self._tr.start_hand(int(value[0]), value[1])
-        elif head == "play":
-            self._tr.play([(a.split()[0], int(a.split()[1])) for a in value[:3]])
-        elif head == "end_hand":
-            tr = self._tr
-            amounts = [int(a.split()[1]) for a in value[:3]]
-            pots = [tuple(map(int, pot.split(","))) for pot in value[4].split()]
-            tr.end_hand(amounts, value[3].split(","), pots)  # type: ignore[arg-type]
-            net = [-a for a in amounts]
-            for pot, winner in pots:
-                net[winner] += pot
-            order = tr.order  # seat 0's local seats are the canonical ones
-            self.done.append(
-                f"STATE:{tr.hand}:{''.join(tr.tokens)}:{'|'.join(self._cards.get(s, '') for s in order)}"
-                f":{'|'.join(str(net[s]) for s in order)}:{'|'.join(_name(self.names[s]) for s in order)}\n")
+        elif isinstance(event, wire.HandDealt):
+            self._tr.start_hand(event.hand, event.card)
+        elif isinstance(event, wire.YourTurn):
+            self._tr.play([(a.verb, a.amount) for a in event.actions])
+        elif isinstance(event, wire.HandEnded):
+            self._hand_ended(self._tr, event)
+
+    def _hand_ended(self, tr: Kuhn3Translator, event: wire.HandEnded) -> None:
+        amounts = [a.amount for a in event.actions]
+        pots = [(pot.amount, pot.winner) for pot in event.pots]
+        tr.end_hand(amounts, ["-" if card is None else card for card in event.showdown], pots)
+        net = [-a for a in amounts]
+        for pot, winner in pots:
+            net[winner] += pot
+        order = tr.order  # seat 0's local seats are the canonical ones
+        self.done.append(
+            f"STATE:{tr.hand}:{''.join(tr.tokens)}:{'|'.join(self._cards.get(s, '') for s in order)}"
+            f":{'|'.join(str(net[s]) for s in order)}:{'|'.join(_name(self.names[s]) for s in order)}\n")
 
     def acpc_log(self) -> str:
         return "".join(self.done)
