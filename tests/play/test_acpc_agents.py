@@ -157,7 +157,7 @@ def test_what_a_relay_hands_over_is_taken_only_if_it_is_its_agents_connection(mo
     from arena import BotSpec, MatchSettings, load_game, open_host, run_match
 
     holdem = load_game("holdem")
-    fake = BotSpec(command=f"fake {mode}", argv=(PY, str(FAKE_RELAY), mode), name="fake", loopback=True)
+    fake = BotSpec(command=f"fake {mode}", argv=(PY, str(FAKE_RELAY), mode), name="fake", kind="acpc")
     specs = [fake, BotSpec.parse(NATIVE)]
     with open_host("none") as host:
         result = trio.run(lambda: run_match(holdem, specs, holdem.Params(hands=2), 1,
