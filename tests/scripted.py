@@ -26,7 +26,8 @@ from typing import Any
 from arena import BotFault, BotSpec, LineBuffer, load_game
 from arena._checks import game_params
 from arena._seeds import chance_stream, seed_text
-from protocols import ProtocolError
+from arena.play._stepping import step_through
+from protocols import Exchange, ProtocolError
 
 #: the misbehaving seat writes nothing where a reply was due (it is silent,
 #: slow, gone or crashed, or its line never became one): a BotFault in the arena
@@ -108,56 +109,69 @@ def play(game: str, seed: int, names: list[str], bad: int | None = None, at: int
     run = plugin.open_dialogue(params, chance_stream(seed_text(seed)), list(names), 0)
     rng = random.Random(seed)
     played = Played([[] for _ in range(t.seats)], [[] for _ in range(t.seats)])
-    gen = run.run()
-    replies: list[str | None] | None = None
-    try:
-        while True:
-            exchange = gen.send(replies)
-            replies = []
-            if exchange.fault is not None:  # a refused reply; the dialogue plays on without that seat
-                played.refused.append(exchange.fault)
-                if exchange.fault.seat == bad and played.verdict is None:
-                    played.verdict = exchange.fault
-                continue
+    asking: Exchange | None = None  # the exchange being answered
+
+    def refused(fault: ProtocolError) -> None:  # a refused reply; the dialogue plays on without that seat
+        played.refused.append(fault)
+        if fault.seat == bad and played.verdict is None:
+            played.verdict = fault
+
+    def seen(n: int, exchange: Exchange) -> None:
+        nonlocal asking
+        asking = exchange
+        if not exchange.reply:
             for seat, payload in exchange.sends:
-                steps = played.steps[seat]
-                lines = payload.decode().removesuffix("\n").split("\n")  # as a bot reads them
-                if not exchange.reply:
-                    steps.append(Step(lines, None))
-                    continue
-                legal = plugin.random_reply(run, seat, payload, rng)
-                played.requests[seat].append(len(steps))
-                if seat != bad or len(played.requests[seat]) - 1 != at:
-                    steps.append(Step(lines, legal.encode()))
-                    replies.append(legal)
-                    continue
-                expect = exchange.expect
-                played.trigger_step, played.legal = len(steps), legal
-                played.expected = expect() if callable(expect) else expect
-                steps.append(Step(lines, legal.encode() if reply is GONE else reply))
-                line = None
-                if reply is not GONE:
-                    buffer = LineBuffer(plugin.max_reply_bytes)
-                    buffer.feed(reply + b"\n")
-                    try:
-                        line = buffer.next_line()
-                    except BotFault as exc:
-                        played.line_fault = exc
-                if line is None:
-                    # What the arena does with a seat that sent no line: play on
-                    # without it if the game can (one seat asked), else stop.
-                    gone = getattr(run, "seat_gone", None)
-                    if gone is None or len(exchange.sends) > 1 or not gone(seat):
-                        return played
-                replies.append(line)
-    except StopIteration:
-        played.ended = True
+                played.steps[seat].append(Step(_lines(payload), None))
+
+    def answer(n: int, seat: int, payload: bytes) -> str | None:
+        exchange, steps = asking, played.steps[seat]
+        assert exchange is not None
+        lines = _lines(payload)
+        legal = plugin.random_reply(run, seat, payload, rng)
+        played.requests[seat].append(len(steps))
+        if seat != bad or len(played.requests[seat]) - 1 != at:
+            steps.append(Step(lines, legal.encode()))
+            return legal
+        expect = exchange.expect
+        played.trigger_step, played.legal = len(steps), legal
+        played.expected = expect() if callable(expect) else expect
+        steps.append(Step(lines, legal.encode() if reply is GONE else reply))
+        line = None
+        if reply is not GONE:
+            buffer = LineBuffer(plugin.max_reply_bytes)
+            buffer.feed(reply + b"\n")
+            try:
+                line = buffer.next_line()
+            except BotFault as exc:
+                played.line_fault = exc
+        if line is None:
+            # What the arena does with a seat that sent no line: play on
+            # without it if the game can (one seat asked), else stop.
+            gone = getattr(run, "seat_gone", None)
+            if gone is None or len(exchange.sends) > 1 or not gone(seat):
+                raise _Stopped
+        return line
+
+    try:
+        step_through(run, game, answer, on_exchange=seen, on_fault=refused)
+    except _Stopped:
         return played
     except ProtocolError as exc:
         played.refused.append(exc)
         if exc.seat == bad:
             played.verdict = exc
         return played
+    played.ended = True
+    return played
+
+
+class _Stopped(Exception):
+    """The match ends where the bad seat sent no line and the game cannot play on without it."""
+
+
+def _lines(payload: bytes) -> list[str]:
+    """A message's lines, as a bot reads them."""
+    return payload.decode().removesuffix("\n").split("\n")
 
 
 def _replies_seen(game: str, seed: int, names: tuple[str, ...]) -> list[str]:

@@ -27,7 +27,7 @@ import os
 import signal
 import threading
 import time
-from typing import Any
+from typing import Any, Literal
 
 from protocols import ProtocolError
 
@@ -134,7 +134,7 @@ class game_code:  # noqa: N801 (a context manager, named as a call reads)
             if _step.sleeping:
                 _wake.set()
 
-    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> Literal[False]:  # never swallows: raises or lets be
         if self.bounded:
             _step.started = None
         if kind is None or issubclass(kind, (ProtocolError, GameError, StopIteration, GeneratorExit)):
@@ -159,19 +159,29 @@ def idle_after(game: str, idle: int, exchange: Any) -> int:
 
 class Guarded:
     """A dialogue's generator whose every step runs under ``game_code``, with the
-    bound on exchanges in a row that send nothing: for the arena's own replays of
-    a game (check-game, the league's read-back), which drive it outside a match."""
+    bound on exchanges in a row that send nothing: how the arena steps every
+    dialogue, in a match over pipes (``_match``) and in its own replays of a
+    game (``_stepping``: check-game, the league's read-back, the tests)."""
 
-    __slots__ = ("_gen", "_game", "_seconds", "_idle")
+    __slots__ = ("_run", "_gen", "_game", "_seconds", "_idle")
 
     #: the last failure of a game's code under any ``Guarded`` (a checker asks after each check)
     failed: GameError | None = None
 
     def __init__(self, run: Any, game: str, seconds: float = STEP_SECONDS) -> None:
-        self._game, self._seconds, self._idle = game, seconds, 0
+        self._run, self._game, self._seconds, self._idle = run, game, seconds, 0
         with self._noted():
             with game_code(game, "its run", seconds):
                 self._gen = run.run()
+
+    def resume(self) -> Any:
+        """The dialogue taken up again from its state (``resume()``), after the
+        compiled dialogue played on from it: the exchange it stands at."""
+        self.close()
+        with self._noted():
+            with game_code(self._game, "its dialogue", self._seconds):
+                self._gen = self._run.resume()
+        return self.send(None)
 
     def send(self, value: Any) -> Any:
         with self._noted():

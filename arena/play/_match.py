@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from .._faults import BotFault, Fault, FaultKind
 from ._host import BotHost, open_bots, open_host
 from .._seeds import chance_stream, pseudonyms, seed_text
 from .._scoring import forfeit_scores, match_scores, tournament_scores
-from ._guard import STEP_SECONDS, GameError, StepOverrun, game_code, idle_after
+from ._guard import STEP_SECONDS, GameError, Guarded, StepOverrun, game_code
 
 #: Yield to trio every this many exchanges: the raw pipe path never blocks
 #: when replies are ready, and timers, Ctrl-C and other tasks need a turn.
@@ -65,7 +65,7 @@ def told_names(specs: list[BotSpec], seed: str, settings: MatchSettings) -> list
     return pseudonyms(seed, len(specs)) if settings.pseudonyms else [s.name for s in specs]
 
 
-def max_reply(plugin: GamePlugin, settings: MatchSettings) -> int:
+def max_reply(plugin: GamePlugin[Any], settings: MatchSettings) -> int:
     """The reply line cap: the game's longest valid reply, unless a test sets one."""
     if settings.max_line is not None:
         return settings.max_line
@@ -162,7 +162,7 @@ class MatchResult:
 
 
 async def run_match(
-    plugin: GamePlugin,
+    plugin: GamePlugin[Any],
     specs: list[BotSpec],
     params: Any,
     seed: int | str,
@@ -181,9 +181,9 @@ async def run_match(
 
 
 async def run_series(
-    plugin: GamePlugin,
+    plugin: GamePlugin[Any],
     specs: list[BotSpec],
-    matches: list[tuple[Any, int | str]],
+    matches: Sequence[tuple[Any, int | str]],
     settings: MatchSettings | None = None,
     *,
     lifetime: str = "match",
@@ -223,7 +223,7 @@ async def run_series(
 
 @dataclass(slots=True)
 class _Series:
-    plugin: GamePlugin
+    plugin: GamePlugin[Any]
     specs: list[BotSpec]
     matches: list[tuple[Any, str]]
     settings: MatchSettings
@@ -295,7 +295,7 @@ class _Series:
 
 
 async def play_on(
-    plugin: GamePlugin, specs: list[BotSpec], params: Any, seed: str, dealer: Any,
+    plugin: GamePlugin[Any], specs: list[BotSpec], params: Any, seed: str, dealer: Any,
     bots: list[BotProcess], settings: MatchSettings,
 ) -> MatchResult:
     """Play one match over bots that are already running (fresh or kept)."""
@@ -340,8 +340,7 @@ class _Drive:
         self.sends: list[tuple[int, bytes]] = []
         self.expect: Any = None
         self.next_checkpoint = CHECKPOINT_EVERY
-        self.idle = 0  # exchanges in a row that sent nothing
-        self.gen = dealer.run()
+        self.gen: Guarded | None = None  # the dialogue, once play() starts it (its run() is the game's code)
         # At a table with an ACPC agent a fault ends the match, as under the ACPC dealer:
         # playing on would deal hands to fewer seats than the agent's game definition
         # has, and fold the seat where ACPC has no fold (a free one), states an innocent
@@ -368,10 +367,8 @@ class _Drive:
     def step(self, replies: Any) -> Any:
         """The dialogue's next exchange (StopIteration at its end); a game that
         asks nobody anything for ever is a GameError."""
-        with game_code(self.game, "its dialogue", self.settings.game_seconds):
-            exchange = self.gen.send(replies)
-        self.idle = idle_after(self.game, self.idle, exchange)
-        return exchange
+        assert self.gen is not None, "play() starts the dialogue"
+        return self.gen.send(replies)
 
     async def finish(self) -> None:
         """The notifications still held; a seat whose input closed since: as if found when told."""
@@ -403,18 +400,16 @@ class _Drive:
         if handback is not None:
             # The compiled dialogue played on from here; the Python one resumes where it stopped.
             self.exchanges += handback.messages
-            self.gen.close()
-            with game_code(self.game, "its dialogue", self.settings.game_seconds):
-                self.gen = self.dealer.resume()
-                exchange = next(self.gen)
+            assert self.gen is not None, "play() starts the dialogue"
+            exchange = self.gen.resume()
             self.next_checkpoint = self.exchanges  # a turn for trio after every call
         return exchange, handback
 
-    async def replies(self, exchange: Any, handback: Any) -> list[str | None]:
+    async def replies(self, exchange: Any, handback: Any) -> Sequence[str | None]:
         """The exchange written and its replies read; a seat's fault where the game plays on without it."""
         self.expect, self.sends = exchange.expect, exchange.sends
         try:
-            replies = await self.table.replies(self.sends, exchange.reply, handback)
+            replies: Sequence[str | None] = await self.table.replies(self.sends, exchange.reply, handback)
         except BotFault as exc:
             seat = exc.seat if exc.seat is not None else (self.sends[0][0] if self.sends else 0)
             asked = exchange.reply and any(s == seat for s, _ in self.sends)
@@ -443,6 +438,7 @@ class _Drive:
 
     async def play(self) -> Any:
         """The match to its end: its outcome (raises the fault or the game's failure that ends it)."""
+        self.gen = Guarded(self.dealer, self.game, self.settings.game_seconds)
         replies: Any = None
         while True:
             try:
@@ -490,10 +486,8 @@ async def _drive(
         # Its bots are told nothing more: the teardown ends them as after any cancelled match.
         return None, [], drive.exchanges, drive.table.native_messages, str(error)
     finally:
-        try:
-            drive.gen.close()
-        except Exception:  # noqa: BLE001 (its own cleanup is the game's too, and it has failed already)
-            pass
+        if drive.gen is not None:
+            drive.gen.close()  # its own cleanup is the game's too (Guarded.close)
     return None, drive.faults, drive.exchanges, drive.table.native_messages, None
 
 
@@ -505,7 +499,7 @@ def _hand(game: str, dealer: Any) -> int | None:
         return None  # a report's detail: the failure itself is reported where it matters
 
 
-def void_result(plugin: GamePlugin, specs: list[BotSpec], params: Any, seed: str, error: str,
+def void_result(plugin: GamePlugin[Any], specs: list[BotSpec], params: Any, seed: str, error: str,
                 settings: MatchSettings) -> MatchResult:
     """A match the game could not even open (its ``open_dialogue`` failed): void, nobody blamed."""
     return MatchResult(
@@ -526,6 +520,7 @@ def _fault(pending: PendingFault, specs: list[BotSpec], bots: list[BotProcess]) 
     """A fault found in a match as the result reports it, with its bot's stderr."""
     fseat, exc, expected, hand = pending
     bot = bots[fseat] if fseat < len(bots) else None
+    received: str | None  # a bot's fault may have no line
     if isinstance(exc, ProtocolError):
         kind, detail, received = FaultKind(exc.kind), exc.reason, exc.received
     else:
@@ -646,8 +641,16 @@ class SeriesResult:
         }
 
 
+def _most_left(leftovers: list[int | None]) -> int | None:
+    """A seat's leftovers over a series: the most of any match (0 without
+    matches), None when some match's could not be counted."""
+    if any(n is None for n in leftovers):
+        return None
+    return max((n for n in leftovers if n is not None), default=0)
+
+
 def summarize_series(
-    plugin: GamePlugin, specs: list[BotSpec], seed: int | str, lifetime: str, planned: int,
+    plugin: GamePlugin[Any], specs: list[BotSpec], seed: int | str, lifetime: str, planned: int,
     results: list[MatchResult],
 ) -> SeriesResult:
     """Combine per-match scores with the game's ``aggregate`` (default: sum)."""
@@ -662,8 +665,7 @@ def summarize_series(
             time_used=sum(m.seats[i].time_used for m in results),
             slowest_reply=max((m.seats[i].slowest_reply for m in results), default=0.0),
             ending=results[-1].seats[i].ending if results else None,
-            leftovers=None if any(m.seats[i].leftovers is None for m in results)
-            else max((m.seats[i].leftovers for m in results), default=0),
+            leftovers=_most_left([m.seats[i].leftovers for m in results]),
             sandbox=results[-1].seats[i].sandbox if results else None,
         )
         for i, spec in enumerate(specs)

@@ -10,7 +10,9 @@ exchange is the caller's, through two functions:
   it, before any reply (a check reads the game's state here: what each
   seat knows, the forfeit it would score);
 * ``answer(n, seat, payload)``: the reply of ``seat`` to ``payload``, for
-  each message of an exchange that asks, in order.
+  each message of an exchange that asks, in order (None: the seat sent no
+  line, and the game has let it go, ``seat_gone``, as the arena sends for a
+  seat it stopped).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from protocols import Exchange, MatchOutcome, ProtocolError
 
 from ._guard import STEP_SECONDS, Guarded
 
-Answer = Callable[[int, int, bytes], str]
+Answer = Callable[[int, int, bytes], str | None]
 OnExchange = Callable[[int, Exchange], None]
 
 
@@ -36,7 +38,7 @@ def step_through(run: Any, game: str, answer: Answer, *, on_exchange: OnExchange
     (``Exchange.fault``) goes to ``on_fault``, or is raised without one; a
     ``ProtocolError`` the dialogue raises is raised."""
     gen = Guarded(run, game, seconds)
-    replies: list[str] | None = None
+    replies: list[str | None] | None = None
     n = 0
     try:
         while True:

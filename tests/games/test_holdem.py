@@ -9,6 +9,7 @@ import random
 import pytest
 
 from arena import load_game
+from arena.play._stepping import step_through
 from arena.tournament._run import schedule
 from games import IllegalAction
 from games.holdem import Freezeout, HoldemHand, HoldemParams, describe, evaluate, parse_cards
@@ -150,20 +151,17 @@ def test_freezeout_blinds_double_every_level():
 def _hole_cards(params: dict, seed: int, seats: int, reply_seed: int) -> list[tuple[int, int, list[str]]]:
     plugin = load_game("holdem")
     run = plugin.open_dialogue(plugin.Params(**params), random.Random(seed), [f"b{i}" for i in range(seats)])
-    dialogue, rng, cards = run.run(), random.Random(reply_seed), []
-    try:
-        exchange = next(dialogue)
-        while True:
-            replies = []
-            for seat, payload in exchange.sends:
-                msg = json.loads(payload)
-                if msg["type"] == "hand_start":
-                    cards.append((msg["hand"], seat, msg["cards"]))
-                if exchange.reply:
-                    replies.append(plugin.random_reply(run, seat, payload, rng))
-            exchange = dialogue.send(replies)
-    except StopIteration:
-        return cards
+    rng, cards = random.Random(reply_seed), []
+
+    def dealt(n: int, exchange) -> None:
+        for seat, payload in exchange.sends:
+            msg = json.loads(payload)
+            if msg["type"] == "hand_start":
+                cards.append((msg["hand"], seat, msg["cards"]))
+
+    step_through(run, "holdem", lambda n, seat, payload: plugin.random_reply(run, seat, payload, rng),
+                 on_exchange=dealt)
+    return cards
 
 
 def test_cash_deals_the_same_cards_to_the_same_seats_whatever_the_players_do():
@@ -182,12 +180,10 @@ def test_tournaments_seat_holdem_tables_by_rotation():
 
 
 def _drive(run, plugin, exchanges: int, rng: random.Random) -> None:
-    dialogue = run.run()
-    exchange = next(dialogue)
-    for _ in range(exchanges):
-        replies = [plugin.random_reply(run, seat, payload, rng) for seat, payload in exchange.sends] \
-            if exchange.reply else []
-        exchange = dialogue.send(replies)
+    """``exchanges`` exchanges answered, and the next one yielded: the match still under way there."""
+    outcome = step_through(run, "holdem", lambda n, seat, payload: plugin.random_reply(run, seat, payload, rng),
+                           limit=exchanges)
+    assert outcome is None, f"the match ended within {exchanges} exchanges"
 
 
 @pytest.mark.parametrize("fmt", ["cash", "freezeout"])

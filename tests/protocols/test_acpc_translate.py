@@ -23,6 +23,7 @@ import subprocess
 
 import pytest
 
+from arena.play._stepping import step_through
 from protocols.acpc import Kuhn3Translator, refusal, relay_path
 
 from ..conftest import ACPC
@@ -287,25 +288,26 @@ def test_what_acpc_cannot_express_is_refused_in_the_arenas_words(params, game):
     assert refusal({"mode": "cash", "ante": 0}) is None
 
 
-def _kuhn3_blocks(seed: int, hands: int):
+def _kuhn3_blocks(seed: int, hands: int) -> list[tuple[int, list[str], str | None]]:
     """A real kuhn3 dialogue (random legal replies): every (seat, lines, reply) in order."""
     from games.kuhn3 import Kuhn3Params
     from protocols.kuhn3 import PLUGIN
 
     run = PLUGIN.open_dialogue(Kuhn3Params(hands=hands), random.Random(seed))
     rng = random.Random(seed + 50)
-    dialogue = run.run()
-    exchange = next(dialogue)
-    try:
-        while True:
-            replies = []
-            for seat, payload in exchange.sends:
-                value = PLUGIN.random_reply(run, seat, payload, rng)
-                yield seat, payload.decode().splitlines(), value
-                replies.append(value)
-            exchange = dialogue.send(replies)
-    except StopIteration:
-        pass
+    blocks: list[tuple[int, list[str], str | None]] = []
+
+    def told(n: int, exchange) -> None:  # a notification: nothing to reply
+        if not exchange.reply:
+            blocks.extend((seat, payload.decode().splitlines(), None) for seat, payload in exchange.sends)
+
+    def answer(n: int, seat: int, payload: bytes) -> str:
+        value = PLUGIN.random_reply(run, seat, payload, rng)
+        blocks.append((seat, payload.decode().splitlines(), value))
+        return value
+
+    step_through(run, "kuhn3", answer, on_exchange=told)
+    return blocks
 
 
 def test_kuhn3_the_relay_and_the_log_replay_the_same_betting():
@@ -313,7 +315,7 @@ def test_kuhn3_the_relay_and_the_log_replay_the_same_betting():
     same states, the same replies (each dialogue reply sent as the agent's
     ACPC response), the same Money; and every seat's translator agrees on
     the betting the dialogue made."""
-    blocks = list(_kuhn3_blocks(seed=3, hands=25))
+    blocks = _kuhn3_blocks(seed=3, hands=25)
     seat = 1
     relay: Relay | None = None
     tr: dict[int, Kuhn3Translator] = {}

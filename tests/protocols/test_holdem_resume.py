@@ -11,6 +11,7 @@ import pytest
 
 from arena import load_game
 from arena._seeds import chance_stream
+from arena.play._guard import Guarded
 
 HOLDEM = load_game("holdem")
 
@@ -23,7 +24,7 @@ def play(params, seats: int, resume_every_step: bool):
     rng = chance_stream("replies")
     asked = [0] * seats
     said = []
-    gen = dealer.run()
+    gen = Guarded(dealer, "holdem")  # stepped by hand: the test stands between two exchanges
     replies = None
     while True:
         try:
@@ -32,9 +33,7 @@ def play(params, seats: int, resume_every_step: bool):
             return said, stop.value, dealer.scores()
         said.append((int(dealer.step), exchange.sends, exchange.reply, str(exchange.fault)))
         if resume_every_step:  # where a compiled dialogue hands a match back: an exchange due, not yet answered
-            gen.close()
-            gen = dealer.resume()
-            again = next(gen)  # the exchange due, rendered again from the state
+            again = gen.resume()  # the generator closed, and the exchange due rendered again from the state
             assert (again.sends, again.reply, str(again.fault)) == said[-1][1:]
         replies = []
         if exchange.fault is None and exchange.reply:

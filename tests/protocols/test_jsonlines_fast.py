@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from arena import available_games, load_game
+from arena.play._stepping import step_through
 from protocols import ProtocolError
 from protocols.jsonlines import Ready, Reply, decode, fast_reply, reply_fields
 from protocols.holdem import ActionReply
@@ -40,23 +41,21 @@ def test_every_request_is_its_models_own_encoding(game_id):
     seats = next(n for n in range(plugin.spec.max_seats, plugin.spec.min_seats - 1, -1)
                  if _seats_ok(plugin, params, n))
     checked = 0
+
+    def held_to_its_model(n: int, exchange) -> None:
+        nonlocal checked
+        for seat, payload in exchange.sends:
+            model = _model_of(plugin, json.loads(payload)["type"])
+            again = model.model_validate_json(payload).model_dump_json().encode() + b"\n"
+            assert payload == again, f"{game_id}: {payload!r} is not its model's {again!r}"
+            checked += 1
+
     for seed in range(4):
         run = plugin.open_dialogue(params, random.Random(seed), [f"b{i}" for i in range(seats)])
-        dialogue, rng = run.run(), random.Random(seed + 100)
+        rng = random.Random(seed + 100)
         try:
-            exchange = next(dialogue)
-            while True:
-                replies = []
-                for seat, payload in exchange.sends:
-                    model = _model_of(plugin, json.loads(payload)["type"])
-                    again = model.model_validate_json(payload).model_dump_json().encode() + b"\n"
-                    assert payload == again, f"{game_id}: {payload!r} is not its model's {again!r}"
-                    checked += 1
-                    if exchange.reply:
-                        replies.append(plugin.random_reply(run, seat, payload, rng))
-                exchange = dialogue.send(replies)
-        except StopIteration:
-            pass
+            step_through(run, game_id, lambda n, seat, payload: plugin.random_reply(run, seat, payload, rng),
+                         on_exchange=held_to_its_model, on_fault=lambda fault: None)  # a refused reply: on
         except ProtocolError:
             pass  # random_reply may make an illegal move; everything before it was checked
     assert checked > 20

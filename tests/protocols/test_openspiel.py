@@ -18,6 +18,7 @@ from arena._games import PluginLoadError
 from arena._plan import plan_play
 from arena._seeds import chance_stream
 from arena.cli import command
+from arena.play._stepping import step_through
 from games.openspiel import catalogue, load
 from protocols import ProtocolError
 from protocols.jsonlines import encode
@@ -38,18 +39,11 @@ def play(game: str, seed: int, replies=None):
     params = PLUGIN.Params(game=game)
     seats = PLUGIN.fixed_seats(params)
     dealer = PLUGIN.open_dialogue(params, chance_stream(seed), [f"s{i}" for i in range(seats)])
-    rng = random.Random(0)
-    gen = dealer.run()
+    rng, reply = random.Random(0), replies or PLUGIN.random_reply
     exchanges = []
-    try:
-        ex = next(gen)
-        while True:
-            exchanges.append(ex)
-            answer = ([(replies or PLUGIN.random_reply)(dealer, s, b, rng) for s, b in ex.sends]
-                      if ex.reply else [])
-            ex = gen.send(answer)
-    except StopIteration as stop:
-        return exchanges, dealer, stop.value
+    outcome = step_through(dealer, "openspiel", lambda n, s, b: reply(dealer, s, b, rng),
+                           on_exchange=lambda n, ex: exchanges.append(ex))
+    return exchanges, dealer, outcome
 
 
 def test_every_state_tells_each_seat_once_and_the_messages_are_their_models_bytes():

@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 from arena import load_game
+from arena.play._stepping import step_through
 from protocols import ProtocolError
 from protocols.rpsdraft import MODELS, RpsDraftDealer, seeded_chance
 
@@ -25,20 +26,14 @@ needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is no
 
 def drive(dealer: RpsDraftDealer, answer):
     """Run a dialogue; ``answer(seat, msg)`` gives a reply line. Returns (outcome, messages)."""
-    gen = dealer.run()
-    replies = None
     log = []
-    try:
-        while True:
-            exchange = gen.send(replies)
-            replies = []
-            for seat, payload in exchange.sends:
-                msg = json.loads(payload)
-                log.append((seat, msg))
-                if exchange.reply:
-                    replies.append(answer(seat, msg))
-    except StopIteration as stop:
-        return stop.value, log
+
+    def told(n: int, exchange) -> None:
+        log.extend((seat, json.loads(payload)) for seat, payload in exchange.sends)
+
+    outcome = step_through(dealer, "rpsdraft", lambda n, seat, payload: answer(seat, json.loads(payload)),
+                           on_exchange=told)
+    return outcome, log
 
 
 def first_index(seat, msg):

@@ -11,6 +11,7 @@ import pytest
 
 from arena._games import load_game
 from arena._seeds import chance_stream
+from arena.play._stepping import step_through
 from protocols.seatview import pick
 
 
@@ -21,34 +22,35 @@ def play_with_a_person_in_seat_0(game: str, raw: dict, seats: int, choose) -> tu
     view = plugin.seat_view(params, 0)
     rng = random.Random(3)
     screen: list[str] = []
-    gen = run.run()
-    replies = None
-    while True:
-        try:
-            exchange = gen.send(replies)
-        except StopIteration as stop:
-            return screen, stop.value
-        replies = []
-        for seat, payload in exchange.sends:
-            if seat != 0:
-                if exchange.reply:
-                    replies.append(plugin.random_reply(run, seat, payload, rng))
-                continue
-            turn = None
-            for line in payload.decode().splitlines():
-                turn = view.feed(line)
-                if turn is not None:
-                    screen += turn.shown
-            assert turn is not None, payload
-            if not exchange.reply:
-                assert turn.auto is None and not turn.choices, (payload, turn)
-                continue
-            if turn.auto is not None:
-                replies.append(turn.auto)
-            else:
-                assert turn.choices and turn.prompt().endswith("] "), (payload, turn)
-                word = choose(turn.choices)
-                replies.append(view.reply(*pick(word, turn.choices)))
+
+    def shown(payload: bytes):  # seat 0's view of a message to it: the turn it shows
+        turn = None
+        for line in payload.decode().splitlines():
+            turn = view.feed(line)
+            if turn is not None:
+                screen.extend(turn.shown)
+        assert turn is not None, payload
+        return turn
+
+    def told(n: int, exchange) -> None:  # a notification (a request is seen where it is answered)
+        if not exchange.reply:
+            for seat, payload in exchange.sends:
+                if seat == 0:
+                    turn = shown(payload)
+                    assert turn.auto is None and not turn.choices, (payload, turn)
+
+    def answer(n: int, seat: int, payload: bytes) -> str:
+        if seat != 0:
+            return plugin.random_reply(run, seat, payload, rng)
+        turn = shown(payload)
+        if turn.auto is not None:
+            return turn.auto
+        assert turn.choices and turn.prompt().endswith("] "), (payload, turn)
+        word = choose(turn.choices)
+        return view.reply(*pick(word, turn.choices))
+
+    outcome = step_through(run, game, answer, on_exchange=told)
+    return screen, outcome
 
 
 @pytest.mark.parametrize("game, raw, seats, choose", [
