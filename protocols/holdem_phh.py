@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+import tomli_w
+
 
 @dataclass
 class _Hand:
@@ -167,7 +169,9 @@ def _one(hand: _Hand, names: list[str]) -> str:
         ("players", [names[s] for s in hand.order]),
         ("finishing_stacks", hand.finishing),
     ]
-    return "".join(f"{key} = {_toml(value)}\n" for key, value in fields)
+    # tomli_w writes any Unicode a name holds as TOML allows it (json.dumps's
+    # \ud83d\ude00 for one emoji is a pair of surrogates, which TOML refuses).
+    return tomli_w.dumps(dict(fields))
 
 
 def _acpc_name(name: str) -> str:
@@ -180,13 +184,3 @@ def _last_street_start(events: list[str]) -> int:
         if events[i].startswith("d db "):
             return i + 1
     return 0
-
-
-def _toml(value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    if isinstance(value, str):
-        return json.dumps(value)  # a TOML basic string: JSON's escapes are TOML's
-    return str(value)

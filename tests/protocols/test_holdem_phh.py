@@ -13,6 +13,7 @@ import pytest
 
 pokerkit = pytest.importorskip("pokerkit")
 
+from arena.play._stepping import step_through  # noqa: E402
 from games.holdem import HoldemParams  # noqa: E402
 from protocols.holdem import PLUGIN  # noqa: E402
 from protocols.holdem_phh import HandHistories  # noqa: E402
@@ -24,18 +25,14 @@ def play(params: HoldemParams, seats: int, seed: int) -> tuple[HandHistories, li
     names = [f"bot {i} \"q\"" for i in range(seats)]  # a quote: the names are TOML strings
     run = PLUGIN.open_dialogue(params, random.Random(seed), names)
     histories, rng = HandHistories(names), random.Random(seed + 1)
-    dialogue = run.run()
-    exchange = next(dialogue)
-    try:
-        while True:
-            replies = []
-            for seat, payload in exchange.sends:
-                histories.sent(seat, payload.decode())
-                if exchange.reply:
-                    replies.append(PLUGIN.random_reply(run, seat, payload, rng))
-            exchange = dialogue.send(replies)
-    except StopIteration as end:
-        return histories, end.value.payoffs
+
+    def sent(n: int, exchange) -> None:
+        for seat, payload in exchange.sends:
+            histories.sent(seat, payload.decode())
+
+    outcome = step_through(run, "holdem", lambda n, seat, payload: PLUGIN.random_reply(run, seat, payload, rng),
+                           on_exchange=sent)
+    return histories, outcome.payoffs
 
 
 def replay(text: str, seats: int) -> dict[str, int]:
