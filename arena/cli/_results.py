@@ -18,7 +18,8 @@ import typer
 
 from .._checks import UsageError, current_names
 from ..results._report import format_words, replay_command, standings_format, standings_of
-from ..results._store import Store, open_store, shown_seed
+from ..results._standings import HeadToHeadRow, Standings
+from ..results._store import MatchRecord, Store, TournamentRecord, open_store, shown_seed
 from .._text import inert
 
 FORMATS = ("table", "json", "csv")
@@ -37,7 +38,7 @@ def _open(db: Path) -> Store:
         raise _usage(str(exc)) from None
 
 
-def _tournament(store: Store, tid: int, db: Path) -> dict[str, Any]:
+def _tournament(store: Store, tid: int, db: Path) -> TournamentRecord:
     saved = store.tournament(tid)
     if saved is None:
         raise _usage(f"no tournament {tid} in {db}")
@@ -113,7 +114,7 @@ def game_units(game: str, params: dict[str, Any] | None = None) -> dict[str, str
     return plugin.units(model)
 
 
-def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[str, Any],
+def print_standings(game: str, tid: int, table: Standings, settings: dict[str, Any],
                     params: dict[str, Any] | None = None, console: Any = None) -> None:
     """Standings, cross-table and head-to-head, each fitting ``console`` (the
     terminal, 80 columns and up; off a terminal, as wide as they are)."""
@@ -130,7 +131,7 @@ def print_standings(game: str, tid: int, table: dict[str, Any], settings: dict[s
     console.print(_head_to_head(table, margin, width))
 
 
-def _standings_table(game: str, tid: int, table: dict[str, Any], settings: dict[str, Any], unit: str,
+def _standings_table(game: str, tid: int, table: Standings, settings: dict[str, Any], unit: str,
                      width: int) -> Any:
     ranked = ["ranked by mean score per match (entrants played different numbers of matches)"] \
         if table.get("ranked_by") == "mean" else []
@@ -148,7 +149,7 @@ def _standings_table(game: str, tid: int, table: dict[str, Any], settings: dict[
                      columns, rows, wrap="bot", drop=("rating", "matches", "95% CI"), width=width)
 
 
-def _cross_table(table: dict[str, Any], unit: str, margin: bool, width: int) -> Any:
+def _cross_table(table: Standings, unit: str, margin: bool, width: int) -> Any:
     names = [row["bot"] for row in table["standings"]]
     what = (f"mean margin of the row bot over the column bot (row's {unit} minus column's) in their shared matches"
             if margin else f"mean {unit} of the row bot in matches with the column bot")
@@ -165,13 +166,14 @@ def _cross_table(table: dict[str, Any], unit: str, margin: bool, width: int) -> 
                      width=width)
 
 
-def _head_to_head(table: dict[str, Any], margin: bool, width: int) -> Any:
+def _head_to_head(table: Standings, margin: bool, width: int) -> Any:
     two_seats = any("elo" in row for row in table["head_to_head"])
-    key, low, high = ("margin", "margin_low", "margin_high") if margin else ("mean", "ci_low", "ci_high")
     rows = []
     for row in table["head_to_head"]:
+        value, low, high = ((row["margin"], row["margin_low"], row["margin_high"]) if margin
+                            else (row["mean"], row["ci_low"], row["ci_high"]))
         cells = [inert(row["bot"]), inert(row["opponent"]), str(row["matches"]), str(row["wins"]),
-                 str(row["losses"]), str(row["draws"]), f"{row[key]:.3f}", _ci(row[low], row[high])]
+                 str(row["losses"]), str(row["draws"]), f"{value:.3f}", _ci(low, high)]
         if two_seats:
             cells += [_elo(row), f"{100 * row['los']:.1f}%" if "los" in row else ""]
         rows.append(cells)
@@ -183,7 +185,7 @@ def _head_to_head(table: dict[str, Any], margin: bool, width: int) -> Any:
                      columns, rows, wrap="bot", drop=("drawn", "95% CI", "matches"), width=width)
 
 
-def _elo(row: dict[str, Any]) -> str:
+def _elo(row: HeadToHeadRow) -> str:
     if row.get("elo") is None:
         return "+inf" if row.get("los", 0.5) > 0.5 else "-inf" if "los" in row else ""
     error = row.get("elo_error")
@@ -256,7 +258,7 @@ def standings_cmd(
         out.writeheader()
         for rank, row in enumerate(table["standings"], 1):
             faults = ";".join(f"{k}={v}" for k, v in row["faults"].items())
-            out.writerow({**{k: row[k] for k in fields if k in row}, "rank": rank, "faults": faults})
+            out.writerow({**{k: v for k, v in row.items() if k in fields}, "rank": rank, "faults": faults})
     else:
         print_standings(saved["game"], tournament, table, saved["settings"], saved["params"])
 
@@ -337,7 +339,7 @@ def export_cmd(
         }) + "\n")
 
 
-def _export_phh(saved: dict, entrants: list[tuple[str, str]], rows: list[dict]) -> None:
+def _export_phh(saved: TournamentRecord, entrants: list[tuple[str, str]], rows: list[MatchRecord]) -> None:
     """Every hand of the stored transcripts, read back as the lines sent to each seat."""
     from .._games import load_game
 

@@ -22,9 +22,9 @@ import json
 import secrets
 import sqlite3
 import time
-from typing import Any
+from typing import Any, NamedTuple, TypedDict
 
-from ..results._store import Store, StoreError
+from ..results._store import Store, StoreError, inserted_id
 
 #: The league's schema, one step per version, forward only: step ``i`` takes
 #: the league's tables from version ``i`` to ``i + 1`` (version 0: none yet).
@@ -143,6 +143,98 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+# -- the rows, typed ---------------------------------------------------------------
+# Plain dicts (the pages hand them to Jinja and to their JSON twins) with their
+# keys declared, so that mypy checks every reader; each is built in one place.
+
+
+class UserRecord(TypedDict):
+    id: int
+    name: str
+    admin: bool
+
+
+class ManifestRecord(TypedDict):
+    """A version's arena.toml, as far as the league keeps it."""
+
+    run: str
+    build: str | None
+
+
+class StepRecord(TypedDict):
+    """One step of a version's pipeline (build, quarantine, probation) with its result."""
+
+    name: str
+    status: str  # RUNNING | PASS | FAIL | ERROR
+    summary: str
+    details: list[str]
+    log: str | None
+
+
+class LeagueBotRecord(TypedDict):
+    id: int
+    owner: int
+    game: str
+    name: str
+    paused: bool
+    owner_name: str
+
+
+class VersionRecord(TypedDict):
+    """A version with its bot's name, game, owner and pause (a join of three tables)."""
+
+    id: int
+    bot: int
+    number: int
+    sha256: str
+    kind: str  # file | zip | tar.gz
+    state: str  # one of STATES
+    message: str
+    manifest: ManifestRecord
+    command: str | None  # once built
+    steps: list[StepRecord]
+    store_bot: int | None  # once it has played
+    created: float
+    updated: float
+    name: str
+    game: str
+    owner: int
+    owner_name: str
+    paused: bool
+    label: str  # "name vN", as the pages and the tournaments name it
+
+
+class FoundBot(NamedTuple):
+    id: int
+    owner: int
+    name: str  # as first spelled
+
+
+class LeagueTournament(NamedTuple):
+    kind: str  # scheduled | placement | manual | friendly
+    version: int | None  # the candidate of a placement gauntlet
+
+
+_VERSION_COLUMNS = ("v.id, v.bot, v.number, v.sha256, v.kind, v.state, v.message, v.manifest, v.command, v.steps,"
+                    " v.store_bot, v.created, v.updated, b.name, b.game, b.owner, u.name, b.paused")
+
+
+def _version_record(row: tuple[Any, ...]) -> VersionRecord:
+    (vid, bot, number, sha256, kind, state, message, manifest, command, steps, store_bot, created, updated,
+     name, game, owner, owner_name, paused) = row
+    return VersionRecord(
+        id=vid, bot=bot, number=number, sha256=sha256, kind=kind, state=state, message=message,
+        manifest=json.loads(manifest), command=command, steps=json.loads(steps), store_bot=store_bot,
+        created=created, updated=updated, name=name, game=game, owner=owner, owner_name=owner_name,
+        paused=bool(paused), label=f"{name} v{number}",
+    )
+
+
+def _user_record(row: tuple[Any, ...]) -> UserRecord:
+    uid, name, admin = row
+    return UserRecord(id=uid, name=name, admin=bool(admin))
+
+
 class League:
     """The league's tables over ``store``'s connection."""
 
@@ -175,16 +267,17 @@ class League:
         self.db.execute("DELETE FROM league_sessions WHERE user=(SELECT id FROM league_users WHERE name=?)", (name,))
         return token
 
-    def user_by_token(self, token: str) -> dict[str, Any] | None:
+    def user_by_token(self, token: str) -> UserRecord | None:
         row = self.db.execute("SELECT id, name, admin FROM league_users WHERE token_hash=?",
                               (digest(token),)).fetchone()
-        return _user(row)
+        return None if row is None else _user_record(row)
 
-    def user(self, uid: int) -> dict[str, Any] | None:
-        return _user(self.db.execute("SELECT id, name, admin FROM league_users WHERE id=?", (uid,)).fetchone())
+    def user(self, uid: int) -> UserRecord | None:
+        row = self.db.execute("SELECT id, name, admin FROM league_users WHERE id=?", (uid,)).fetchone()
+        return None if row is None else _user_record(row)
 
-    def users(self) -> list[dict[str, Any]]:
-        return [_user(r) for r in self.db.execute("SELECT id, name, admin FROM league_users ORDER BY id")]
+    def users(self) -> list[UserRecord]:
+        return [_user_record(r) for r in self.db.execute("SELECT id, name, admin FROM league_users ORDER BY id")]
 
     def new_session(self, uid: int) -> tuple[str, str]:
         """A session for ``uid``: (cookie value, CSRF token)."""
@@ -195,7 +288,7 @@ class League:
                         (digest(cookie), uid, csrf, now + SESSION_SECONDS))
         return cookie, csrf
 
-    def session(self, cookie: str) -> tuple[dict[str, Any], str] | None:
+    def session(self, cookie: str) -> tuple[UserRecord, str] | None:
         row = self.db.execute("SELECT user, csrf FROM league_sessions WHERE hash=? AND expires >= ?",
                               (digest(cookie), time.time())).fetchone()
         if row is None:
@@ -217,27 +310,27 @@ class League:
         if row is None:
             cur = self.db.execute("INSERT INTO league_bots (owner, game, name, created) VALUES (?, ?, ?, ?)",
                                   (owner, game, name, time.time()))
-            return int(cur.lastrowid)
-        if row[1] != owner:
-            raise PermissionError(f"the {game} bot {row[2]!r} belongs to another user (names are compared "
+            return inserted_id(cur)
+        if row.owner != owner:
+            raise PermissionError(f"the {game} bot {row.name!r} belongs to another user (names are compared "
                                   f"regardless of case), so {name!r} cannot be used; choose another name")
-        if row[2] != name:
-            raise ValueError(f"your {game} bot is spelled {row[2]!r}; send its new version under that name, "
+        if row.name != name:
+            raise ValueError(f"your {game} bot is spelled {row.name!r}; send its new version under that name, "
                              f"not {name!r} (names are compared regardless of case)")
-        return int(row[0])
+        return row.id
 
-    def find_bot(self, game: str, name: str) -> tuple[int, int, str] | None:
+    def find_bot(self, game: str, name: str) -> FoundBot | None:
         """(id, owner, name as first spelled) of the bot of ``game`` named ``name`` in any case."""
         row = self.db.execute("SELECT id, owner, name FROM league_bots WHERE game=? AND lower(name)=lower(?)"
                               " ORDER BY id LIMIT 1", (game, name)).fetchone()
-        return None if row is None else (int(row[0]), int(row[1]), str(row[2]))
+        return None if row is None else FoundBot(int(row[0]), int(row[1]), str(row[2]))
 
     def pool_count(self, owner: int, game: str) -> int:
         """Versions of ``owner``'s bots in ``game``'s pool (active, paused bots included)."""
-        return self.db.execute("SELECT COUNT(*) FROM league_versions v JOIN league_bots b ON b.id=v.bot"
-                               " WHERE b.owner=? AND b.game=? AND v.state='active'", (owner, game)).fetchone()[0]
+        return int(self.db.execute("SELECT COUNT(*) FROM league_versions v JOIN league_bots b ON b.id=v.bot"
+                                   " WHERE b.owner=? AND b.game=? AND v.state='active'", (owner, game)).fetchone()[0])
 
-    def add_version(self, bot: int, sha256: str, kind: str, manifest: dict[str, Any]) -> int:
+    def add_version(self, bot: int, sha256: str, kind: str, manifest: ManifestRecord) -> int:
         self.db.execute("BEGIN IMMEDIATE")
         try:
             number = self.db.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM league_versions WHERE bot=?",
@@ -250,7 +343,7 @@ class League:
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
-        return int(cur.lastrowid)
+        return inserted_id(cur)
 
     def set_state(self, vid: int, state: str, message: str = "", **fields: Any) -> None:
         assert state in STATES, state
@@ -262,46 +355,33 @@ class League:
             values.append(json.dumps(value) if key == "steps" else value)
         self.db.execute(f"UPDATE league_versions SET {', '.join(sets)} WHERE id=?", (*values, vid))
 
-    def set_steps(self, vid: int, steps: list[dict[str, Any]]) -> None:
+    def set_steps(self, vid: int, steps: list[StepRecord]) -> None:
         self.db.execute("UPDATE league_versions SET steps=?, updated=? WHERE id=?", (json.dumps(steps), time.time(), vid))
 
-    def version(self, vid: int) -> dict[str, Any] | None:
-        rows = self._versions("v.id=?", (vid,))
+    def version(self, vid: int) -> VersionRecord | None:
+        rows = self.versions("v.id=?", (vid,))
         return rows[0] if rows else None
 
-    def versions(self, where: str = "1", args: tuple = ()) -> list[dict[str, Any]]:
-        return self._versions(where, args)
-
-    def _versions(self, where: str, args: tuple) -> list[dict[str, Any]]:
+    def versions(self, where: str = "1", args: tuple[Any, ...] = ()) -> list[VersionRecord]:
         rows = self.db.execute(
-            "SELECT v.id, v.bot, v.number, v.sha256, v.kind, v.state, v.message, v.manifest, v.command, v.steps,"
-            " v.store_bot, v.created, v.updated, b.name, b.game, b.owner, u.name, b.paused"
+            f"SELECT {_VERSION_COLUMNS}"
             " FROM league_versions v JOIN league_bots b ON b.id=v.bot JOIN league_users u ON u.id=b.owner"
             f" WHERE {where} ORDER BY v.id", args).fetchall()
-        keys = ("id", "bot", "number", "sha256", "kind", "state", "message", "manifest", "command", "steps",
-                "store_bot", "created", "updated", "name", "game", "owner", "owner_name", "paused")
-        out = []
-        for r in rows:
-            d = dict(zip(keys, r))
-            d["manifest"], d["steps"] = json.loads(d["manifest"]), json.loads(d["steps"])
-            d["paused"] = bool(d["paused"])
-            d["label"] = f"{d['name']} v{d['number']}"
-            out.append(d)
-        return out
+        return [_version_record(r) for r in rows]
 
-    def bot(self, bot_id: int) -> dict[str, Any] | None:
+    def bot(self, bot_id: int) -> LeagueBotRecord | None:
         row = self.db.execute(
             "SELECT b.id, b.owner, b.game, b.name, b.paused, u.name FROM league_bots b"
             " JOIN league_users u ON u.id=b.owner WHERE b.id=?", (bot_id,)).fetchone()
         if row is None:
             return None
-        return {"id": row[0], "owner": row[1], "game": row[2], "name": row[3], "paused": bool(row[4]),
-                "owner_name": row[5]}
+        bid, owner, game, name, paused, owner_name = row
+        return LeagueBotRecord(id=bid, owner=owner, game=game, name=name, paused=bool(paused), owner_name=owner_name)
 
     def set_paused(self, bot_id: int, paused: bool) -> None:
         self.db.execute("UPDATE league_bots SET paused=? WHERE id=?", (int(paused), bot_id))
 
-    def pool(self, game: str) -> list[dict[str, Any]]:
+    def pool(self, game: str) -> list[VersionRecord]:
         """The versions that play: active, of bots not paused."""
         return self.versions("b.game=? AND v.state='active' AND b.paused=0", (game,))
 
@@ -310,9 +390,7 @@ class League:
     def add_tournament(self, tid: int, kind: str, version: int | None = None) -> None:
         self.db.execute("INSERT INTO league_tournaments VALUES (?, ?, ?)", (tid, kind, version))
 
-    def tournament_kinds(self) -> dict[int, tuple[str, int | None]]:
-        return {r[0]: (r[1], r[2]) for r in self.db.execute("SELECT tournament, kind, version FROM league_tournaments")}
-
-
-def _user(row: tuple | None) -> dict[str, Any] | None:
-    return None if row is None else {"id": row[0], "name": row[1], "admin": bool(row[2])}
+    def tournament_kinds(self) -> dict[int, LeagueTournament]:
+        """The league's tournaments: each one's kind (and a placement's candidate) by its store id."""
+        return {tid: LeagueTournament(kind, version)
+                for tid, kind, version in self.db.execute("SELECT tournament, kind, version FROM league_tournaments")}

@@ -36,6 +36,7 @@ from .._seeds import new_seed
 from .._spec import BotSpec, for_person
 from ..play._match import MatchSettings, run_match
 from ..play._transcript import Transcript
+from ._db import UserRecord, VersionRecord
 
 #: how long a posted choice waits for the next prompt before the page is shown anyway
 ANSWER_WAIT = 20.0
@@ -114,7 +115,7 @@ class Friendlies:
         self.games: dict[int, Friendly] = {}
         self._next = 1
 
-    def start(self, nursery: trio.Nursery, user: dict[str, Any], game: str, versions: list[dict[str, Any]],
+    def start(self, nursery: trio.Nursery, user: UserRecord, game: str, versions: list[VersionRecord],
               hands: int | None) -> Friendly:
         """Check and start a friendly of ``user`` against ``versions`` (active ones of ``game``);
         ValueError with a sentence when it cannot be played."""
@@ -200,13 +201,15 @@ class Friendlies:
                 return
 
     async def _play(self, f: Friendly, plugin: Any, specs: list[BotSpec], params: Any,
-                    versions: list[dict[str, Any]]) -> None:
+                    versions: list[VersionRecord]) -> None:
         runner, store = self.runner, self.runner.store
         seed = new_seed()
         folder = runner.files / "friendly" / str(f.id)
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        entrants = [(s.name, v.get("store_bot") or store.bot_id(s.name, s.command, list(s.argv)))
-                    for s, v in zip(specs, [{}, *versions])]
+        # Each seat's bot in the store: a version's own once it has played, else stored now
+        # (the person's seat is no version).
+        stored = [None, *(v["store_bot"] for v in versions)]
+        entrants = [(s.name, bot or store.bot_id(s.name, s.command, list(s.argv))) for s, bot in zip(specs, stored)]
         tid = store.new_tournament(plugin.spec.id, plugin.spec.version, params.model_dump(mode="json"), seed, 1,
                                    "match", entrants, {"timeout": runner.settings.timeout, "friendly": True})
         runner.league.add_tournament(tid, "friendly")

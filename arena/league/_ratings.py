@@ -11,11 +11,12 @@ the matches stored since the last ask are rated.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from openskill.models import PlackettLuce
 
 from ..results._standings import _rate
+from ..results._store import EntrantRecord, PlayedMatch
 from ._db import League
 
 Z95 = 1.96
@@ -33,6 +34,27 @@ class Played:
     finished: float
 
 
+class LeaderboardRow(TypedDict):
+    """A version's line of its game's leaderboard."""
+
+    version: int
+    bot: int
+    name: str
+    number: int
+    label: str
+    owner: str  # the owner's name
+    state: str
+    paused: bool
+    rating: float
+    ci: float  # half the 95% interval
+    low: float  # its lower end: what the board ranks by
+    matches: int
+    faults: int
+    trend: float  # since before its latest tournament
+    history: list[float]
+    rank: NotRequired[int]  # set once the rows are sorted
+
+
 @dataclass(slots=True)
 class GameRatings:
     model: Any = field(default_factory=PlackettLuce)
@@ -46,6 +68,29 @@ class GameRatings:
     history: dict[int, list[tuple[float, float, float]]] = field(default_factory=dict)
     seen: tuple[float, int] = (0.0, 0)  # (finished, id) of the last match rated
 
+    def rate(self, m: PlayedMatch, lineup: tuple[int, ...]) -> None:
+        """One played match, in the order they finished: ``lineup`` is its versions in seat order."""
+        tid, finished, scores = m["tournament"], m["finished"], m["scores"]
+        faulted = [False] * len(lineup)
+        for f in m["faults"]:
+            faulted[f["seat"]] = True
+        for v in lineup:
+            if v not in self.ratings:
+                self.ratings[v] = self.model.rating()
+            if self.last_tournament.get(v) != tid:
+                self.last_tournament[v] = tid
+                self.before[v] = self.ratings[v].mu
+            self.matches[v] = self.matches.get(v, 0) + 1
+        for s, bad in enumerate(faulted):
+            if bad:
+                self.faults[lineup[s]] = self.faults.get(lineup[s], 0) + 1
+        ratings = [self.ratings[v] for v in lineup]
+        _rate(self.model, ratings, list(range(len(lineup))), scores, faulted)
+        for v, r in zip(lineup, ratings):
+            self.ratings[v] = r
+            self.history.setdefault(v, []).append((finished, r.mu, r.sigma))
+        self.played.append(Played(m["id"], tid, lineup, scores, faulted, finished))
+
 
 class Ratings:
     """Per game, brought up to date from the database when asked."""
@@ -55,7 +100,7 @@ class Ratings:
         self.games: dict[str, GameRatings] = {}
         self._entrants: dict[int, list[int | None]] = {}  # tournament -> version per entrant
 
-    def _versions_of(self, tid: int, entrants: list[dict[str, Any]]) -> list[int | None]:
+    def _versions_of(self, tid: int, entrants: list[EntrantRecord]) -> list[int | None]:
         cached = self._entrants.get(tid)
         if cached is not None and None not in cached:
             return cached
@@ -68,39 +113,16 @@ class Ratings:
         g = self.games.setdefault(game, GameRatings())
         # Friendlies (a person in a seat, arena.league._friendly) are never rated.
         rated = {tid: k for tid, k in self.league.tournament_kinds().items() if k[0] != "friendly"}
-        played = self.league.store.played_since(game, g.seen, tournaments=rated)
-        for m in played:
-            mid, tid, finished = m["id"], m["tournament"], m["finished"]
-            versions = self._versions_of(tid, m["entrants"])
-            lineup = tuple(versions[i] for i in m["seats"])
-            g.seen = (finished, mid)
-            if None in lineup:
-                continue
-            scores_l = m["scores"]
-            faulted = [False] * len(lineup)
-            for f in m["faults"]:
-                faulted[f["seat"]] = True
-            for v in lineup:
-                if v not in g.ratings:
-                    g.ratings[v] = g.model.rating()
-                if g.last_tournament.get(v) != tid:
-                    g.last_tournament[v] = tid
-                    g.before[v] = g.ratings[v].mu
-                g.matches[v] = g.matches.get(v, 0) + 1
-            for s, bad in enumerate(faulted):
-                if bad:
-                    g.faults[lineup[s]] = g.faults.get(lineup[s], 0) + 1
-            order = list(lineup)
-            slots = list(range(len(order)))
-            ratings = [g.ratings[v] for v in order]
-            _rate(g.model, ratings, slots, scores_l, faulted)
-            for v, r in zip(order, ratings):
-                g.ratings[v] = r
-                g.history.setdefault(v, []).append((finished, r.mu, r.sigma))
-            g.played.append(Played(mid, tid, lineup, scores_l, faulted, finished))
+        for m in self.league.store.played_since(game, g.seen, tournaments=rated):
+            g.seen = (m["finished"], m["id"])
+            versions = self._versions_of(m["tournament"], m["entrants"])
+            seated = [versions[i] for i in m["seats"]]
+            lineup = tuple(v for v in seated if v is not None)
+            if len(lineup) == len(seated):  # else a seat was no league version: not rated
+                g.rate(m, lineup)
         return g
 
-    def table(self, game: str) -> list[dict[str, Any]]:
+    def table(self, game: str) -> list[LeaderboardRow]:
         """The leaderboard: every version with a rating, best lower bound first."""
         g = self.update(game)
         versions = {v["id"]: v for v in self.league.versions("b.game=?", (game,))}
@@ -109,14 +131,14 @@ class Ratings:
             v = versions.get(vid)
             if v is None:
                 continue
-            rows.append({
-                "version": vid, "bot": v["bot"], "name": v["name"], "number": v["number"], "label": v["label"],
-                "owner": v["owner_name"], "state": v["state"], "paused": v["paused"],
-                "rating": r.mu, "ci": Z95 * r.sigma, "low": r.mu - Z95 * r.sigma,
-                "matches": g.matches.get(vid, 0), "faults": g.faults.get(vid, 0),
-                "trend": r.mu - g.before.get(vid, r.mu),
-                "history": [round(mu, 3) for _, mu, _ in g.history.get(vid, [])[-40:]],
-            })
+            rows.append(LeaderboardRow(
+                version=vid, bot=v["bot"], name=v["name"], number=v["number"], label=v["label"],
+                owner=v["owner_name"], state=v["state"], paused=v["paused"],
+                rating=r.mu, ci=Z95 * r.sigma, low=r.mu - Z95 * r.sigma,
+                matches=g.matches.get(vid, 0), faults=g.faults.get(vid, 0),
+                trend=r.mu - g.before.get(vid, r.mu),
+                history=[round(mu, 3) for _, mu, _ in g.history.get(vid, [])[-40:]],
+            ))
         # Playing versions first (retired and paused ones keep their line below).
         rows.sort(key=lambda row: (row["state"] != "active" or row["paused"], -row["low"], row["label"]))
         for i, row in enumerate(rows, 1):
@@ -144,3 +166,4 @@ class Ratings:
                 "mean": sum(a for a, _ in results) / len(results),
             })
         return rows
+

@@ -36,13 +36,13 @@ from .._faults import BotFault
 from ..play._host import BotHost, open_bots
 from ..quarantine._manifest import ManifestError, manifest_of
 from .._plan import load_plugin
-from ..quarantine._run import make_plan, run_quarantine
-from ..quarantine._report import StepResult
+from ..quarantine._run import Plan, make_plan, run_quarantine
+from ..quarantine._report import QuarantineReport, StepResult
 from ..results._store import Store
 from ..cluster import ClusterError, ClusterSession, open_cluster
 from ..tournament._run import Progress, run_tournament
 from ..tournament._plan import create_tournament, load_tournament, plan_tournament
-from ._db import League
+from ._db import League, StepRecord, VersionRecord
 from ._disk import DiskWatch, no_room
 from ._uploads import BotManifest, UploadError, UploadLimits, run_argv, unpack
 
@@ -82,6 +82,36 @@ class LeagueSettings:
 PROBATION_MATCHES, PROBATION_FAULTS = 5, 3
 #: How often the free disk space is looked at.
 DISK_CHECK_SECONDS = 1.0
+
+
+@dataclass(slots=True)
+class _QuarantineProgress:
+    """A quarantine's steps as they end, and where it is now, shown through
+    ``show(where, the steps so far)``: a slow bot's quarantine is seen moving."""
+
+    show: Callable[[str, list[str]], None]
+    steps: list[StepResult] = field(default_factory=list)
+    where: str = "starting"
+
+    def lines(self) -> list[str]:
+        return [f"step {s.number} {s.status} {s.title}: {s.summary}" for s in self.steps]
+
+    def on_step(self, step: StepResult) -> None:
+        self.steps.append(step)
+        self.where = f"step {step.number} {step.status}: {step.title}"
+        self.show(self.where, self.lines())
+
+    def on_match(self, step: int, done: int, total: int) -> None:
+        self.where = f"step {step}: {done} of {total} matches played"
+        self.show(self.where, self.lines())
+
+    def details(self) -> list[str]:
+        """Every step with its own details below it, for the version's page."""
+        out = []
+        for s in self.steps:
+            out.append(f"step {s.number} {s.status} {s.title}" + (f": {s.summary}" if s.summary else ""))
+            out += ["    " + d for d in s.details]
+        return out
 
 
 @dataclass(slots=True)
@@ -207,8 +237,8 @@ class LeagueRunner:
         owner has no other version in the pipeline; the stages bound how many
         builds and quarantines run at once."""
         # Versions left half-way by a server that stopped go through again.
-        for v in self.league.versions("v.state IN ('received', 'built', 'quarantined')"):
-            self.submitted(v["id"])
+        for left in self.league.versions("v.state IN ('received', 'built', 'quarantined')"):
+            self.submitted(left["id"])
         async with trio.open_nursery() as nursery:
             while True:
                 started = False
@@ -311,13 +341,13 @@ class LeagueRunner:
         kinds = self.league.tournament_kinds()
         for t in self.store.tournaments():
             if t["status"] == "running" and t["id"] in kinds and t["id"] not in self.live:
-                self.log(f"Resuming tournament {t['id']} ({t['game']}, {kinds[t['id']][0]})")
+                self.log(f"Resuming tournament {t['id']} ({t['game']}, {kinds[t['id']].kind})")
                 try:
                     config, plugin = load_tournament(self.store, t["id"], self.settings.jobs)
                 except UsageError as exc:
                     self.log(f"arena: cannot resume tournament {t['id']}: {exc}")
                     continue
-                await self._play(config, plugin, t["id"], kinds[t["id"]][0])
+                await self._play(config, plugin, t["id"], kinds[t["id"]].kind)
 
     # -- the pipeline ----------------------------------------------------------------
 
@@ -330,13 +360,13 @@ class LeagueRunner:
             async with self._build_slots:
                 if not await self._build(v):
                     return
-            v = self.league.version(vid)
+            v = self._version(vid)
         if v["state"] == "built":
             await self.wait_for_room()
             async with self._quarantine_slots:
                 if not await self._quarantine(v):
                     return
-            v = self.league.version(vid)
+            v = self._version(vid)
         if v["state"] == "quarantined":
             # The owner's cap on the pool, counted without the version this one replaces.
             replaced = len(self.league.versions("v.bot=? AND v.state='active'", (v["bot"],)))
@@ -359,14 +389,19 @@ class LeagueRunner:
         at = f" at its {failed} step" if failed else ""
         self.log(f"Rejected: {v['label']} ({v['game']}, {v['owner_name']}){at}: {message}")
 
-    def _step(self, v: dict[str, Any], name: str, status: str, summary: str, details: list[str] | None = None,
+    def _version(self, vid: int) -> VersionRecord:
+        """A version known to be there (the league never deletes one)."""
+        v = self.league.version(vid)
+        assert v is not None, vid
+        return v
+
+    def _step(self, v: VersionRecord, name: str, status: str, summary: str, details: list[str] | None = None,
               log: str | None = None) -> None:
-        steps = [s for s in self.league.version(v["id"])["steps"] if s["name"] != name]
-        steps.append({"name": name, "status": status, "summary": summary, "details": details or [],
-                      "log": log})
+        steps = [s for s in self._version(v["id"])["steps"] if s["name"] != name]
+        steps.append(StepRecord(name=name, status=status, summary=summary, details=details or [], log=log))
         self.league.set_steps(v["id"], steps)
 
-    async def _build(self, v: dict[str, Any]) -> bool:
+    async def _build(self, v: VersionRecord) -> bool:
         folder = self.bot_folder(v["id"])
         build = v["manifest"].get("build")
         if build:
@@ -382,7 +417,7 @@ class LeagueRunner:
             manifest = BotManifest(name=None, game=None, run=v["manifest"]["run"], build=None)
             argv = run_argv(manifest, folder)
             command = shlex.join(argv)
-            self.spec_of({"id": v["id"], "command": command, "label": v["label"]})
+            self._spec(v["id"], command, v["label"])
         except (UploadError, ValueError) as exc:
             self._step(v, "build", "FAIL", f"the run command cannot be used: {exc}")
             self._reject(v["id"], f"run command: {exc}")
@@ -421,7 +456,7 @@ class LeagueRunner:
         built.rename(folder)
         return True, f"built in {time.monotonic() - started:.1f} s", log
 
-    async def _quarantine(self, v: dict[str, Any]) -> bool:
+    async def _quarantine(self, v: VersionRecord) -> bool:
         self.log(f"Quarantine of {v['label']} ({v['game']})")
         try:
             plan = make_plan(v["game"], self.spec_of(v), matches=self.settings.quarantine_matches,
@@ -431,47 +466,43 @@ class LeagueRunner:
             self._reject(v["id"], str(exc))
             return False
         plan.pseudonyms = True  # as in the league's tournaments: the bot cannot tell the two apart by names
-        steps: list[dict[str, Any]] = []
-        done_lines = lambda: [f"step {s['number']} {s['status']} {s['title']}: {s['summary']}"  # noqa: E731
-                              for s in steps]
-        where = {"text": "starting"}
+        progress = _QuarantineProgress(
+            lambda where, done: self._step(v, "quarantine", "RUNNING", where, details=done))
+        report = await self._run_quarantine(plan, v["id"], progress)
+        if report is None:
+            return self._quarantine_too_long(v, plan, progress)
+        return self._quarantine_verdict(v, report, progress.details())
 
-        def on_step(step: StepResult) -> None:
-            steps.append({"number": step.number, "title": step.title, "status": step.status,
-                          "summary": step.summary, "details": step.details})
-            where["text"] = f"step {step.number} {step.status}: {step.title}"
-            self._step(v, "quarantine", "RUNNING", where["text"], details=done_lines())
-
-        def on_match(step: int, done: int, total: int) -> None:
-            # Progress within a step: a slow bot's quarantine is seen moving.
-            where["text"] = f"step {step}: {done} of {total} matches played"
-            self._step(v, "quarantine", "RUNNING", where["text"], details=done_lines())
-
-        work = self.files / "work" / f"v{v['id']}-quarantine"
+    async def _run_quarantine(self, plan: Plan, vid: int, progress: _QuarantineProgress) -> QuarantineReport | None:
+        """The quarantine, in a work folder of its own (removed after); None
+        when it took longer than the league's limit for a whole quarantine."""
+        work = self.files / "work" / f"v{vid}-quarantine"
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(mode=0o700)
-        limit = self.settings.quarantine_seconds
         try:
-            with trio.move_on_after(limit) as scope:
-                report = await run_quarantine(plan, work, on_step, self.host, on_match)
+            with trio.move_on_after(self.settings.quarantine_seconds):
+                return await run_quarantine(plan, work, progress.on_step, self.host, progress.on_match)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-        if scope.cancelled_caught:
-            summary = (f"it took longer than {limit:g} s in all, the league's limit for a whole quarantine "
-                       f"(stopped at {where['text']}); a bot that answers well within the {plan.timeout:g} s "
-                       "per reply is expected")
-            self._step(v, "quarantine", "FAIL", summary, details=done_lines())
-            self._reject(v["id"], f"quarantine stopped: {summary}")
-            self.log(f"Quarantine of {v['label']} ({v['game']}) stopped after {limit:g} s")
-            return False
+        return None
+
+    def _quarantine_too_long(self, v: VersionRecord, plan: Plan, progress: _QuarantineProgress) -> bool:
+        limit = self.settings.quarantine_seconds
+        summary = (f"it took longer than {limit:g} s in all, the league's limit for a whole quarantine "
+                   f"(stopped at {progress.where}); a bot that answers well within the {plan.timeout:g} s "
+                   "per reply is expected")
+        self._step(v, "quarantine", "FAIL", summary, details=progress.lines())
+        self._reject(v["id"], f"quarantine stopped: {summary}")
+        self.log(f"Quarantine of {v['label']} ({v['game']}) stopped after {limit:g} s")
+        return False
+
+    def _quarantine_verdict(self, v: VersionRecord, report: QuarantineReport, details: list[str]) -> bool:
+        """The version's state after its quarantine ran to the end: True when it passed."""
         failed = report.failed_step
-        details = []
-        for s in steps:
-            details.append(f"step {s['number']} {s['status']} {s['title']}" + (f": {s['summary']}" if s["summary"] else ""))
-            details += ["    " + d for d in s["details"]]
         if report.game_error is not None:
             # The game broke, not the bot: no verdict on the bot. It stays built, and its quarantine
             # runs again when the league restarts (or an admin re-runs it) once the game is fixed.
+            assert failed is not None  # the step the game's failure stopped is a FAIL all the same
             summary = (f"not judged: the game's own code failed at step {failed.number} ({report.game_error}); "
                        "the bot stays in line for its quarantine")
             self._step(v, "quarantine", "ERROR", summary, details=details)
@@ -488,7 +519,7 @@ class LeagueRunner:
         self.league.set_state(v["id"], "quarantined")
         return True
 
-    def _activate(self, v: dict[str, Any]) -> None:
+    def _activate(self, v: VersionRecord) -> None:
         # The newest version of a bot plays; older ones keep their record.
         for old in self.league.versions("v.bot=? AND v.state='active'", (v["bot"],)):
             self.league.set_state(old["id"], "retired", f"replaced by v{v['number']}")
@@ -525,7 +556,7 @@ class LeagueRunner:
 
     # -- tournaments -----------------------------------------------------------------
 
-    def owners_apart(self, pool: list[dict[str, Any]]) -> tuple[int, ...]:
+    def owners_apart(self, pool: list[VersionRecord]) -> tuple[int, ...]:
         """A group per version of ``pool``: no table seats two of one group. Bots
         of one owner could pass each other cards through what the machine lets
         seats share (docs/sandbox.md); an admin's bots (the organiser's, such
@@ -533,14 +564,18 @@ class LeagueRunner:
         admins = {u["id"] for u in self.league.users() if u["admin"]}
         return tuple(-p["id"] if p["owner"] in admins else p["owner"] for p in pool)
 
-    def spec_of(self, version: dict[str, Any]) -> BotSpec:
-        """A built version as the sandbox runs it: its run command, and its folder
-        as the one place of the host it is shown besides the system (its words
-        are never looked up in the server's own files)."""
-        folder = str(self.bot_folder(version["id"]).resolve())
-        return BotSpec.parse(version["command"], name=version["label"], files=((folder, True),))
+    def spec_of(self, version: VersionRecord) -> BotSpec:
+        """A built version as the sandbox runs it (see ``_spec``)."""
+        assert version["command"] is not None, f"{version['label']} is not built"
+        return self._spec(version["id"], version["command"], version["label"])
 
-    def _specs(self, pool: list[dict[str, Any]]) -> list[BotSpec]:
+    def _spec(self, vid: int, command: str, label: str) -> BotSpec:
+        """Version ``vid``'s run command, with its folder as the one place of the host
+        it is shown besides the system (its words are never looked up in the server's own files)."""
+        folder = str(self.bot_folder(vid).resolve())
+        return BotSpec.parse(command, name=label, files=((folder, True),))
+
+    def _specs(self, pool: list[VersionRecord]) -> list[BotSpec]:
         return [self.spec_of(p) for p in pool]
 
     def _given(self, game: str, **extra: Any) -> dict[str, Any]:
@@ -552,14 +587,14 @@ class LeagueRunner:
 
     async def placement(self, vid: int) -> int | None:
         """A gauntlet of the new version against the pool, so that it gets a rating at once."""
-        v = self.league.version(vid)
+        v = self._version(vid)
         pool = self.league.pool(v["game"])
         if vid not in {p["id"] for p in pool}:
             return None  # replaced, paused or retired since
         return await self.tournament(v["game"], "placement", version=vid, pool=pool)
 
     async def tournament(self, game: str, kind: str, *, version: int | None = None,
-                         pool: list[dict[str, Any]] | None = None) -> int | None:
+                         pool: list[VersionRecord] | None = None) -> int | None:
         """Plan, store and play one tournament over the pool of ``game``; None when too few bots."""
         pool = self.league.pool(game) if pool is None else pool
         specs = self._specs(pool)
@@ -588,7 +623,9 @@ class LeagueRunner:
                 return None
             tid = create_tournament(self.store, config)
             self.league.add_tournament(tid, kind, version)
-            for p, entrant in zip(pool, self.store.tournament(tid)["entrants"]):
+            stored = self.store.tournament(tid)
+            assert stored is not None  # created just above
+            for p, entrant in zip(pool, stored["entrants"]):
                 if p["store_bot"] is None:
                     self.league.set_state(p["id"], p["state"], p["message"], store_bot=entrant["bot"])
             await self._play(config, plugin, tid, kind, locked=True)

@@ -82,7 +82,9 @@ def log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def serve(options: ServeOptions) -> int:
+def _checked_games(options: ServeOptions) -> list[str]:
+    """The games the league plays (all with sample bots, by default), once every
+    option about them is known to work: refused here, not at the first submission."""
     known = games_with_manifests()
     games = options.games or known
     for g in games:
@@ -91,16 +93,38 @@ def serve(options: ServeOptions) -> int:
             raise UsageError(f"--game {g!r}: not an installed game with sample bots (installed: {', '.join(known)})")
         if colon:  # a variant (GAME:NAME): one that loads
             load_plugin(g)
-    for g, given in options.params.items():
+    _check_params(options.params, games)
+    check_limits(timeout=options.timeout, startup_timeout=10.0, budget=None)
+    for g in games:
+        _check_quarantine(g, options)
+    return games
+
+
+def _check_params(params: dict[str, list[str]], games: list[str]) -> None:
+    """Every --param GAME.KEY=VALUE names a game of the league and a value it takes."""
+    for g, given in params.items():
         if g not in games:
             raise UsageError(f"--param {g}.…: {g!r} is not a game of this league ({', '.join(games)})")
         try:
             game_params(load_plugin(g), {**manifest_params(g), **dict(parse_param(p) for p in given)}, keys=True)
         except UsageError as exc:
             raise UsageError(f"--param {g}.…: {exc}") from None
-    check_limits(timeout=options.timeout, startup_timeout=10.0, budget=None)
-    for g in games:
-        _check_quarantine(g, options)
+
+
+def _settings(options: ServeOptions, games: list[str], level: str) -> LeagueSettings:
+    """The runner's settings: the options, with the sandbox ``level`` the host resolved."""
+    return LeagueSettings(
+        every=options.every, jobs=options.jobs, cluster=options.cluster,
+        cluster_certs=options.cluster_certs, sandbox=level, games=games, params=options.params,
+        rounds=options.rounds, timeout=options.timeout, quarantine_matches=options.quarantine_matches,
+        placement_matches=options.placement_matches,
+        build_seconds=options.build_seconds, limits=UploadLimits(max_upload_bytes=options.max_upload_bytes),
+        pipeline_jobs=options.pipeline_jobs, quarantine_seconds=options.quarantine_seconds,
+        min_free=options.min_free_bytes, pool_limit=options.pool_limit, play_idle=options.play_idle)
+
+
+def serve(options: ServeOptions) -> int:
+    games = _checked_games(options)
     if options.check:
         level = resolve_level(options.sandbox, untrusted=True, warn=log)
         where = f"cluster {options.cluster}" if options.cluster else f"jobs {options.jobs}"
@@ -124,15 +148,7 @@ def serve(options: ServeOptions) -> int:
     except BaseException:
         host.close()
         raise
-    settings = LeagueSettings(
-        every=options.every, jobs=options.jobs, cluster=options.cluster,
-        cluster_certs=options.cluster_certs, sandbox=host.level, games=games, params=options.params,
-        rounds=options.rounds, timeout=options.timeout, quarantine_matches=options.quarantine_matches,
-        placement_matches=options.placement_matches,
-        build_seconds=options.build_seconds, limits=UploadLimits(max_upload_bytes=options.max_upload_bytes),
-        pipeline_jobs=options.pipeline_jobs, quarantine_seconds=options.quarantine_seconds,
-        min_free=options.min_free_bytes, pool_limit=options.pool_limit, play_idle=options.play_idle)
-    runner = LeagueRunner(league, store, host, settings, log=log)
+    runner = LeagueRunner(league, store, host, _settings(options, games, host.level), log=log)
     site = Site(league, runner, submit_limit=options.submit_limit, secure_cookies=options.secure_cookies)
     log(f"Sandbox: {host.describe()}")
     try:
@@ -191,15 +207,16 @@ def _demo(site: Site) -> None:
         f.write(token + "\n")
     log(f"Demo admin 'demo', token: {token} (also in {site.store.data_dir / 'demo-token'})")
     user = league.user_by_token(token)
+    assert user is not None  # added just above
     played = site.runner.settings.games
     # a game's demo bots play its variants too (GAME:NAME)
-    for game, name, filename, data in [(g, *rest) for base, *rest in demo_submissions()
-                                       for g in played if g == base or g.startswith(base + ":")]:
-        try:
-            out = submit_bot(site, user, game, name, filename, data, limited=False)
-            log(f"Demo: submitted {out['label']} ({game})")
-        except Exception as exc:  # a demo bot that cannot be read is reported, not fatal
-            log(f"Demo: could not submit {name} ({game}): {getattr(exc, 'detail', exc)}")
+    for base, name, filename, data in demo_submissions():
+        for game in [g for g in played if g == base or g.startswith(base + ":")]:
+            try:
+                out = submit_bot(site, user, game, name, filename, data, limited=False)
+                log(f"Demo: submitted {out['label']} ({game})")
+            except Exception as exc:  # a demo bot that cannot be read is reported, not fatal
+                log(f"Demo: could not submit {name} ({game}): {getattr(exc, 'detail', exc)}")
 
 
 def demo_submissions() -> list[tuple[str, str, str, bytes]]:

@@ -20,7 +20,7 @@ import json
 from collections import defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from protocols import GamePlugin
 
@@ -35,6 +35,16 @@ CHART_POINTS = 500
 
 class _Stop(Exception):
     """The replay cannot follow the transcript further; the words say why."""
+
+
+class StepRow(TypedDict):
+    """A row of the steps table: what ``seat`` was told up to its reply, and that reply."""
+
+    n: int  # the transcript line it starts at
+    seat: int
+    told: list[str]
+    did: str | None  # None: no reply (yet)
+    hand: NotRequired[int | None]  # from 1; set by ``read_back`` once the replay says where each hand ends
 
 
 @dataclass(slots=True)
@@ -52,7 +62,7 @@ class ReadBack:
     #: each seat's running payoff at each of ``xs``
     totals: list[list[float]] = field(default_factory=list)
     #: rows ``{"n", "seat", "hand", "told", "did"}`` in transcript order, the first STEP_ROWS
-    steps: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[StepRow] = field(default_factory=list)
     #: the rows in all
     steps_total: int = 0
     #: the replay reached the dialogue's end (else ``problem`` says where it stopped)
@@ -92,21 +102,22 @@ def words(line: str) -> str:
 
 
 def _steps(plugin: GamePlugin, params: Any, lines: Sequence[tuple[int, str, str]],
-           limit: int) -> tuple[list[dict[str, Any]], int]:
+           limit: int) -> tuple[list[StepRow], int]:
     """The transcript's rows: per seat, what it was told up to a reply, and
     that reply; told in the words of the game's ``seat_view`` where it has
     them. The first ``limit`` rows, and how many there are in all (the rest
     are counted, never kept: a page shows the first ones)."""
     views: dict[int, Any] = {}
-    rows: list[dict[str, Any]] = []
-    open_row: dict[int, dict[str, Any] | None] = {}  # a seat's row until its reply; None past the limit
+    rows: list[StepRow] = []
+    open_row: dict[int, StepRow | None] = {}  # a seat's row until its reply; None past the limit
     count = 0
     for n, (seat, direction, text) in enumerate(lines):
         if seat not in open_row:  # (a reply nobody asked for shows on a row of its own)
             count += 1
-            open_row[seat] = {"n": n, "seat": seat, "told": [], "did": None} if count <= limit else None
-            if count <= limit:
-                rows.append(open_row[seat])  # type: ignore[arg-type]
+            new = StepRow(n=n, seat=seat, told=[], did=None) if count <= limit else None
+            if new is not None:
+                rows.append(new)
+            open_row[seat] = new
         row = open_row[seat]
         if direction == "->":
             if row is not None:
@@ -146,14 +157,7 @@ def read_back(plugin: GamePlugin, params: Any, seed: str | None, names: Sequence
     may have been told (the league tells pseudonyms, a friendly the names),
     tried in turn until one gives the transcript's lines."""
     unit = plugin.units(params)["hands"]
-    best: ReadBack | None = None
-    tries = [(list(told), index) for told in names for index in _match_indexes(lines, len(told))]
-    for told, index in tries if seed is not None else ():
-        got = _replay(plugin, params, seed, told, index, lines, unit)
-        if best is None or got.reached > best.reached:
-            best = got
-        if got.complete:
-            break
+    best = _best_replay(plugin, params, seed, names, lines, unit) if seed is not None else None
     out = best or ReadBack(unit=unit, problem="the match's seed is not stored")
     out.steps, out.steps_total = _steps(plugin, params, lines, STEP_ROWS)
     out.hands_word, out.payoff_word = unit, plugin.units(params)["payoff"]
@@ -164,6 +168,21 @@ def read_back(plugin: GamePlugin, params: Any, seed: str | None, names: Sequence
         row["hand"] = done + 1 if done is not None and last is not None and done < last else None
     out.hand_at = {}
     return out
+
+
+def _best_replay(plugin: GamePlugin, params: Any, seed: str, names: Sequence[Sequence[str]],
+                 lines: Sequence[tuple[int, str, str]], unit: str) -> ReadBack | None:
+    """The replay that follows the transcript furthest, over every list of
+    names and ``match_index`` the match may have been opened with; the first complete one."""
+    best: ReadBack | None = None
+    tries = [(list(told), index) for told in names for index in _match_indexes(lines, len(told))]
+    for told, index in tries:
+        got = _replay(plugin, params, seed, told, index, lines, unit)
+        if best is None or got.reached > best.reached:
+            best = got
+        if got.complete:
+            break
+    return best
 
 
 def _match_indexes(lines: Sequence[tuple[int, str, str]], seats: int) -> list[Any]:

@@ -26,7 +26,7 @@ import tomllib
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -412,58 +412,86 @@ class _Scan:
 
 def _scan(kind: str, data: bytes, limits: UploadLimits) -> _Scan:
     """Every per-entry check, without writing anything."""
-    entries: list[_Entry] = []
-    manifests: dict[tuple[str, ...], bytes | int] = {}
-    seen: dict[tuple[str, ...], _Entry] = {}
-    files: set[tuple[str, ...]] = set()
-    dirs: set[tuple[str, ...]] = set()
+    scan = _Scan([], {})
+    places = _Places()
     total = 0
     for count, member in enumerate(_members(kind, data, limits), 1):
-        raw = member.raw
-        if count > limits.max_files:
-            raise UploadError(
-                f"archive has more than {limits.max_files} entries ({raw!r} is entry {count}); "
-                f"at most {limits.max_files} files and folders are expected"
-            )
-        parts = _normalise(raw, limits)
-        if member.kind not in ("file", "dir"):
-            raise UploadError(f"archive entry {raw!r} is {member.kind} (only regular files and folders are accepted)")
+        parts = _member_parts(member, count, limits)
+        if parts is None:
+            continue
         is_dir = member.kind == "dir"
-        if not parts:
-            if is_dir:
-                continue  # "./" in a tar made with `tar -C bot .`
-            raise UploadError(f"archive entry {raw!r} is a file without a name (a path inside the archive is expected)")
-        if member.problem and not is_dir:
-            raise UploadError(f"archive entry {raw!r} {member.problem}")
         size = 0 if is_dir else member.size
         total += size
-        if total > limits.max_total_bytes:
-            raise UploadError(
-                f"archive entry {raw!r} is {_size(size)}, which brings the files to {_size(total)}; "
-                f"at most {_size(limits.max_total_bytes)} in all is expected"
-            )
-        if total > _RATIO_FLOOR and total / len(data) > limits.max_ratio:
-            raise UploadError(
-                f"archive inflates from {_size(len(data))} to {_size(total)} by entry {raw!r}, "
-                f"a ratio of {total / len(data):.0f}; at most {limits.max_ratio:g} is expected"
-            )
-        if parts in seen:
-            raise UploadError(f"archive entry {raw!r} appears twice (as {seen[parts].raw!r} before); each path once is expected")
+        _check_total(member.raw, size, total, len(data), limits)
+        entry = _Entry(member.raw, parts, is_dir, member.executable and not is_dir, size)
+        places.take(entry)
+        scan.entries.append(entry)
+        if not is_dir and parts[-1] == MANIFEST and len(parts) <= 2:
+            scan.manifests[parts] = _read_small(member)
+    return scan
+
+
+def _member_parts(member: _Member, count: int, limits: UploadLimits) -> tuple[str, ...] | None:
+    """The checks of one entry on its own: its number, name, kind; its path
+    inside the archive, or None for the archive's root folder (skipped)."""
+    raw = member.raw
+    if count > limits.max_files:
+        raise UploadError(
+            f"archive has more than {limits.max_files} entries ({raw!r} is entry {count}); "
+            f"at most {limits.max_files} files and folders are expected"
+        )
+    parts = _normalise(raw, limits)
+    if member.kind not in ("file", "dir"):
+        raise UploadError(f"archive entry {raw!r} is {member.kind} (only regular files and folders are accepted)")
+    is_dir = member.kind == "dir"
+    if not parts:
+        if is_dir:
+            return None  # "./" in a tar made with `tar -C bot .`
+        raise UploadError(f"archive entry {raw!r} is a file without a name (a path inside the archive is expected)")
+    if member.problem and not is_dir:
+        raise UploadError(f"archive entry {raw!r} {member.problem}")
+    return parts
+
+
+def _check_total(raw: str, size: int, total: int, upload: int, limits: UploadLimits) -> None:
+    """The files so far (``total`` bytes, entry ``raw`` the last) within the
+    limits on their sum and on how much the ``upload`` bytes inflate."""
+    if total > limits.max_total_bytes:
+        raise UploadError(
+            f"archive entry {raw!r} is {_size(size)}, which brings the files to {_size(total)}; "
+            f"at most {_size(limits.max_total_bytes)} in all is expected"
+        )
+    if total > _RATIO_FLOOR and total / upload > limits.max_ratio:
+        raise UploadError(
+            f"archive inflates from {_size(upload)} to {_size(total)} by entry {raw!r}, "
+            f"a ratio of {total / upload:.0f}; at most {limits.max_ratio:g} is expected"
+        )
+
+
+@dataclass
+class _Places:
+    """The paths an archive's entries have taken so far: each path once, and
+    never a file where another entry needs a folder (or the other way round)."""
+
+    seen: dict[tuple[str, ...], _Entry] = field(default_factory=dict)
+    files: set[tuple[str, ...]] = field(default_factory=set)
+    dirs: set[tuple[str, ...]] = field(default_factory=set)  # declared, and every file's folders
+
+    def take(self, entry: _Entry) -> None:
+        raw, parts = entry.raw, entry.parts
+        if parts in self.seen:
+            raise UploadError(f"archive entry {raw!r} appears twice (as {self.seen[parts].raw!r} before); "
+                              "each path once is expected")
         for i in range(1, len(parts)):
-            if parts[:i] in files:
+            if parts[:i] in self.files:
                 raise UploadError(
                     f"archive entry {raw!r} is inside {'/'.join(parts[:i])!r}, which is a file; a folder is expected there"
                 )
-        if not is_dir and parts in dirs:
+        if not entry.is_dir and parts in self.dirs:
             raise UploadError(f"archive entry {raw!r} is a file where other entries need a folder; a folder is expected there")
-        entry = _Entry(raw, parts, is_dir, member.executable and not is_dir, size)
-        seen[parts] = entry
-        entries.append(entry)
-        (dirs if is_dir else files).add(parts)
-        dirs.update(parts[:i] for i in range(1, len(parts)))
-        if not is_dir and parts[-1] == MANIFEST and len(parts) <= 2:
-            manifests[parts] = _read_small(member)
-    return _Scan(entries, manifests)
+        self.seen[parts] = entry
+        (self.dirs if entry.is_dir else self.files).add(parts)
+        self.dirs.update(parts[:i] for i in range(1, len(parts)))
 
 
 def _read_small(member: _Member) -> bytes | int:

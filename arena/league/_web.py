@@ -31,8 +31,9 @@ import secrets
 import shutil
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, TypeVar
 
 import trio
 from starlette.applications import Starlette
@@ -51,11 +52,11 @@ from protocols.seatview import card_text
 from .._checks import current_names
 from .._games import PluginLoadError, load_game
 from ..results._report import format_words, replay_command, standings_of
-from ..results._store import shown_seed
+from ..results._store import FaultRecord, MatchRecord, TournamentRecord, shown_seed
 from .._seeds import pseudonyms
 from ._charts import cumulative, lines_chart, sparkline
 from ._steps import ReadBack, read_back
-from ._db import League
+from ._db import League, LeagueBotRecord, UserRecord, VersionRecord
 from ._friendly import Friendlies
 from ._ratings import Z95, Ratings
 from ._runner import LeagueRunner
@@ -130,7 +131,7 @@ class Site:
 
 
 class Auth:
-    def __init__(self, user: dict[str, Any] | None, csrf: str | None, bearer: bool = False) -> None:
+    def __init__(self, user: UserRecord | None, csrf: str | None, bearer: bool = False) -> None:
         self.user, self.csrf, self.bearer = user, csrf, bearer
 
     @property
@@ -167,7 +168,7 @@ async def _form(request: Request, auth: Auth, max_part: int = 64 * 1024) -> Any:
     return form
 
 
-def _need_user(auth: Auth) -> dict[str, Any]:
+def _need_user(auth: Auth) -> UserRecord:
     if auth.user is None:
         raise HTTPException(401, "log in first (with the token `arena users add` printed)")
     return auth.user
@@ -222,7 +223,7 @@ async def leaderboard(request: Request) -> Response:
     return _render(site, request, "leaderboard.html", data, auth)
 
 
-def _fault_words(f: dict[str, Any], names: list[str], private: bool) -> dict[str, Any]:
+def _fault_words(f: FaultRecord, names: list[str], private: bool) -> dict[str, Any]:
     where = f" in hand {f['hand']}" if f.get("hand") is not None else ""
     out = {"seat": f["seat"], "bot": names[f["seat"]] if f["seat"] < len(names) else f.get("bot"),
            "kind": f["kind"], "words": f"{f['kind']}{where}: {f['detail']}",
@@ -232,7 +233,7 @@ def _fault_words(f: dict[str, Any], names: list[str], private: bool) -> dict[str
     return out
 
 
-def _match_summary(m: dict[str, Any], names: list[str]) -> dict[str, Any]:
+def _match_summary(m: MatchRecord, names: list[str]) -> dict[str, Any]:
     return {"id": m["id"], "tournament": m["tournament"], "round": m["round"], "seed": shown_seed(m),
             "status": m["status"], "entrants": [names[i] for i in m["seats"]], "scores": m["scores"],
             "faults": [_fault_words(f, [names[i] for i in m["seats"]], False) for f in m["faults"]],
@@ -262,6 +263,7 @@ async def bot_page(request: Request) -> Response:
     matches = []
     for p in recent:
         m = site.store.match(p.match)
+        assert m is not None  # rated, so stored
         names = [labels.get(x, "?") for x in p.versions]
         faults = [_fault_words(f, names, mine and p.versions[f["seat"]] in ids) for f in m["faults"]]
         matches.append({"id": p.match, "tournament": p.tournament, "entrants": names, "scores": p.scores,
@@ -285,7 +287,7 @@ async def head_to_head(request: Request) -> Response:
     return _render(site, request, "h2h.html", data, auth)
 
 
-def _entrant_versions(site: Site, t: dict[str, Any]) -> list[dict[str, Any] | None]:
+def _entrant_versions(site: Site, t: TournamentRecord) -> list[VersionRecord | None]:
     by_store = {v["store_bot"]: v for v in site.league.versions("v.store_bot IS NOT NULL")}
     return [by_store.get(e["bot"]) for e in t["entrants"]]
 
@@ -296,7 +298,7 @@ async def match_page(request: Request) -> Response:
     m = site.store.match(request.path_params["match"])
     if m is None or m["tournament"] not in site.league.tournament_kinds():
         raise HTTPException(404, "no such match")
-    t = site.store.tournament(m["tournament"])
+    t = _tournament_of(site, m)
     versions = _entrant_versions(site, t)
     seated = [versions[i] for i in m["seats"]]
     names = [v["label"] if v else t["entrants"][i]["name"] for v, i in zip(seated, m["seats"])]
@@ -312,7 +314,7 @@ async def match_page(request: Request) -> Response:
     hands = await trio.to_thread.run_sync(_hands, t["game"], m.get("transcript"))
     steps = None if hands else await _steps_of(t, m, len(names))
     seats = [{"seat": s, "name": name, "bot": v["bot"] if v else None, "version": v["id"] if v else None,
-              "score": (m["scores"] or [None] * len(names))[s], "payoff": (m["payoffs"] or [None] * len(names))[s],
+              "score": m["scores"][s] if m["scores"] else None, "payoff": m["payoffs"][s] if m["payoffs"] else None,
               "stderr": f"/matches/{m['id']}/stderr/{s}" if private[s] else None}
              for s, (name, v) in enumerate(zip(names, seated))]
     data = {
@@ -332,14 +334,20 @@ async def match_page(request: Request) -> Response:
     return _render(site, request, "match.html", data, auth)
 
 
-def _match_facts(t: dict[str, Any], m: dict[str, Any]) -> dict[str, Any]:
+def _tournament_of(site: Site, m: MatchRecord) -> TournamentRecord:
+    t = site.store.tournament(m["tournament"])
+    assert t is not None  # a match's tournament is stored before it (a foreign key)
+    return t
+
+
+def _match_facts(t: TournamentRecord, m: MatchRecord) -> dict[str, Any]:
     return {"id": m["id"], "tournament": m["tournament"], "round": m["round"], "index": m["idx"],
             "seed": shown_seed(m), "status": m["status"], "hands": m["hands"], "completed": m["completed"],
             "finished": m["finished"], "game": t["game"], "params": _params_now(t),
             "hands_word": _hands_word(t["game"], t["params"])}
 
 
-def _replay_of(t: dict[str, Any], m: dict[str, Any], local: list[tuple[str, str]]) -> str | None:
+def _replay_of(t: TournamentRecord, m: MatchRecord, local: list[tuple[str, str]]) -> str | None:
     """The command that plays the match again, once its seed may be shown."""
     if shown_seed(m) is None:
         return None
@@ -348,7 +356,7 @@ def _replay_of(t: dict[str, Any], m: dict[str, Any], local: list[tuple[str, str]
                           t.get("lifetime", "match"))
 
 
-async def _steps_of(t: dict[str, Any], m: dict[str, Any], seats: int) -> Any:
+async def _steps_of(t: TournamentRecord, m: MatchRecord, seats: int) -> Any:
     """A game that draws no hands: its dialogue read back (arena.league._steps), off the event loop."""
     told = (tuple(pseudonyms(m["seed"], seats)) if m.get("seed") is not None else (),
             tuple(t["entrants"][i]["name"] for i in m["seats"]))
@@ -368,7 +376,17 @@ def _line_number(request: Request, key: str) -> int:
     return int(given)
 
 
-def _transcript(path: str | None) -> list[dict[str, Any]]:
+class TranscriptLine(TypedDict):
+    """A line of a stored transcript as the match page shows it (a line that is no message: seat None)."""
+
+    n: int
+    t: str  # seconds since the match began, as written
+    seat: int | None
+    dir: str  # -> (to the seat) or <- (its reply)
+    text: str
+
+
+def _transcript(path: str | None) -> list[TranscriptLine]:
     """A stored match's transcript, parsed. Cached by the file's size and
     time: a file read while it was missing or still being written (a page
     asked for early) is read again once it changes, never served stale."""
@@ -387,19 +405,19 @@ def _stamp(path: str | None) -> tuple[int, int] | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _read_transcript(path: str, stamp: tuple[int, int]) -> list[dict[str, Any]]:
+def _read_transcript(path: str, stamp: tuple[int, int]) -> list[TranscriptLine]:
     out = []
     try:
         with gzip.open(path, "rt", encoding="utf-8", errors="backslashreplace") as f:
             for n, raw in enumerate(f):
                 if n >= TRANSCRIPT_LINES:
-                    out.append({"n": n, "t": "", "seat": None, "dir": "", "text": "(transcript cut here)"})
+                    out.append(TranscriptLine(n=n, t="", seat=None, dir="", text="(transcript cut here)"))
                     break
                 m = re.match(r"\[\s*([\d.]+)\] seat (\d+) (->|<-) ?(.*)$", raw.rstrip("\n"))
                 if m:
-                    out.append({"n": n, "t": m[1], "seat": int(m[2]), "dir": m[3], "text": m[4]})
+                    out.append(TranscriptLine(n=n, t=m[1], seat=int(m[2]), dir=m[3], text=m[4]))
                 else:
-                    out.append({"n": n, "t": "", "seat": None, "dir": "", "text": raw.rstrip("\n")})
+                    out.append(TranscriptLine(n=n, t="", seat=None, dir="", text=raw.rstrip("\n")))
     except (OSError, EOFError):
         return []
     return out
@@ -444,7 +462,7 @@ def _read_back_cached(game: str, params: str, seed: str | None, told: tuple[tupl
                      [(ln["seat"], ln["dir"], ln["text"]) for ln in lines if ln["seat"] is not None])
 
 
-def _steps_shown(rb: ReadBack, m: dict[str, Any]) -> dict[str, Any]:
+def _steps_shown(rb: ReadBack, m: MatchRecord) -> dict[str, Any]:
     """What the match page shows of a read-back match (and its JSON twin): the
     chart's points, from the stored result alone when the replay had none."""
     xs, totals, words = rb.xs, rb.totals, None
@@ -460,11 +478,10 @@ async def match_stderr(request: Request) -> Response:
     site: Site = request.app.state.site
     auth = _auth(site, request)
     m = site.store.match(request.path_params["match"])
-    seat = request.path_params["seat"]
+    seat: int = request.path_params["seat"]
     if m is None or m["tournament"] not in site.league.tournament_kinds() or seat >= len(m["seats"]):
         raise HTTPException(404, "no such match or seat")
-    t = site.store.tournament(m["tournament"])
-    v = _entrant_versions(site, t)[m["seats"][seat]]
+    v = _entrant_versions(site, _tournament_of(site, m))[m["seats"][seat]]
     if v is None or not auth.owns(v["owner"]):
         raise HTTPException(403, "a bot's stderr is shown to its owner only")
     path = Path(m["log_dir"] or "") / f"seat{seat}.stderr.log"
@@ -480,12 +497,12 @@ async def tournaments_page(request: Request) -> Response:
     auth = _auth(site, request)
     kinds = site.league.tournament_kinds()
     rows = []
-    for t in reversed(site.store.tournaments()):
+    for t in site.store.tournaments()[::-1]:  # newest first (through reversed() here, mypy lost t's type)
         if t["id"] not in kinds:
             continue
         live = site.runner.live.get(t["id"])
         total, done = site.store.match_counts(t["id"])
-        rows.append({"id": t["id"], "game": t["game"], "kind": kinds[t["id"]][0], "status": t["status"],
+        rows.append({"id": t["id"], "game": t["game"], "kind": kinds[t["id"]].kind, "status": t["status"],
                      "entrants": len(t["entrants"]), "matches": total, "done": done,
                      "playing": live is not None, "seed": shown_seed(t)})
         if len(rows) >= 100:
@@ -494,7 +511,7 @@ async def tournaments_page(request: Request) -> Response:
     return _render(site, request, "tournaments.html", data, auth)
 
 
-def _params_now(t: dict[str, Any]) -> dict[str, Any]:
+def _params_now(t: TournamentRecord) -> dict[str, Any]:
     """A stored tournament's parameters under their current names (a renamed one, docs/vocabulary.md)."""
     try:
         return current_names(load_game(t["game"]).Params, t["params"])
@@ -525,7 +542,7 @@ async def tournament_page(request: Request) -> Response:
     settings = t["settings"]
     rules = {"rounds": t["rounds"], "lifetime": t.get("lifetime", "match"), "timeout (s)": settings.get("timeout"),
              "seats per match": settings.get("seats")}
-    data = {"tournament": {"id": tid, "game": t["game"], "kind": kinds[tid][0], "status": t["status"],
+    data = {"tournament": {"id": tid, "game": t["game"], "kind": kinds[tid].kind, "status": t["status"],
                            "seed": shown_seed(t), "params": _params_now(t), "entrants": names,
                            "matches": len(matches), "done": len(done),
                            "playing": tid in site.runner.live,
@@ -579,8 +596,20 @@ async def logout(request: Request) -> Response:
 # -- submissions ---------------------------------------------------------------------------
 
 
-def submit_bot(site: Site, user: dict[str, Any], game: str, name: str, filename: str, data: bytes,
-               *, limited: bool = True) -> dict[str, Any]:
+class Submitted(TypedDict):
+    """What a submission answers (``POST /api/bots``, its JSON)."""
+
+    bot: int
+    version: int
+    number: int
+    label: str
+    game: str
+    state: str
+    url: str  # the bot's page
+
+
+def submit_bot(site: Site, user: UserRecord, game: str, name: str, filename: str, data: bytes,
+               *, limited: bool = True) -> Submitted:
     """Check an upload and store it as a new version; raises HTTPException with a sentence.
 
     Nothing is stored unless every check passed. ``limited``: counts against
@@ -611,8 +640,9 @@ def submit_bot(site: Site, user: dict[str, Any], game: str, name: str, filename:
         shutil.rmtree(work, ignore_errors=True)
     site.runner.submitted(vid)
     v = site.league.version(vid)
-    return {"bot": bot, "version": vid, "number": v["number"], "label": v["label"], "game": game,
-            "state": v["state"], "url": f"/bots/{bot}"}
+    assert v is not None  # stored just above
+    return Submitted(bot=bot, version=vid, number=v["number"], label=v["label"], game=game,
+                     state=v["state"], url=f"/bots/{bot}")
 
 
 def _refusal(site: Site, what: str) -> str:
@@ -625,7 +655,7 @@ def _refuse_without_room(site: Site, what: str) -> None:
         raise HTTPException(507, _refusal(site, what))
 
 
-def _store_upload(site: Site, user: dict[str, Any], game: str, name: str, filename: str, data: bytes,
+def _store_upload(site: Site, user: UserRecord, game: str, name: str, filename: str, data: bytes,
                   work: Path) -> tuple[int, int, str]:
     """Unpack and store one upload as a new version: (version, bot, game)."""
     limits = site.runner.settings.limits
@@ -644,8 +674,8 @@ def _store_upload(site: Site, user: dict[str, Any], game: str, name: str, filena
     if (problem := bot_name_problem(name)) is not None:
         raise HTTPException(400, problem)
     found = site.league.find_bot(game, name)
-    if found is None or (found[1] == user["id"]
-                         and not site.league.versions("v.bot=? AND v.state='active'", (found[0],))):
+    if found is None or (found.owner == user["id"]
+                         and not site.league.versions("v.bot=? AND v.state='active'", (found.id,))):
         # A bot with no version in the pool would add one: the owner's cap counts it.
         _check_pool_room(site, user["id"], game, f"a new bot {name!r}")
     try:
@@ -721,14 +751,20 @@ async def submit_page(request: Request) -> Response:
 # -- admin and owner actions -----------------------------------------------------------------
 
 
-async def _owned(request: Request, find: str) -> tuple[Site, Auth, dict[str, Any]]:
-    """The bot or version a POST names (``find``: ``bot`` or ``version``), once
-    the form's CSRF token and the user's ownership (or admin role) are checked."""
+#: what an owner acts on: a bot, or one of its versions (each has its ``owner``)
+_Owned = TypeVar("_Owned", LeagueBotRecord, VersionRecord)
+
+
+async def _owned(request: Request, find: str,
+                 lookup: Callable[[League, int], _Owned | None]) -> tuple[Site, Auth, _Owned]:
+    """The bot or version a POST names (``find``: ``bot`` or ``version``; ``lookup``:
+    ``League.bot`` or ``League.version``), once the form's CSRF token and the
+    user's ownership (or admin role) are checked."""
     site: Site = request.app.state.site
     auth = _auth(site, request)
     _need_user(auth)
     await _form(request, auth)
-    thing = getattr(site.league, find)(request.path_params[find])
+    thing = lookup(site.league, request.path_params[find])
     if thing is None:
         raise HTTPException(404, f"no such {find}")
     if not auth.owns(thing["owner"]):
@@ -737,7 +773,7 @@ async def _owned(request: Request, find: str) -> tuple[Site, Auth, dict[str, Any
 
 
 async def bot_action(request: Request) -> Response:
-    site, auth, bot = await _owned(request, "bot")
+    site, auth, bot = await _owned(request, "bot", League.bot)
     action = request.path_params["action"]
     if action in ("pause", "resume"):
         site.league.set_paused(bot["id"], action == "pause")
@@ -762,7 +798,7 @@ async def bot_action(request: Request) -> Response:
 async def version_action(request: Request) -> Response:
     """An owner keeps an older version in the pool beside the newest (to compare
     them), or takes one out; its record stays either way."""
-    site, _, v = await _owned(request, "version")
+    site, _, v = await _owned(request, "version", League.version)
     action = request.path_params["action"]
     if action == "reinstate":
         if v["state"] != "retired":
@@ -843,7 +879,7 @@ async def play_page(request: Request) -> Response:
                    auth, status=400 if problem else 200)
 
 
-def _start_friendly(site: Site, user: dict[str, Any], form: Any) -> tuple[Any, str | None]:
+def _start_friendly(site: Site, user: UserRecord, form: Any) -> tuple[Any, str | None]:
     """The friendly the posted form starts, or why it cannot be played (in words)."""
     game = str(form.get("game", ""))
     if game not in site.runner.settings.games:
@@ -878,31 +914,34 @@ async def play_match(request: Request) -> Response:
                                  "the stored match stays on its page)")
     problem = None
     if request.method == "POST":
-        form = await _form(request, auth)
-        word = str(form.get("choice", ""))
-        amount = str(form.get("amount", "")).strip()
-        line = str(form.get("line", "")).strip()
-        if f.question is None:
-            problem = "no decision is due now"
-        elif not f.question[1]:  # the plain view: a reply line as typed
-            if not line or len(line) > 4096:
-                problem = "type the reply line (one line, at most 4096 characters)"
-            else:
-                await site.friendlies.answer(f, line)
-                if not _api(request):
-                    return RedirectResponse(f"/play/{f.id}", status_code=303)
-        else:
-            choice = next((c for c in f.question[1] if c.word == word), None)
-            if choice is None:
-                problem = f"{word!r} is not one of {'/'.join(c.word for c in f.question[1])}"
-            elif choice.low is not None and not (amount.isdigit() and choice.low <= int(amount) <= choice.high):
-                problem = f"{word} needs an amount from {choice.low} to {choice.high}, not {amount or 'nothing'!r}"
-            else:
-                await site.friendlies.answer(f, f"{word} {amount}" if choice.low is not None else word)
-                if not _api(request):
-                    return RedirectResponse(f"/play/{f.id}", status_code=303)
+        reply, problem = _decision(f.question, await _form(request, auth))
+        if reply is not None:
+            await site.friendlies.answer(f, reply)
+            if not _api(request):
+                return RedirectResponse(f"/play/{f.id}", status_code=303)
     return _render(site, request, "play_match.html", {"friendly": f.public(), "problem": problem}, auth,
                    status=400 if problem else 200)
+
+
+def _decision(question: Any, form: Any) -> tuple[str | None, str | None]:
+    """The reply line a person's form stands for, or what is wrong with it, in words."""
+    if question is None:
+        return None, "no decision is due now"
+    if not question[1]:  # the plain view: a reply line as typed
+        line = str(form.get("line", "")).strip()
+        if not line or len(line) > 4096:
+            return None, "type the reply line (one line, at most 4096 characters)"
+        return line, None
+    word = str(form.get("choice", ""))
+    amount = str(form.get("amount", "")).strip()
+    choice = next((c for c in question[1] if c.word == word), None)
+    if choice is None:
+        return None, f"{word!r} is not one of {'/'.join(c.word for c in question[1])}"
+    if choice.low is None:
+        return word, None
+    if not (amount.isdigit() and choice.high is not None and choice.low <= int(amount) <= choice.high):
+        return None, f"{word} needs an amount from {choice.low} to {choice.high}, not {amount or 'nothing'!r}"
+    return f"{word} {amount}", None
 
 
 async def style(request: Request) -> Response:

@@ -8,12 +8,12 @@ import json
 import shlex
 from typing import Any
 
-from ._standings import BROKEN_START, Disqualification, compute_standings
+from ._standings import BROKEN_START, Disqualification, Standings, compute_standings
 from ._store import Store
 from .._text import inert
 
 
-def standings_of(store: Store, tid: int) -> dict[str, Any]:
+def standings_of(store: Store, tid: int) -> Standings:
     """Standings, cross-table and head-to-head of a stored tournament (its own rules)."""
     saved = store.tournament(tid)
     assert saved is not None

@@ -133,7 +133,8 @@ class Sprt:
         if len(numbers) not in (2, 4) or not all(math.isfinite(x) for x in numbers):
             raise UsageError(f"--sprt takes ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA (like 0,5 or 0,5,0.05,0.05), "
                              f"not {text!r}")
-        test = cls(*numbers)
+        elo0, elo1, *chances = numbers
+        test = cls(elo0, elo1, chances[0], chances[1]) if chances else cls(elo0, elo1)
         test.check()
         return test
 

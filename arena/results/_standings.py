@@ -5,9 +5,12 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal, NotRequired, TypedDict
 
 from openskill.models import PlackettLuce
+
+from ._store import MatchRecord
 
 # Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom; beyond
 # that the normal 1.96 is within 2%.
@@ -93,10 +96,56 @@ class Disqualification:
         return words
 
 
+class StandingRow(TypedDict):
+    """One entrant's line of the standings."""
+
+    bot: str
+    score: float
+    mean: float
+    ci_low: float
+    ci_high: float
+    matches: int
+    faults: dict[str, int]  # by kind
+    forfeits: int
+    disqualified: bool
+    rating: float
+    rating_mu: float
+    rating_sigma: float
+
+
+class HeadToHeadRow(TypedDict):
+    """One ordered pair of entrants; the Elo keys only in a two-seat game."""
+
+    bot: str
+    opponent: str
+    matches: int
+    wins: int
+    losses: int
+    draws: int
+    mean: float
+    ci_low: float
+    ci_high: float
+    margin: float
+    margin_low: float
+    margin_high: float
+    elo: NotRequired[float | None]
+    elo_error: NotRequired[float | None]
+    los: NotRequired[float]
+
+
+class Standings(TypedDict):
+    standings: list[StandingRow]  # best first
+    ranked_by: Literal["mean", "score"]
+    cross_table: dict[str, dict[str, float]]
+    cross_table_measure: Literal["margin", "mean"]
+    seats: int
+    head_to_head: list[HeadToHeadRow]
+
+
 def compute_standings(
-    names: list[str], matches: list[dict[str, Any]], *, max_faults: int | None = None,
+    names: list[str], matches: Sequence[MatchRecord], *, max_faults: int | None = None,
     broken_start: int | None = None, unplayed: float = 0.0, duplicate: bool = False,
-) -> dict[str, Any]:
+) -> Standings:
     """Standings, cross-table and head-to-head from stored matches.
 
     ``matches``: records in schedule order with ``seats`` (entrant indices in
@@ -128,7 +177,7 @@ def compute_standings(
     # Disqualified entrants last; then by score, or by mean per match when
     # entrants played different numbers of matches (a total would reward the busier).
     by_mean = len({r["matches"] for r in rows if not r["disqualified"]}) > 1
-    key = "mean" if by_mean else "score"
+    key: Literal["mean", "score"] = "mean" if by_mean else "score"
     order = sorted(range(len(names)), key=lambda i: (rows[i]["disqualified"], -rows[i][key], names[i]))
     # With more than two seats, the row's own mean is the same whoever the
     # column is (everyone meets everyone); the mean margin over the column in
@@ -140,9 +189,9 @@ def compute_standings(
                    for (x_, b), v in sorted(tally.pairs.items()) if x_ == a}
         for a in range(len(names))
     }
-    return {"standings": [rows[i] for i in order], "ranked_by": key, "cross_table": cross,
-            "cross_table_measure": "margin" if margin else "mean", "seats": tally.seats,
-            "head_to_head": head_to_head(names, tally.pairs, elo=tally.seats == 2, paired=duplicate)}
+    return Standings(standings=[rows[i] for i in order], ranked_by=key, cross_table=cross,
+                     cross_table_measure="margin" if margin else "mean", seats=tally.seats,
+                     head_to_head=head_to_head(names, tally.pairs, elo=tally.seats == 2, paired=duplicate))
 
 
 class _Tally:
@@ -160,7 +209,7 @@ class _Tally:
         self.model = PlackettLuce()
         self.ratings = [self.model.rating(name=str(i)) for i in range(n)]
 
-    def add(self, match: dict[str, Any], position: int) -> None:
+    def add(self, match: MatchRecord, position: int) -> None:
         if match.get("status") == "void":
             return  # the game failed in it: nobody played it out, nobody is judged by it
         seats = match["seats"]
@@ -171,7 +220,7 @@ class _Tally:
         else:
             self._played(match, position)
 
-    def _forfeit(self, match: dict[str, Any], position: int, out: list[int]) -> None:
+    def _forfeit(self, match: MatchRecord, position: int, out: list[int]) -> None:
         seats = match["seats"]
         for who in out:
             self.scores[who].append(self.unplayed)
@@ -179,7 +228,7 @@ class _Tally:
             self.forfeits[who] += 1
         _rate(self.model, self.ratings, seats, [0.0] * len(seats), [who in out for who in seats])
 
-    def _played(self, match: dict[str, Any], position: int) -> None:
+    def _played(self, match: MatchRecord, position: int) -> None:
         seats, match_scores = match["seats"], match["scores"]
         group = _group(match, position, self.duplicate)
         faulted = [False] * len(seats)
@@ -198,17 +247,17 @@ class _Tally:
                         (match_scores[seat], match_scores[other_seat], group))
         _rate(self.model, self.ratings, seats, match_scores, faulted)
 
-    def rows(self, names: list[str]) -> list[dict[str, Any]]:
+    def rows(self, names: list[str]) -> list[StandingRow]:
         rows = []
         for i, name in enumerate(names):
             mean, low, high = grouped_ci(self.scores[i], self.keys[i])
             rating = self.ratings[i]
-            rows.append({
-                "bot": name, "score": sum(self.scores[i]), "mean": mean, "ci_low": low, "ci_high": high,
-                "matches": len(self.scores[i]), "faults": dict(sorted(self.faults[i].items())),
-                "forfeits": self.forfeits[i], "disqualified": self.disqualified_at[i] is not None,
-                "rating": rating.ordinal(), "rating_mu": rating.mu, "rating_sigma": rating.sigma,
-            })
+            rows.append(StandingRow(
+                bot=name, score=sum(self.scores[i]), mean=mean, ci_low=low, ci_high=high,
+                matches=len(self.scores[i]), faults=dict(sorted(self.faults[i].items())),
+                forfeits=self.forfeits[i], disqualified=self.disqualified_at[i] is not None,
+                rating=rating.ordinal(), rating_mu=rating.mu, rating_sigma=rating.sigma,
+            ))
         return rows
 
 
@@ -225,14 +274,14 @@ def _rate(model: Any, ratings: list[Any], seats: list[int], match_scores: list[f
         ratings[who] = team[0]
 
 
-def _group(match: dict[str, Any], position: int, duplicate: bool) -> Any:
+def _group(match: MatchRecord, position: int, duplicate: bool) -> Any:
     """The matches that share one deal: every seating of the same entrants in
     a round with --duplicate; otherwise each match alone."""
     return (match["round"], tuple(sorted(match["seats"]))) if duplicate else position
 
 
 def head_to_head(names: list[str], pairs: dict[tuple[int, int], list[tuple[float, float, Any]]], *,
-                 elo: bool = False, paired: bool = False) -> list[dict[str, Any]]:
+                 elo: bool = False, paired: bool = False) -> list[HeadToHeadRow]:
     """Per ordered pair of entrants: their shared matches, wins/losses/draws by
     score, the first one's mean score and its mean margin over the other
     (its score minus the other's), each with a 95% interval. With ``elo``
@@ -243,21 +292,20 @@ def head_to_head(names: list[str], pairs: dict[tuple[int, int], list[tuple[float
 
     rows = []
     for (a, b), results in sorted(pairs.items()):
-        extra: dict[str, Any] = {}
-        if elo:
-            found = elo_of(tally(results, paired=paired))
-            if found is not None:
-                extra = {"elo": _finite(found.diff), "elo_error": _finite(found.error), "los": found.los}
         keys = [k for _, _, k in results]
         mean, low, high = grouped_ci([x for x, _, _ in results], keys)
         margin, m_low, m_high = grouped_ci([x - y for x, y, _ in results], keys)
-        rows.append({
-            "bot": names[a], "opponent": names[b], "matches": len(results),
-            "wins": sum(x > y for x, y, _ in results), "losses": sum(x < y for x, y, _ in results),
-            "draws": sum(x == y for x, y, _ in results),
-            "mean": mean, "ci_low": low, "ci_high": high,
-            "margin": margin, "margin_low": m_low, "margin_high": m_high, **extra,
-        })
+        row = HeadToHeadRow(
+            bot=names[a], opponent=names[b], matches=len(results),
+            wins=sum(x > y for x, y, _ in results), losses=sum(x < y for x, y, _ in results),
+            draws=sum(x == y for x, y, _ in results),
+            mean=mean, ci_low=low, ci_high=high,
+            margin=margin, margin_low=m_low, margin_high=m_high,
+        )
+        found = elo_of(tally(results, paired=paired)) if elo else None
+        if found is not None:  # (last, as the JSON has always listed them)
+            row["elo"], row["elo_error"], row["los"] = _finite(found.diff), _finite(found.error), found.los
+        rows.append(row)
     return rows
 
 

@@ -31,7 +31,7 @@ import sqlite3
 import time
 from collections.abc import Container
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from .._checks import UsageError
 
@@ -96,11 +96,130 @@ CREATE TABLE IF NOT EXISTS matches (
 );
 """
 
+
+# -- the rows, typed ---------------------------------------------------------------
+# What the methods below return: plain dicts (the documented API, docs/api.md,
+# reads ``tournament["game"]``), with their keys declared so that mypy checks
+# every reader. Each is built in one place, from the columns its SELECT names.
+
+
+class EntrantRecord(TypedDict):
+    """One entrant of a tournament, in entry order: its name there and its bot (``bots.id``)."""
+
+    name: str
+    bot: int
+
+
+class FaultRecord(TypedDict):
+    """A stored fault (``arena._faults.Fault.to_json``). Only the first three
+    keys are read unconditionally: matches stored by older arenas may lack the rest."""
+
+    seat: int
+    kind: str
+    detail: str
+    bot: NotRequired[str]
+    received: NotRequired[str | None]
+    expected: NotRequired[str | None]
+    hand: NotRequired[int | None]
+    stderr_tail: NotRequired[str]
+    stderr_log: NotRequired[str | None]
+
+
+class BotRecord(TypedDict):
+    id: int
+    name: str
+    command: str
+    sha256: str
+
+
+class TournamentRecord(TypedDict):
+    id: int
+    game: str
+    game_version: int
+    params: dict[str, Any]
+    seed: str
+    rounds: int
+    lifetime: str
+    bots: list[int]  # one bot id per entrant
+    status: str  # running | finished
+    settings: dict[str, Any]  # every option a resume must restore ({} before schema 2)
+    entrants: list[EntrantRecord]
+
+
+class TournamentSummary(TypedDict):
+    """A line of ``tournament_list``."""
+
+    id: int
+    game: str
+    entrants: list[str]  # names
+    status: str
+    created: float
+    finished: float | None
+    scheduled: int  # matches
+    played: int  # matches stored as played or forfeited
+
+
+class MatchRecord(TypedDict):
+    id: int
+    round: int
+    idx: int
+    seats: list[int]  # entrant indices, seat order
+    seed: str
+    status: str  # pending | done | forfeit
+    completed: bool
+    hands: int
+    scores: list[float]  # seat order ([] while pending)
+    payoffs: list[float]
+    faults: list[FaultRecord]
+    timings: dict[str, Any]
+    transcript: str | None
+    log_dir: str | None
+    tournament: int
+    finished: float | None
+    worker: str | None
+    build: str | None
+
+
+class PlayedMatch(TypedDict):
+    """A match of ``played_since``: what a rating across tournaments needs."""
+
+    id: int
+    tournament: int
+    seats: list[int]
+    scores: list[float]
+    faults: list[FaultRecord]
+    finished: float
+    entrants: list[EntrantRecord]  # the tournament's, shared by its matches: read, do not change
+
+
+_TOURNAMENT_COLUMNS = "id, game, game_version, params, seed, rounds, lifetime, bots, status, settings, entrants"
+
+
+def _tournament_record(row: tuple[Any, ...]) -> TournamentRecord:
+    tid, game, game_version, params, seed, rounds, lifetime, bots, status, settings, entrants = row
+    return TournamentRecord(
+        id=tid, game=game, game_version=game_version, params=json.loads(params), seed=seed, rounds=rounds,
+        lifetime=lifetime, bots=json.loads(bots), status=status, settings=_load(settings, {}),
+        entrants=json.loads(entrants),
+    )
+
+
 _MATCH_COLUMNS = ("id, round, idx, seats, seed, status, completed, hands, scores, payoffs, faults, timings,"
                   " transcript, log_dir, tournament, finished, worker, build")
 
 
-def shown_seed(row: dict[str, Any]) -> str | None:
+def _match_record(row: tuple[Any, ...]) -> MatchRecord:
+    (mid, round_, idx, seats, seed, status, completed, hands, scores, payoffs, faults, timings,
+     transcript, log_dir, tid, finished, worker, build) = row
+    return MatchRecord(
+        id=mid, round=round_, idx=idx, seats=json.loads(seats), seed=seed, status=status,
+        completed=bool(completed), hands=hands or 0, scores=_load(scores, []), payoffs=_load(payoffs, []),
+        faults=_load(faults, []), timings=_load(timings, {}), transcript=transcript, log_dir=log_dir,
+        tournament=tid, finished=finished, worker=worker, build=build,
+    )
+
+
+def shown_seed(row: TournamentRecord | MatchRecord) -> str | None:
     """The seed of a stored tournament or match as it may be shown: a
     tournament's once it has finished, a match's once it is stored as played;
     None before, so that no page or listing gives away deals still to come."""
@@ -252,9 +371,10 @@ class Store:
             "SELECT id FROM bots WHERE command=? AND sha256=?", (command, sha)
         ).fetchone()[0]
 
-    def bot(self, bot_id: int) -> dict[str, Any]:
-        row = self.db.execute("SELECT id, name, command, sha256 FROM bots WHERE id=?", (bot_id,)).fetchone()
-        return {"id": row[0], "name": row[1], "command": row[2], "sha256": row[3]}
+    def bot(self, bot_id: int) -> BotRecord:
+        bid, name, command, sha256 = self.db.execute(
+            "SELECT id, name, command, sha256 FROM bots WHERE id=?", (bot_id,)).fetchone()
+        return BotRecord(id=bid, name=name, command=command, sha256=sha256)
 
     def new_tournament(
         self, game: str, game_version: int, params: dict, seed: str, rounds: int, lifetime: str,
@@ -268,28 +388,17 @@ class Store:
              json.dumps([b for _, b in entrants]), time.time(), json.dumps(settings or {}),
              json.dumps([{"name": n, "bot": b} for n, b in entrants])),
         )
-        return int(cur.lastrowid)
+        return inserted_id(cur)
 
-    def tournament(self, tid: int) -> dict[str, Any] | None:
-        row = self.db.execute(
-            "SELECT id, game, game_version, params, seed, rounds, lifetime, bots, status, settings, entrants"
-            " FROM tournaments WHERE id=?",
-            (tid,),
-        ).fetchone()
-        if row is None:
-            return None
-        return {
-            "id": row[0], "game": row[1], "game_version": row[2], "params": json.loads(row[3]),
-            "seed": row[4], "rounds": row[5], "lifetime": row[6], "bots": json.loads(row[7]),
-            "status": row[8], "settings": json.loads(row[9]) if row[9] else {},
-            "entrants": json.loads(row[10]),
-        }
+    def tournament(self, tid: int) -> TournamentRecord | None:
+        row = self.db.execute(f"SELECT {_TOURNAMENT_COLUMNS} FROM tournaments WHERE id=?", (tid,)).fetchone()
+        return None if row is None else _tournament_record(row)
 
-    def tournaments(self) -> list[dict[str, Any]]:
+    def tournaments(self) -> list[TournamentRecord]:
         ids = [r[0] for r in self.db.execute("SELECT id FROM tournaments ORDER BY id")]
         return [t for t in (self.tournament(i) for i in ids) if t is not None]
 
-    def tournament_list(self) -> list[dict[str, Any]]:
+    def tournament_list(self) -> list[TournamentSummary]:
         """Every stored tournament, oldest first, in a few words: id, game,
         entrant names, status, when it started and finished, matches stored of scheduled."""
         rows = self.db.execute(
@@ -297,8 +406,9 @@ class Store:
             " COUNT(m.id), COALESCE(SUM(m.status != 'pending'), 0)"
             " FROM tournaments t LEFT JOIN matches m ON m.tournament = t.id GROUP BY t.id ORDER BY t.id"
         ).fetchall()
-        return [{"id": r[0], "game": r[1], "entrants": [e["name"] for e in json.loads(r[2] or "[]")], "status": r[3],
-                 "created": r[4], "finished": r[5], "scheduled": r[6], "played": r[7]} for r in rows]
+        return [TournamentSummary(id=tid, game=game, entrants=[e["name"] for e in _load(entrants, [])], status=status,
+                                  created=created, finished=finished, scheduled=scheduled, played=played)
+                for tid, game, entrants, status, created, finished, scheduled, played in rows]
 
     def latest_tournament(self) -> int | None:
         row = self.db.execute("SELECT MAX(id) FROM tournaments").fetchone()
@@ -359,7 +469,7 @@ class Store:
             " faults, timings, transcript, log_dir, finished, worker, build) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (tid, record["round"], record["idx"], json.dumps(record["seats"]), record["seed"], *args),
         )
-        return int(cur.lastrowid)
+        return inserted_id(cur)
 
     def match_counts(self, tid: int) -> tuple[int, int]:
         """(matches scheduled, matches stored as played or forfeited) of tournament ``tid``."""
@@ -370,14 +480,15 @@ class Store:
 
     def played_since(
         self, game: str, after: tuple[float, int] = (0.0, 0), tournaments: Container[int] | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[PlayedMatch]:
         """The played matches of ``game`` stored after ``after`` (finished, id),
         in the order they finished (ties by id), only of ``tournaments`` if given.
 
-        Each is a dict: id, tournament, seats (entrant indices), scores, faults,
-        finished, and the tournament's entrants (one list per tournament,
-        shared by its matches: read, do not change). Forfeits are left out:
-        they were not played. What a rating of many tournaments needs.
+        Each is a dict (``PlayedMatch``): id, tournament, seats (entrant
+        indices), scores, faults, finished, and the tournament's entrants (one
+        list per tournament, shared by its matches: read, do not change).
+        Forfeits are left out: they were not played. What a rating of many
+        tournaments needs.
         """
         rows = self.db.execute(
             "SELECT m.id, m.tournament, m.seats, m.scores, m.faults, m.finished, t.entrants"
@@ -386,18 +497,18 @@ class Store:
             " ORDER BY m.finished, m.id",
             (game, after[0], after[0], after[1]),
         )
-        entrants: dict[int, list[dict[str, Any]]] = {}
+        entrants: dict[int, list[EntrantRecord]] = {}
         out = []
         for mid, tid, seats, scores, faults, finished, entrants_json in rows:
             if tournaments is not None and tid not in tournaments:
                 continue
             if tid not in entrants:
                 entrants[tid] = _load(entrants_json, [])
-            out.append({"id": mid, "tournament": tid, "seats": json.loads(seats), "scores": _load(scores, []),
-                        "faults": _load(faults, []), "finished": finished, "entrants": entrants[tid]})
+            out.append(PlayedMatch(id=mid, tournament=tid, seats=json.loads(seats), scores=_load(scores, []),
+                                   faults=_load(faults, []), finished=finished, entrants=entrants[tid]))
         return out
 
-    def matches(self, tid: int, *, pending: bool = False, from_round: int = 0) -> list[dict[str, Any]]:
+    def matches(self, tid: int, *, pending: bool = False, from_round: int = 0) -> list[MatchRecord]:
         """The tournament's matches in schedule order (played and forfeited; pending too if asked),
         from round ``from_round`` on."""
         where = "" if pending else " AND status != 'pending'"
@@ -405,11 +516,11 @@ class Store:
             f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament=? AND round >= ?{where} ORDER BY round, idx",
             (tid, from_round),
         )
-        return [_match_row(r) for r in rows]
+        return [_match_record(r) for r in rows]
 
-    def match(self, match_id: int) -> dict[str, Any] | None:
+    def match(self, match_id: int) -> MatchRecord | None:
         row = self.db.execute(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE id=?", (match_id,)).fetchone()
-        return None if row is None else _match_row(row)
+        return None if row is None else _match_record(row)
 
 
 def _check_meta_key(key: str) -> None:
@@ -421,13 +532,10 @@ def _load(text: str | None, default: Any) -> Any:
     return json.loads(text) if text else default
 
 
-def _match_row(r: tuple) -> dict[str, Any]:
-    return {
-        "id": r[0], "round": r[1], "idx": r[2], "seats": json.loads(r[3]), "seed": r[4], "status": r[5],
-        "completed": bool(r[6]), "hands": r[7] or 0, "scores": _load(r[8], []), "payoffs": _load(r[9], []),
-        "faults": _load(r[10], []), "timings": _load(r[11], {}), "transcript": r[12], "log_dir": r[13],
-        "tournament": r[14], "finished": r[15], "worker": r[16], "build": r[17],
-    }
+def inserted_id(cur: sqlite3.Cursor) -> int:
+    """The id of the row an INSERT just made (typeshed allows None: a cursor that inserted nothing)."""
+    assert cur.lastrowid is not None
+    return cur.lastrowid
 
 
 def _migrate(db: sqlite3.Connection, version: int) -> None:
