@@ -12,7 +12,7 @@ BUILD  := $(BOTS)/build
 # rustup installs under ~/.cargo/bin, which a non-login shell may not have on PATH.
 RUSTC  := $(shell command -v rustc 2>/dev/null || ls $(HOME)/.cargo/bin/rustc 2>/dev/null)
 
-.PHONY: all demo serve screenshots test test-fast bench bots install bytecode system-deps supervisor clean csharp-bot
+.PHONY: all demo serve screenshots test test-fast types bench bots install bytecode system-deps supervisor clean csharp-bot
 
 all: install bots
 
@@ -151,15 +151,20 @@ screenshots: install bots
 # user (when run as root; see tests/unprivileged.py; its report follows the
 # main one). Six workers on two cores: many tests wait on a bot's deadline,
 # and the others use that time; no assertion depends on how busy the machine is.
-test: install bots bytecode
+test: install bots bytecode types
 	@log=$$(mktemp); $(PY) tests/unprivileged.py > $$log 2>&1 & unprivileged=$$!; \
 	$(VENV)/bin/pytest -q -n 6 --dist worksteal; main=$$?; \
 	wait $$unprivileged; second=$$?; cat $$log; rm -f $$log; \
 	[ $$main -eq 0 ] && [ $$second -eq 0 ]
 
+# The type check ([tool.mypy] in pyproject.toml: arena, games, protocols) is a
+# gate of the suite: an error fails `make test` as a failing test does.
+types: install
+	$(VENV)/bin/mypy
+
 # The inner loop: everything not marked slow (rules, protocols, fuzzing, the
 # CLI's own checks), in well under a minute.
-test-fast: install bots bytecode
+test-fast: install bots bytecode types
 	$(VENV)/bin/pytest -q -n 4 --dist worksteal -m "not slow"
 
 bench: install bots

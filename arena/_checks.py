@@ -6,7 +6,15 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from protocols import GamePlugin
+
+#: a game's parameter model (``GamePlugin.Params``)
+ParamsT = TypeVar("ParamsT", bound="BaseModel")
 
 
 class UsageError(ValueError):
@@ -104,7 +112,7 @@ def current_names(model: Any, raw: dict[str, Any]) -> dict[str, Any]:
 _said: set[tuple[str, str]] = set()
 
 
-def game_params(plugin: Any, raw: dict[str, Any], *, keys: bool = False) -> Any:
+def game_params(plugin: GamePlugin[ParamsT], raw: dict[str, Any], *, keys: bool = False) -> ParamsT:
     """The game's validated parameters from what the user gave, or a UsageError.
 
     A parameter's old name is taken for the new one, with a warning on stderr

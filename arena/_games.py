@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 from importlib import metadata
+from typing import Any
 
 from protocols import GamePlugin
 
@@ -41,7 +42,7 @@ def did_you_mean(word: str, choices: list[str]) -> str:
 
 
 @functools.cache
-def load_game(game_id: str) -> GamePlugin:
+def load_game(game_id: str) -> GamePlugin[Any]:
     """Import and check the plugin registered under ``game_id``; ``ID:NAME``
     is the variant NAME of the game ID (``GamePlugin.variant``)."""
     found = [ep for ep in _registered() if ep.name == game_id]

@@ -29,7 +29,7 @@ from ._seeds import derive_seed, run_seed
 LIFETIMES = ("match", "tournament")
 
 
-def load_plugin(game_id: str) -> GamePlugin:
+def load_plugin(game_id: str) -> GamePlugin[Any]:
     try:
         return load_game(game_id)
     except PluginLoadError as exc:
@@ -47,7 +47,7 @@ def check_seed(seed: int | str | None) -> str:
     return run_seed(seed)
 
 
-def check_lifetime(plugin: GamePlugin, lifetime: str, matches: int) -> None:
+def check_lifetime(plugin: GamePlugin[Any], lifetime: str, matches: int) -> None:
     """``--lifetime tournament`` needs a protocol that marks where matches end."""
     if lifetime not in LIFETIMES:
         raise UsageError(f"--lifetime is 'match' or 'tournament', not {lifetime!r}")
@@ -56,7 +56,7 @@ def check_lifetime(plugin: GamePlugin, lifetime: str, matches: int) -> None:
                          "--lifetime tournament needs one match (use --lifetime match)")
 
 
-def check_seats(plugin: GamePlugin, params: BaseModel, seats: int) -> None:
+def check_seats(plugin: GamePlugin[Any], params: BaseModel, seats: int) -> None:
     try:
         plugin.check_seats(params, seats)
     except ValueError as exc:
@@ -66,7 +66,7 @@ def check_seats(plugin: GamePlugin, params: BaseModel, seats: int) -> None:
 _NAMED = re.compile(r"([A-Za-z][A-Za-z0-9_.+-]{0,39})=(.+)", re.S)
 
 
-def check_acpc(plugin: GamePlugin, params: BaseModel, specs: list[BotSpec], *, lifetime: str = "match",
+def check_acpc(plugin: GamePlugin[Any], params: BaseModel, specs: list[BotSpec], *, lifetime: str = "match",
                matches: int = 1) -> None:
     """Refuse, before anything starts, a match ACPC agents cannot play (docs/acpc.md)."""
     agents = [s.command for s in specs if s.loopback]
@@ -107,7 +107,7 @@ def bot_specs(texts: list[str], *, person_ok: bool = False) -> list[BotSpec]:
     return specs
 
 
-def seat_people(plugin: GamePlugin, params: list[BaseModel], specs: list[BotSpec]) -> list[BotSpec]:
+def seat_people(plugin: GamePlugin[Any], params: list[BaseModel], specs: list[BotSpec]) -> list[BotSpec]:
     """Give each person's seat (``human``) its program, on this process's terminal."""
     if not any(s.person for s in specs):
         return specs
@@ -146,8 +146,8 @@ def _clean(text: str) -> str:
 
 
 def _own_argv(spec: BotSpec) -> tuple[str, ...]:
-    """The bot's own command: an ACPC agent's, not the relay's before it."""
-    if spec.loopback and "--" in spec.argv:
+    """The bot's own command: an ACPC agent's or HIGC bot's, not the relay's before it."""
+    if spec.seat_kind.relay and "--" in spec.argv:
         return spec.argv[spec.argv.index("--") + 1:]
     return spec.argv
 
@@ -211,7 +211,7 @@ def entrant_specs(texts: list[str]) -> list[BotSpec]:
 class PlayPlan:
     """One match or a series, checked: what ``run_series`` needs."""
 
-    plugin: GamePlugin
+    plugin: GamePlugin[Any]
     bots: list[BotSpec]
     #: (parameters, seed) of every match
     matches: list[tuple[BaseModel, str]]

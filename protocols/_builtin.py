@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from ._contract import GamePlugin
+from ._contract import GamePlugin, P
 
 #: golden playthrough transcripts, one per built-in game
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -10,11 +10,12 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 SAMPLE_BOTS = Path(__file__).resolve().parents[1] / "sample_bots"
 
 
-class BuiltinGame(GamePlugin):
-    """A game of this repository: its files are found by its id."""
+class BuiltinGame(GamePlugin[P]):
+    """A game of this repository: its files are found by its id (generic over
+    its parameter model, as ``GamePlugin`` is)."""
 
     def reference_opponents(self) -> Path:
         return SAMPLE_BOTS / self.spec.id / "opponents.json"
 
-    def playthrough_file(self) -> Path:
+    def playthrough_file(self) -> Path | None:  # a game's variants may have none (openspiel)
         return GOLDEN / f"{self.spec.id}.playthrough"

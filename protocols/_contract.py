@@ -19,11 +19,14 @@ import random
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from games import GameSpec
+
+#: A match's place in a series (``GamePlugin.open_dialogue``): one number, or one per seat.
+MatchIndex = int | Sequence[int]
 
 
 @dataclass(slots=True)
@@ -253,22 +256,32 @@ class _Forked(random.Random):
         return self.getrandbits(53) * 2.0 ** -53
 
 
-class GamePlugin:
+#: a game's parameter model (its ``Params``), what every hook is handed as ``params``
+P = TypeVar("P", bound=BaseModel)
+
+
+class GamePlugin(Generic[P]):
     """Base class of every game plugin, built-in or third-party.
 
     Subclass it, set the three required members and override any hook whose
     default does not fit. ``arena check-game GAME`` checks the result.
+
+    It is generic over the parameter model: ``class MyGame(GamePlugin[MyParams])``
+    with ``Params = MyParams``, and every hook takes ``params: MyParams``. Code
+    that holds any game at all types it ``GamePlugin[Any]``.
     """
 
     # --- required ---------------------------------------------------------
     #: id (the entry-point name and the ``arena <id>`` command), version, seats
     spec: ClassVar[GameSpec]
     #: the parameters: a pydantic model with a default, a description and
-    #: bounds for every field (``arena games GAME`` and ``arena <id> -h`` show them)
-    Params: ClassVar[type[BaseModel]]
+    #: bounds for every field (``arena games GAME`` and ``arena <id> -h`` show them).
+    #: Set in the class body like the rest; declared without ClassVar only
+    #: because a ClassVar cannot hold the type variable
+    Params: type[P]
 
     def open_dialogue(
-        self, params: BaseModel, rng: random.Random, names: list[str], match_index: int | Sequence[int] = 0
+        self, params: P, rng: random.Random, names: list[str], match_index: MatchIndex = 0
     ) -> DialogueRun:
         """A new match. ``rng`` is the only source of chance: a ``random.Random``
         whose draws come from a keyed cryptographic stream (``arena._seeds``),
@@ -286,11 +299,11 @@ class GamePlugin:
         raise NotImplementedError(f"{type(self).__name__} must define open_dialogue")
 
     # --- parameters -------------------------------------------------------
-    def check_params(self, params: BaseModel) -> None:
+    def check_params(self, params: P) -> None:
         """Checks a model cannot express (a file that must parse, say): raise
         ``ValueError`` with a sentence. Runs once per command, before any bot starts."""
 
-    def check_seats(self, params: BaseModel, seats: int) -> None:
+    def check_seats(self, params: P, seats: int) -> None:
         """Raise ``ValueError`` if ``seats`` bots cannot play with ``params``."""
         low, high = self.spec.min_seats, self.spec.max_seats
         if not low <= seats <= high:
@@ -310,7 +323,7 @@ class GamePlugin:
     message_models: ClassVar[tuple[type[BaseModel], ...]] = ()
 
     # --- scoring ----------------------------------------------------------
-    def invariants(self, params: BaseModel) -> tuple[str, ...] | None:
+    def invariants(self, params: P) -> tuple[str, ...] | None:
         """What always holds of a match's payoffs with ``params`` (required:
         ``arena check-game`` fails a game that declares nothing, and checks
         what it declares at every step of many matches): ``("zero_sum",)``
@@ -332,7 +345,7 @@ class GamePlugin:
     score_label: ClassVar[str] = "points"
     tournament_label: ClassVar[str | None] = None
 
-    def units(self, params: BaseModel | None = None) -> dict[str, str]:
+    def units(self, params: P | None = None) -> dict[str, str]:
         """Those words for a match with ``params`` (a game whose unit depends on
         its format overrides this): keys ``payoff``, ``hands``, ``score``, ``tournament``."""
         return {"payoff": self.payoff_label, "hands": self.hand_label, "score": self.score_label,
@@ -356,7 +369,7 @@ class GamePlugin:
         """Bots per match in a tournament of ``entrants`` when ``--seats`` is not given."""
         return self.spec.max_seats
 
-    def fixed_seats(self, params: BaseModel) -> int | None:
+    def fixed_seats(self, params: P) -> int | None:
         """The one number of seats ``params`` allow, when the parameters fix
         it (an OpenSpiel game string names its players); None: the range in
         ``spec``. Tournaments, quarantines and leagues take it as the table
@@ -398,7 +411,7 @@ class GamePlugin:
         return None
 
     # --- a person in a seat -----------------------------------------------
-    def seat_view(self, params: BaseModel, seat: int) -> Any:
+    def seat_view(self, params: P, seat: int) -> Any:
         """How ``seat``'s messages read to a person playing it (``human`` in
         place of a bot), and the legal choices by name at each decision: a
         ``protocols.seatview.SeatView``. Required: ``arena check-game`` holds
@@ -456,7 +469,7 @@ class GamePlugin:
         return ()
 
     # --- variants -----------------------------------------------------------
-    def variant(self, name: str) -> "GamePlugin":
+    def variant(self, name: str) -> "GamePlugin[Any]":
         """The game ``ID:NAME`` (``openspiel:liars_dice``): this game with its
         parameters' variant ``name`` fixed, under its own id, so that a league
         or a results database can tell several variants apart. Raise

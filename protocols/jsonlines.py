@@ -35,7 +35,7 @@ from typing import Any, ClassVar, Literal, TypeVar
 import orjson
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
-from ._contract import Exchange
+from ._contract import Exchange, MatchIndex
 
 from ._errors import ProtocolError
 
@@ -56,7 +56,9 @@ class Reply(BaseModel):
     #: The commonest valid replies, for ``reply_fields``: every field's exact
     #: type once parsed (a string is the value itself, as for ``type``). A
     #: reply of exactly this shape is one the model accepts as it is; empty
-    #: means every reply is validated by pydantic.
+    #: means every reply is validated by pydantic. A model sets it (and
+    #: ``fast_shapes``) without an annotation: the type is declared here, and
+    #: in a model with a ``type`` field an annotation would read ``type`` as it.
     fast_shape: ClassVar[dict[str, type | str]] = {}
     #: More such shapes, for a model whose common replies take several (any
     #: one matching is enough; hold'em's ``fold``, ``call``, ``raise`` with
@@ -78,7 +80,7 @@ class MatchStart(Message):
 class Ready(Reply):
     type: Literal["ready"]
 
-    fast_shape: ClassVar[dict[str, type | str]] = {"type": "ready"}
+    fast_shape = {"type": "ready"}
 
 
 class MatchEnd(Message):
@@ -160,7 +162,8 @@ def decode(seat: int, line: str, model: type[R], expected: str) -> R:
             seat, "malformed_reply", line, expected,
             f"a reply is a JSON object, got {type(data).__name__}",
         )
-    want = model.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
+    literal: Any = model.model_fields["type"].annotation  # Literal["the type"]
+    want = literal.__args__[0]
     if data.get("type") != want:
         raise ProtocolError(
             seat, "malformed_reply", line, expected,
@@ -186,8 +189,6 @@ def ask_all(
 def tell(messages: Sequence[tuple[int, BaseModel]]) -> Generator[Exchange, list[str], None]:
     yield Exchange([(seat, encode(m)) for seat, m in messages], reply=False)
 
-
-MatchIndex = int | Sequence[int]
 
 
 def match_number(match: MatchIndex, seat: int) -> int:
@@ -261,7 +262,8 @@ def export_schemas(models: Sequence[type[BaseModel]], folder: Path, prefix: str)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for model in models:
-        type_name = model.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
+        literal: Any = model.model_fields["type"].annotation  # Literal["the type"]
+        type_name = literal.__args__[0]
         kind = "reply" if issubclass(model, Reply) else "message"
         path = folder / f"{prefix}.{kind}.{type_name}.schema.json"
         schema = model.model_json_schema()

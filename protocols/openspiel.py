@@ -30,7 +30,7 @@ import json
 import random
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 from urllib.parse import quote
 
 from pydantic import BaseModel, Field, create_model
@@ -62,7 +62,7 @@ class Ready(Reply):
     tensors: bool = Field(default=False, description="true: every act and observe of this match carries "
                                                       "public_tensor and private_tensor (they are null otherwise)")
 
-    fast_shape: ClassVar[dict[str, type | str]] = {"type": "ready"}
+    fast_shape = {"type": "ready"}
 
 
 class LegalAction(BaseModel):
@@ -103,10 +103,10 @@ class Action(Reply):
     type: Literal["action"]
     action: int = Field(description="the id of one of the legal actions")
 
-    fast_shape: ClassVar[dict[str, type | str]] = {"type": "action", "action": int}
+    fast_shape = {"type": "action", "action": int}
 
 
-MODELS = [Ready, Act, Observe, Action]
+MODELS: list[type[BaseModel]] = [Ready, Act, Observe, Action]
 
 _EXPECT = '{"type": "action", "action": ID}, ID one of the legal actions'
 _EXPECT_READY = '{"type": "ready"}, or {"type": "ready", "tensors": true} for the observation tensors'
@@ -257,7 +257,7 @@ class OpenSpielDealer:
         return MatchOutcome(payoffs=returns, hands=1, extra={"moves": m.moves})
 
 
-class OpenSpielPlugin(BuiltinGame):
+class OpenSpielPlugin(BuiltinGame[OpenSpielParams]):
     spec = GameSpec(
         id="openspiel",
         version=1,
@@ -339,9 +339,10 @@ class OpenSpielPlugin(BuiltinGame):
         """``openspiel:NAME``: the game string NAME, fixed (``-p game=``
         accepts no other), with its own id, seats and parameters."""
         seats = players(name)  # ValueError with the reason when it cannot be played
+        fixed: Any = Literal[name]  # a type made at run time, which no static type can name
         params = create_model(
             "OpenSpielVariantParams", __base__=OpenSpielParams,
-            game=(Literal[name], Field(default=name, description=f"the OpenSpiel game string, fixed: {name}")))
+            game=(fixed, Field(default=name, description=f"the OpenSpiel game string, fixed: {name}")))
         spec = dataclasses.replace(self.spec, id=f"{GAME}:{name}", title=f"OpenSpiel {name}", min_seats=seats,
                                    max_seats=seats, description=f"OpenSpiel's {name}, {seats} seats.")
         variant = type("OpenSpielVariant", (OpenSpielPlugin,), {"spec": spec, "Params": params,

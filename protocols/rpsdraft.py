@@ -23,7 +23,7 @@ import json
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, WithJsonSchema
+from pydantic import BaseModel, Field, WithJsonSchema
 
 import games.rpsdraft
 from games import GameSpec, IllegalAction
@@ -34,7 +34,7 @@ from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
 from .seatview import Choice, SeatView, Turn
 from .jsonlines import (
-    FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, match_number, start_match, tell,
+    FRAMING_MODELS, MatchIndex, Message, Reply, abandoned, decode, encode, end_match, match_number, start_match, tell,
 )
 
 GAME = "rpsdraft"
@@ -95,7 +95,7 @@ class TurnResult(Message):
     turns_won: list[int] = Field(description="turns won so far by every seat, in seat order")
 
 
-MODELS = [DraftPick, Pick, DraftReceive, MainPlay, Play, TurnResult]
+MODELS: list[type[BaseModel]] = [DraftPick, Pick, DraftReceive, MainPlay, Play, TurnResult]
 
 Chance = Callable[[RpsDraftMatch], object]
 
@@ -110,7 +110,7 @@ class RpsDraftDealer:
     """Runs one rpsdraft match over JSON lines; ``chance`` orders the decks."""
 
     def __init__(self, params: RpsDraftParams, chance: Chance, names: list[str] | None = None,
-                 match_index: int = 0) -> None:
+                 match_index: MatchIndex = 0) -> None:
         self.params = params
         self.match = RpsDraftMatch(params)
         self._chance = chance
@@ -236,7 +236,7 @@ def seeded_chance(rng: random.Random) -> Chance:
 __all__ = ["MODELS", "RpsDraftDealer", "seeded_chance"]
 
 
-class RpsDraftPlugin(BuiltinGame):
+class RpsDraftPlugin(BuiltinGame[RpsDraftParams]):
     spec = GameSpec(
         id="rpsdraft",
         version=2,  # 2: deals from the keyed chance stream (arena._seeds)
@@ -267,7 +267,7 @@ class RpsDraftPlugin(BuiltinGame):
         return ("constant_sum",)
 
     def open_dialogue(self, params: RpsDraftParams, rng: random.Random, names: list[str],
-                      match_index: int = 0) -> RpsDraftDealer:
+                      match_index: MatchIndex = 0) -> RpsDraftDealer:
         return RpsDraftDealer(params, seeded_chance(rng), names, match_index)
 
     def legal_replies(self, run: RpsDraftDealer, seat: int, payload: bytes) -> list[str]:

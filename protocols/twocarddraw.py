@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 import games.twocarddraw
 from games import GameSpec, IllegalAction
@@ -48,7 +48,7 @@ from ._contract import Exchange, MatchOutcome
 from ._errors import ProtocolError
 from .seatview import Choice, SeatView, Turn
 from .jsonlines import (
-    FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, match_number, series_position,
+    FRAMING_MODELS, MatchIndex, Message, Reply, abandoned, decode, encode, end_match, match_number, series_position,
     start_match, tell,
 )
 
@@ -124,7 +124,7 @@ class DrawReply(Reply):
     count: int = Field(strict=True, description="0, 1 or 2; drawing 1 replaces the lower card")
 
 
-MODELS = [Init, NewHand, Round1, Draw, Round2, HandEnd, Action, DrawReply]
+MODELS: list[type[BaseModel]] = [Init, NewHand, Round1, Draw, Round2, HandEnd, Action, DrawReply]
 
 _ACTIONS_BY_INDEX = {0: ("check", "check", "bet"), 1: ("fold", "call", "raise")}
 
@@ -141,7 +141,7 @@ class TwoCardDrawDealer:
     as first player every hand; seat 0 starts in even-numbered matches)."""
 
     def __init__(self, params: TwoCardDrawParams, rng: random.Random, names: list[str],
-                 match_index: int = 0, strategy: Strategy | None = None) -> None:
+                 match_index: MatchIndex = 0, strategy: Strategy | None = None) -> None:
         self.params = params
         self.rng = rng
         # The built-in opponent's choices draw from a stream of their own, so
@@ -286,7 +286,7 @@ class TwoCardDrawDealer:
         yield from end_match(self.match_index, self.scores(), self.seats)
         return MatchOutcome(payoffs=list(self.money), hands=self.played)
 
-    def _who(self, pos: int, who: int | None) -> str | None:
+    def _who(self, pos: int, who: int | None) -> Who | None:
         return None if who is None else ("you" if who == pos else "opponent")
 
     def _ask_action(self, seat: int, pos: int, n: int):
@@ -296,8 +296,10 @@ class TwoCardDrawDealer:
         if hand.phase == "round1":
             msg: Message = Round1(hand=n, cards=list(hand.cards[pos]), bets=hand.bets, options=list(options))
         else:
+            drew, opp_drew = hand.drew[pos], hand.drew[1 - pos]
+            assert drew is not None and opp_drew is not None  # round 2 comes after both draws
             msg = Round2(hand=n, cards=list(hand.cards[pos]), bets1=hand.bets1, bets2=hand.bets,
-                         drew=hand.drew[pos], opp_drew=hand.drew[1 - pos],
+                         drew=drew, opp_drew=opp_drew,
                          first_bettor=self._who(pos, hand.first_bettor), options=list(options))
         expect = _expect_action(options)
         self._stage = "act"
@@ -333,7 +335,9 @@ class TwoCardDrawDealer:
         if hand.phase == "round1":
             dist = s.round1[(lo, hi, hand.bets)]
         else:
-            dist = s.round2[(lo, hi, hand.bets1, hand.bets, hand.drew[0], hand.drew[1], self._first(hand))]
+            drew0, drew1 = hand.drew
+            assert drew0 is not None and drew1 is not None  # round 2 comes after both draws
+            dist = s.round2[(lo, hi, hand.bets1, hand.bets, drew0, drew1, self._first(hand))]
         i = sample(dist, self.strategy_rng)
         return _ACTIONS_BY_INDEX[min(hand.bets, 1)][i]
 
@@ -341,10 +345,12 @@ class TwoCardDrawDealer:
         s = self.strategy
         assert s is not None
         lo, hi = hand.cards[1]
-        return sample(s.draw[(lo, hi, hand.bets1, hand.drew[0], self._first(hand))], self.strategy_rng)
+        drew0 = hand.drew[0]
+        assert drew0 is not None  # the strategy is the second player: the first has drawn
+        return sample(s.draw[(lo, hi, hand.bets1, drew0, self._first(hand))], self.strategy_rng)
 
 
-class TwoCardDrawPlugin(BuiltinGame):
+class TwoCardDrawPlugin(BuiltinGame[TwoCardDrawParams]):
     spec = GameSpec(
         id="twocarddraw",
         # 2: a fixed number of cards per hand from the seed (duplicate deals);
@@ -406,7 +412,7 @@ class TwoCardDrawPlugin(BuiltinGame):
                 raise StrategyError(f"{name}={given} was given but {params.strategy} is for {name}={have}")
 
     def open_dialogue(self, params: TwoCardDrawParams, rng: random.Random, names: list[str] | None = None,
-                      match_index: int = 0) -> TwoCardDrawDealer:
+                      match_index: MatchIndex = 0) -> TwoCardDrawDealer:
         strategy = None
         if params.strategy is not None:
             strategy = self.load_strategy(params.strategy)

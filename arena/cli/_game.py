@@ -14,8 +14,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import sys
-from collections.abc import Callable
-from typing import Annotated, Any, Optional
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import click
 import typer
@@ -26,6 +26,10 @@ from protocols import GamePlugin
 
 from .._checks import UsageError, old_names, parse_value
 from .._games import PluginLoadError, available_games, did_you_mean, load_game
+
+if TYPE_CHECKING:
+    # the classes typer's commands and contexts are made of: its own copy of click's
+    from typer._click import Command, Context, HelpFormatter
 
 # typer carries its own copy of click (typer._click) and raises its exceptions;
 # both copies' are caught, so a typer that goes back to click's works the same.
@@ -55,7 +59,7 @@ def field_range(field: Any) -> str:
     return f"{'' if low is None else low}..{'' if high is None else high}"
 
 
-def _bots_metavar(plugin: GamePlugin) -> str:
+def _bots_metavar(plugin: GamePlugin[Any]) -> str:
     spec = plugin.spec
     if spec.min_seats == spec.max_seats:
         return " ".join(["BOT"] * spec.min_seats)
@@ -73,7 +77,7 @@ def _option_help(field: Any) -> str:
     return " ".join(w for w in words if w)
 
 
-def usable(plugin: GamePlugin, option: str) -> bool:
+def usable(plugin: GamePlugin[Any], option: str) -> bool:
     """Whether ``arena <game>`` offers one of ``arena play``'s options: not
     those the game cannot use."""
     if option == "lifetime":  # one process for many matches needs a protocol that marks them
@@ -85,7 +89,7 @@ def usable(plugin: GamePlugin, option: str) -> bool:
     return True
 
 
-def game_command(plugin: GamePlugin, play: Callable[..., Any], run: Callable[..., int]) -> Callable[..., None]:
+def game_command(plugin: GamePlugin[Any], play: Callable[..., Any], run: Callable[..., int]) -> Callable[..., None]:
     """The ``arena <id>`` function for typer: its signature is built from
     the game's parameters and ``play``'s shared options."""
     game_id = plugin.spec.id
@@ -153,7 +157,7 @@ class LazyGames(TyperGroup):
         super().__init__(*args, **kwargs)
         self._loaded: set[str] = set()
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         found = super().get_command(ctx, cmd_name)
         if found is None and self.game_runner is not None:
             self._load(ctx, [cmd_name] if cmd_name in available_games() else sorted(available_games()))
@@ -162,25 +166,26 @@ class LazyGames(TyperGroup):
             one_help_style(found)
         return found
 
-    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[Any, Any, list[str]]:
+    def resolve_command(self, ctx: Context, args: list[str]) -> tuple[Any, Any, list[str]]:
         name = click.utils.make_str(args[0])
         if self.get_command(ctx, name) is None and not name.startswith("-"):
             raise _UsageError(f"no command {name!r}{did_you_mean(name, self.list_commands(ctx))} "
                               "(`arena -h` lists them)", ctx)
         return super().resolve_command(ctx, args)
 
-    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:
         one_help_style(self)
         super().format_help(ctx, formatter)
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, windows_expand_args: bool = True, **extra: Any) -> Any:
         """One error style for every command: ``arena: error: ...`` and exit 2,
         whether click found the mistake (an unknown option, a missing argument)
         or the arena did."""
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
+            code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         except _USAGE as exc:
             if type(exc).__name__ == "NoArgsIsHelpError":  # the help was printed: that is the answer
                 sys.exit(exc.exit_code)  # type: ignore[attr-defined]
@@ -196,12 +201,12 @@ class LazyGames(TyperGroup):
             sys.exit(130)
         sys.exit(code if isinstance(code, int) else 0)
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Context) -> list[str]:
         if self.game_runner is not None:
             self._load(ctx, sorted(available_games()))
         return super().list_commands(ctx)
 
-    def _load(self, ctx: click.Context, game_ids: list[str]) -> None:
+    def _load(self, ctx: Context, game_ids: list[str]) -> None:
         loaded = self._loaded
         reserved = set(super().list_commands(ctx)) - loaded
         play, run = self.game_runner  # type: ignore[misc]
@@ -245,7 +250,7 @@ def _sentence(message: str) -> str:
 _METAVARS = {int: "N", float: "NUMBER", str: "TEXT"}
 
 
-def one_help_style(command: click.Command) -> None:
+def one_help_style(command: Command) -> None:
     """Help says every value's kind the same way (N, NUMBER, TEXT, PATH, or
     the option's own FILE, ADDRESS...), flags take none, and a default is
     ``(default: X)`` at the end of the help, as the arena's own help writes it."""
@@ -254,7 +259,7 @@ def one_help_style(command: click.Command) -> None:
     command._arena_styled = True  # type: ignore[attr-defined]
     for param in command.params:
         if param.param_type_name == "argument":
-            param.display_type_rich = lambda ctx: None  # type: ignore[method-assign]  # the name says it
+            _style_argument(param)
         elif param.param_type_name == "option":
             _style_option(param)
     for sub in (getattr(command, "commands", None) or {}).values():
@@ -268,6 +273,12 @@ def one_help_style(command: click.Command) -> None:
         return option
 
     command.get_help_option = help_option  # type: ignore[method-assign]
+
+
+def _style_argument(param: Any) -> None:
+    """An argument's kind is not shown: its name says it (typer's arguments
+    show it with ``display_type_rich``)."""
+    param.display_type_rich = lambda ctx: None
 
 
 def _style_option(param: Any) -> None:
@@ -289,7 +300,7 @@ def _style_option(param: Any) -> None:
         param.help = f"{param.help} (default: {default})"
 
 
-def _single(name: str, function: Callable[..., None]) -> click.Command:
+def _single(name: str, function: Callable[..., None]) -> Command:
     holder = typer.Typer(add_completion=False, context_settings={"help_option_names": ["-h", "--help"]})
     holder.command(name)(function)
     return typer.main.get_command(holder)

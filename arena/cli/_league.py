@@ -7,9 +7,12 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
+
+if TYPE_CHECKING:
+    from ..league._db import League
 
 from .._checks import UsageError, check_range
 
@@ -69,51 +72,56 @@ def serve_cmd(
     check: Annotated[bool, typer.Option("--check", help="Check the options and stop (starts and creates nothing).")] = False,
 ) -> None:
     """Run a league: submissions, quarantine, scheduled tournaments and a web leaderboard."""
-    from ..cluster._security import certs_folder
-    from ..tournament._plan import check_cluster
-    from ..league._server import ServeOptions, serve
+    from ..league._server import serve
 
     try:
-        games = list(game or [])
-        settings_params: dict[str, list[str]] = {}
-        for p in param or []:
-            head, sep, rest = p.partition(".")
-            if not sep or "=" not in rest:
-                raise UsageError(f"--param takes GAME.KEY=VALUE (e.g. GAME.hands=100), not {p!r}")
-            settings_params.setdefault(head, []).append(rest)
-        check_range("--port", port, 0, 65535)
-        check_range("--timeout", timeout, 0, 3600, low_open=True)
-        check_range("--jobs", jobs, 1, 256)
-        check_range("--rounds", rounds, 1, 10_000)
-        check_range("--quarantine-matches", quarantine_matches, 1, 10_000)
-        check_range("--placement-matches", placement_matches, 1, 1_000_000)
-        check_range("--build-seconds", build_seconds, 1, 86400)
-        check_range("--submit-limit", submit_limit, 1, 100_000)
-        check_range("--max-upload-mb", max_upload_mb, 0.001, 1024)
-        check_range("--pipeline-jobs", pipeline_jobs, 1, 64)
-        check_range("--quarantine-seconds", quarantine_seconds, 1, 86400)
-        check_range("--min-free-mb", min_free_mb, 0, 1_000_000)
-        check_range("--pool-limit", pool_limit, 1, 10_000)
-        check_range("--play-idle", play_idle, 1, 86400)
-        certs = certs_folder(certs) if cluster else None
-        check_cluster(cluster, "match", reach=True, certs=certs)
-        options = ServeOptions(
-            db=db, host=host, port=port, every=parse_every(every), jobs=jobs, cluster=cluster, cluster_certs=certs,
-            games=games, params=settings_params,
-            rounds=rounds, timeout=timeout, quarantine_matches=quarantine_matches, build_seconds=build_seconds,
-            placement_matches=placement_matches,
-            submit_limit=submit_limit, max_upload_bytes=int(max_upload_mb * 2**20), sandbox=sandbox,
-            pipeline_jobs=pipeline_jobs, quarantine_seconds=quarantine_seconds,
-            min_free_bytes=int(min_free_mb * 2**20), pool_limit=pool_limit, play_idle=play_idle,
-            secure_cookies=secure_cookies, demo=demo, check=check)
-        code = serve(options)
+        code = serve(_serve_options(**locals()))  # every option above, by its name
     except UsageError as exc:
         raise _usage(str(exc)) from None
     raise typer.Exit(code)
 
 
+#: The options of ``arena serve`` that are numbers, and the range each takes: (low, high, low open).
+_SERVE_RANGES = {
+    "port": (0, 65535, False), "timeout": (0, 3600, True), "jobs": (1, 256, False), "rounds": (1, 10_000, False),
+    "quarantine_matches": (1, 10_000, False), "placement_matches": (1, 1_000_000, False),
+    "build_seconds": (1, 86400, False), "submit_limit": (1, 100_000, False), "max_upload_mb": (0.001, 1024, False),
+    "pipeline_jobs": (1, 64, False), "quarantine_seconds": (1, 86400, False), "min_free_mb": (0, 1_000_000, False),
+    "pool_limit": (1, 10_000, False), "play_idle": (1, 86400, False),
+}
+
+
+def _serve_options(**given: Any) -> Any:
+    """``arena serve``'s options checked into the league's ``ServeOptions``; UsageError with a sentence."""
+    from ..cluster._security import certs_folder
+    from ..tournament._plan import check_cluster
+    from ..league._server import ServeOptions
+
+    settings_params: dict[str, list[str]] = {}
+    for p in given.pop("param") or []:
+        head, sep, rest = p.partition(".")
+        if not sep or "=" not in rest:
+            raise UsageError(f"--param takes GAME.KEY=VALUE (e.g. GAME.hands=100), not {p!r}")
+        settings_params.setdefault(head, []).append(rest)
+    for name, (low, high, low_open) in _SERVE_RANGES.items():
+        check_range("--" + name.replace("_", "-"), given[name], low, high, low_open=low_open)
+    cluster = given["cluster"]
+    certs = certs_folder(given["certs"]) if cluster else None
+    check_cluster(cluster, "match", reach=True, certs=certs)
+    return ServeOptions(
+        db=given["db"], host=given["host"], port=given["port"], every=parse_every(given["every"]), jobs=given["jobs"],
+        cluster=cluster, cluster_certs=certs, games=list(given["game"] or []), params=settings_params,
+        rounds=given["rounds"], timeout=given["timeout"], quarantine_matches=given["quarantine_matches"],
+        build_seconds=given["build_seconds"], placement_matches=given["placement_matches"],
+        submit_limit=given["submit_limit"], max_upload_bytes=int(given["max_upload_mb"] * 2**20),
+        sandbox=given["sandbox"], pipeline_jobs=given["pipeline_jobs"],
+        quarantine_seconds=given["quarantine_seconds"], min_free_bytes=int(given["min_free_mb"] * 2**20),
+        pool_limit=given["pool_limit"], play_idle=given["play_idle"], secure_cookies=given["secure_cookies"],
+        demo=given["demo"], check=given["check"])
+
+
 @contextmanager
-def _tables(db: Path, create: bool) -> Iterator[Any]:
+def _tables(db: Path, create: bool) -> Iterator["League"]:
     """The league's tables in ``db``; a usage error (exit 2) for a bad file or a refused change."""
     from ..results._store import open_store
     from ..league._db import League

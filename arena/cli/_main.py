@@ -18,9 +18,9 @@ import time
 import traceback
 from functools import cache, partial
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
-import click
 import trio
 import typer
 import typer.main
@@ -36,6 +36,9 @@ from .._spec import BotSpec
 from ..play._host import BotHost, open_host
 from ..sandbox import SandboxPolicy
 from .._text import inert
+
+if TYPE_CHECKING:
+    from typer._click import Command  # what typer makes of a Typer app: its own copy of click's
 
 _DEFAULT_POLICY = SandboxPolicy()
 
@@ -515,7 +518,7 @@ _register_league(app)
 _register_cluster(app)
 
 
-def _term_as_interrupt(signum: int, frame: object) -> None:
+def _term_as_interrupt(signum: int, frame: FrameType | None) -> None:
     # SIGTERM stops a command as Ctrl-C does (bots ended, one line, exit 130):
     # through the Ctrl-C handler in place (trio's while a match runs), or, when
     # SIGINT is ignored (a background job of a script), as Python's would.
@@ -528,7 +531,7 @@ def _term_as_interrupt(signum: int, frame: object) -> None:
 
 
 @cache
-def command() -> click.Command:
+def command() -> Command:
     """The command tree as click runs it, converted from ``app`` once a process.
 
     typer converts every command's signature on each call of ``app()`` (some

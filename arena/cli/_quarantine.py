@@ -69,6 +69,7 @@ def _quarantine(plan: Any, game: str, junit: Path | None, host: BotHost) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
     failed = report.failed_step
     if report.game_error is not None:
+        assert failed is not None  # the step the game failed in is a FAIL (QuarantineReport.game_error)
         typer.echo(f"quarantine NOT JUDGED: the game failed at step {failed.number}/{STEPS}, not the bot "
                    f"(seed {report.seed}, {report.duration:.1f} s): {report.game_error}")
     elif failed is None:

@@ -6,6 +6,7 @@ import json
 import signal
 import sys
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Annotated, Any, Optional
 
 import trio
@@ -19,7 +20,8 @@ from ..results._report import standings_format, standings_of
 from ._results import game_units, print_standings
 from ..results._sprt import Sprt
 from ..results._standings import Disqualification
-from ..results._store import open_store
+from ..results._store import MatchRecord as StoredMatch
+from ..results._store import Store, open_store
 from .._text import inert
 from ..tournament._run import BROKEN_START, MatchRecord, Outcome, Pairing, Progress, run_tournament
 from ..tournament._plan import (RESTORED, check_cluster, create_tournament, default_lifetime, load_tournament,
@@ -96,12 +98,19 @@ def tournament_cmd(
 ) -> None:
     """Play every entrant against every other, in every seating; store and rank."""
     given = {k: v for k, v in locals().items() if k in RESTORED and v not in (None, [])}
+    raise typer.Exit(_tournament(game, bots, given, jobs=jobs, cluster=cluster, certs=certs, db=db, resume=resume,
+                                 accept_changed_bots=accept_changed_bots, json_out=json_out))
+
+
+def _tournament(game: str | None, bots: list[str] | None, given: dict[str, Any], *, jobs: int, cluster: str | None,
+                certs: Path | None, db: Path, resume: int | None, accept_changed_bots: bool, json_out: bool) -> int:
+    """Start or resume, play and report: the exit code."""
     try:
         check_range("--jobs", jobs, 1, 256)
         certs = certs_folder(certs) if cluster else None
         check_cluster(cluster, given.get("lifetime", "match"), reach=True, certs=certs)  # before the database is touched
         if resume is None and cluster is not None and game is not None and "lifetime" not in given:
-            check_cluster(cluster, default_lifetime(load_plugin(game), entrant_specs(bots),
+            check_cluster(cluster, default_lifetime(load_plugin(game), entrant_specs(bots or []),
                                                     duplicate=bool(given.get("duplicate"))), certs=certs)
         if resume is not None:
             config, plugin, store, tid = _resume(resume, db, game, bots, given, accept_changed_bots, jobs)
@@ -119,12 +128,9 @@ def tournament_cmd(
         store.close()
         raise _usage(str(exc)) from None
     try:
-        code = _play_and_report(config, plugin, store, tid, db, json_out)
+        return _play_and_report(config, plugin, store, tid, db, json_out)
     finally:
         store.close()
-    raise typer.Exit(code)
-
-
 
 
 def _start(game, bots, given: dict[str, Any], jobs: int, db: Path, cluster: str | None):
@@ -173,7 +179,7 @@ def _resume(tid: int, db: Path, game, bots, given: dict[str, Any], accept_change
 
 
 
-def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) -> int:
+def _play_and_report(config: Any, plugin: Any, store: Store, tid: int, db: Path, json_out: bool) -> int:
     specs = config.bots
     config.seat_for(plugin)
     per_round = len(config.pairings(rounds=1))
@@ -201,7 +207,9 @@ def _play_and_report(config, plugin, store, tid: int, db: Path, json_out: bool) 
                    f"resume with: arena tournament --resume {tid} --db {db}", err=True)
         return EXIT_INTERRUPTED
     table = standings_of(store, tid)
-    settings = store.tournament(tid)["settings"]
+    saved = store.tournament(tid)
+    assert saved is not None, "the tournament just played is stored"
+    settings = saved["settings"]
     matches = store.matches(tid)
     faults = sum(1 for m in matches if m["faults"])
     played_total = per_round * outcome.rounds
@@ -234,8 +242,8 @@ def _options_said(config: Any) -> list[str]:
     return extras + Disqualification(0, config.max_faults, config.broken_start).describe(BROKEN_START)
 
 
-def _as_json(config: Any, store: Any, tid: int, db: Path, outcome: Any, matches: list[dict[str, Any]],
-             settings: dict[str, Any], table: dict[str, Any]) -> dict[str, Any]:
+def _as_json(config: Any, store: Store, tid: int, db: Path, outcome: Any, matches: list[StoredMatch],
+             settings: dict[str, Any], table: Mapping[str, Any]) -> dict[str, Any]:
     """``--json``: the finished tournament, its matches and its standings."""
     names = [s.name for s in config.bots]
     return {
@@ -288,7 +296,7 @@ def _progress_done(progress: Progress) -> None:
 
 
 #: the live display of each running tournament's progress, on a terminal (see ``_Board``)
-_BOARDS: dict[int, "_Board"] = {}
+_BOARDS: dict[int, "_Board | None"] = {}
 
 
 class _Board:

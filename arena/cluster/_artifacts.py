@@ -94,7 +94,7 @@ def pack_bot(spec: BotSpec) -> tuple[ShippedBot, bytes | None]:
         is_path = ("/" in word) if i == 0 else os.path.isabs(word)
         full = os.path.abspath(word) if is_path else None
         inside = next((p for p, _ in files if full is not None and (full == p or full.startswith(p + "/"))), None)
-        words.append(("path", os.path.relpath(full, base)) if inside else ("word", word))
+        words.append(("path", os.path.relpath(full, base)) if inside and full is not None else ("word", word))
     data = _tar(_entries(spec.name, files, base))
     return ShippedBot(spec.name, hashlib.sha256(data).hexdigest(), tuple(words), relay), data
 

@@ -151,6 +151,23 @@ def _sandbox_problem(level: str | None) -> str | None:
     return None if info.works(level) else f"sandbox '{level}' does not work there: {info.errors.get(level)}"
 
 
+def _check_fit(given: MatchJob, name: str, address: str, ours: str, wanted: str) -> None:
+    """Refuse a match this worker must not play (``MatchRefused``) or cannot (``WorkerUnfit``)."""
+    if wanted != ours:  # the scheduler's resources keep this from happening; checked all the same
+        raise MatchRefused(f"worker {name} runs {describe(ours)}, the coordinator {describe(wanted)}: "
+                           "refused, a match must be played by the arena that ordered it")
+    level = given.sandbox.get("level")
+    if level == "none" and os.environ.get(ALLOW_NONE_ENV) != "1":
+        raise MatchRefused(
+            f"worker {name} does not run bots without a sandbox (--sandbox none): such a bot could reach "
+            "the cluster's scheduler and run code as the worker; start the worker with --allow-no-sandbox "
+            "if every bot is trusted")
+    problem = _sandbox_problem(level)
+    if problem is not None:
+        _log(name, f"cannot play {given.label}: {problem}")
+        raise WorkerUnfit(address, name, problem)
+
+
 def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes], wanted: str) -> dict[str, Any]:
     """A Dask task: one match, ``job`` a ``MatchJob`` as JSON, ``bots`` its
     seats' artifacts, ``wanted`` the coordinator's build. Returns ``{"record":
@@ -163,31 +180,20 @@ def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes], w
     worker = get_worker()
     name, address = str(worker.name), worker.address
     ours = build()
-    if wanted != ours:  # the scheduler's resources keep this from happening; checked all the same
-        raise MatchRefused(f"worker {name} runs {describe(ours)}, the coordinator {describe(wanted)}: "
-                           "refused, a match must be played by the arena that ordered it")
     given = MatchJob.from_json(job)
-    level = given.sandbox.get("level")
-    if level == "none" and os.environ.get(ALLOW_NONE_ENV) != "1":
-        raise MatchRefused(
-            f"worker {name} does not run bots without a sandbox (--sandbox none): such a bot could reach "
-            "the cluster's scheduler and run code as the worker; start the worker with --allow-no-sandbox "
-            "if every bot is trusted")
-    problem = _sandbox_problem(level)
-    if problem is not None:
-        _log(name, f"cannot play {given.label}: {problem}")
-        raise WorkerUnfit(address, name, problem)
+    _check_fit(given, name, address, ours, wanted)
     cache = default_cache()
     try:
         roots = {sha: unpack(cache, sha, data, warn=lambda text: _log(name, text)) for sha, data in blobs.items()}
     except (OSError, ArtifactError) as exc:
         raise WorkerUnfit(address, name, f"its cache of bots failed ({exc})") from None
     with tempfile.TemporaryDirectory(prefix="arena-match-") as tmp:
+        log_dir = Path(tmp) / "logs"
         here = replace(
             given,
             bots=tuple(JobBot(b["name"], ShippedBot.command(b, roots.get(b["sha256"]))) for b in bots),
             transcript=str(Path(tmp) / "transcript.log.gz") if given.transcript else None,
-            log_dir=str(Path(tmp) / "logs"),
+            log_dir=str(log_dir),
         )
         _log(name, f"start {given.label}")
         runner = _RUNNERS.take()
@@ -203,9 +209,9 @@ def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes], w
         _RUNNERS.give_back(runner)
         transcript = Path(here.transcript).read_bytes() if here.transcript else None
         logs = {}
-        for path in sorted(Path(here.log_dir).rglob("*")):
+        for path in sorted(log_dir.rglob("*")):
             if path.is_file():
-                logs[str(path.relative_to(here.log_dir))] = path.read_bytes()
+                logs[str(path.relative_to(log_dir))] = path.read_bytes()
     _log(name, f"done {given.label}")
     # The paths were this worker's: the coordinator writes the files and sets its own.
     record.transcript = None

@@ -192,83 +192,102 @@ class ClusterSession:
         side, in the order they finish; ``on_retry`` hears, in words, of a
         match sent again because a worker could not play it."""
         distributed = _import_distributed()
-        slots = await self.wait_for_slots()
-        window = 2 * slots + 2
-        token = trio.lowlevel.current_trio_token()
-        send, receive = trio.open_memory_channel[Any](math.inf)
-        pending = list(reversed(items))
-        running: dict[Any, tuple[Any, MatchJob, list[dict], Any]] = {}
-        failed: dict[str, dict[str, tuple[str, str]]] = {}  # job label -> {worker address: (name, reason)}
-        run_id = uuid.uuid4().hex[:8]
-
-        def finished(future: Any) -> None:  # a Dask callback thread
-            try:
-                token.run_sync_soon(send.send_nowait, future)
-            except trio.RunFinishedError:
-                pass
-
-        def submit(item: Any, job: MatchJob, bots: list[dict]) -> None:
-            blobs = {b["sha256"]: self._blobs[b["sha256"]] for b in bots if b["sha256"] is not None}
-            avoid = set(self._shunned) | set(failed.get(job.label, {}))
-            where: dict[str, Any] = {}
-            if avoid:
-                allowed = [a for a in self.workers() if a not in avoid]
-                if not allowed:
-                    reasons = "; ".join([*self._shunned.values(),
-                                         *(f"{n}: {r}" for n, r in failed.get(job.label, {}).values())])
-                    raise ClusterError(f"match {job.label}: no worker of the cluster at {self.address} can "
-                                       f"play it ({reasons})")
-                where = {"workers": allowed, "allow_other_workers": False}
-            tries = len(failed.get(job.label, {}))
-            future = self.client.submit(
-                play_match, job.to_json(), bots, blobs, self.build, pure=False,
-                key=f"arena-{run_id}-{job.label}" + (f"-again{tries}" if tries else ""),
-                resources={RESOURCE: 1, self.resource: 1}, **where)
-            running[future.key] = (item, job, bots, future)
-            future.add_done_callback(finished)
-
-        def launch() -> None:
-            while pending and len(running) < window:
-                item = pending.pop()
-                made = job_for(item)
-                if made is not None:
-                    submit(item, *made)
-
+        run = _Run(self, items, job_for, window=2 * await self.wait_for_slots() + 2)
         looked = trio.current_time()
         try:
-            launch()
-            while running:
-                future = await self._next_finished(receive, lambda: [f for *_, f in running.values()])
+            run.launch()
+            while run.running:
+                future = await self._next_finished(run.receive, lambda: [f for *_, f in run.running.values()])
                 if trio.current_time() - looked > CONNECTION_CHECK:  # a worker of another build joined?
                     looked = trio.current_time()
                     await trio.to_thread.run_sync(self.workers)
-                item, job, bots, _ = running.pop(future.key)
+                item, job, bots, _ = run.running.pop(future.key)
                 reply, failure = await trio.to_thread.run_sync(_outcome, future)
                 if isinstance(failure, WorkerUnfit):
-                    failed.setdefault(job.label, {})[failure.address] = (failure.name, failure.reason)
-                    if failure.reason.startswith("sandbox "):  # the machine's, not this match's: for good
-                        self._shunned[failure.address] = f"{failure.name}: {failure.reason}"
+                    run.unfit(job, failure)
                     if on_retry is not None:
                         on_retry(item, job, f"match {job.label}: {failure}; played again on another worker")
-                    await trio.to_thread.run_sync(submit, item, job, bots)
+                    await trio.to_thread.run_sync(run.submit, item, job, bots)
                     continue
                 if failure is not None:
-                    if self.client.status != "running":
-                        raise ClusterError(f"lost the connection to the Dask scheduler at {self.address} "
-                                           f"(client {self.client.status}); the stored matches are kept")
-                    if isinstance(failure, distributed.KilledWorker):
-                        raise ClusterError(f"match {job.label}: every worker that tried it died ({failure})")
-                    raise ClusterError(f"match {job.label} failed on the cluster: {failure!r}")
-                launch()
+                    raise self._failed(job, failure, distributed)
+                run.launch()
                 record = MatchRecord.from_json(reply["record"])
-                if job.label in failed:
-                    record.retried = [{"worker": n, "reason": r} for n, r in failed.pop(job.label).values()]
+                if job.label in run.failed:
+                    record.retried = [{"worker": n, "reason": r} for n, r in run.failed.pop(job.label).values()]
                 on_reply(item, job, record, reply.get("transcript"), reply.get("logs") or {})
         finally:
-            if running:
-                left = [f for *_, f in running.values()]
+            if run.running:
+                left = [f for *_, f in run.running.values()]
                 with trio.CancelScope(shield=True):
                     await trio.to_thread.run_sync(self.client.cancel, left)
+
+    def _failed(self, job: MatchJob, failure: BaseException, distributed: Any) -> ClusterError:
+        """A match that failed for a reason other than its worker's, in words."""
+        if self.client.status != "running":
+            return ClusterError(f"lost the connection to the Dask scheduler at {self.address} "
+                                f"(client {self.client.status}); the stored matches are kept")
+        if isinstance(failure, distributed.KilledWorker):
+            return ClusterError(f"match {job.label}: every worker that tried it died ({failure})")
+        return ClusterError(f"match {job.label} failed on the cluster: {failure!r}")
+
+
+class _Run:
+    """One ``ClusterSession.play``: the matches waiting, those on the cluster
+    (at most ``window``), and the workers each one could not be played on."""
+
+    def __init__(self, session: ClusterSession, items: list[Any],
+                 job_for: Callable[[Any], tuple[MatchJob, list[dict]] | None], window: int) -> None:
+        self.session = session
+        self.job_for = job_for
+        self.window = window
+        self.token = trio.lowlevel.current_trio_token()
+        self.send, self.receive = trio.open_memory_channel[Any](math.inf)
+        self.pending = list(reversed(items))
+        self.running: dict[Any, tuple[Any, MatchJob, list[dict], Any]] = {}
+        self.failed: dict[str, dict[str, tuple[str, str]]] = {}  # job label -> {worker address: (name, reason)}
+        self.run_id = uuid.uuid4().hex[:8]
+
+    def finished(self, future: Any) -> None:  # a Dask callback thread
+        try:
+            self.token.run_sync_soon(self.send.send_nowait, future)
+        except trio.RunFinishedError:
+            pass
+
+    def submit(self, item: Any, job: MatchJob, bots: list[dict]) -> None:
+        session = self.session
+        blobs = {b["sha256"]: session._blobs[b["sha256"]] for b in bots if b["sha256"] is not None}
+        tried = self.failed.get(job.label, {})
+        avoid = set(session._shunned) | set(tried)
+        where: dict[str, Any] = {}
+        if avoid:
+            allowed = [a for a in session.workers() if a not in avoid]
+            if not allowed:
+                reasons = "; ".join([*session._shunned.values(), *(f"{n}: {r}" for n, r in tried.values())])
+                raise ClusterError(f"match {job.label}: no worker of the cluster at {session.address} can "
+                                   f"play it ({reasons})")
+            where = {"workers": allowed, "allow_other_workers": False}
+        tries = len(tried)
+        future = session.client.submit(
+            play_match, job.to_json(), bots, blobs, session.build, pure=False,
+            key=f"arena-{self.run_id}-{job.label}" + (f"-again{tries}" if tries else ""),
+            resources={RESOURCE: 1, session.resource: 1}, **where)
+        self.running[future.key] = (item, job, bots, future)
+        future.add_done_callback(self.finished)
+
+    def launch(self) -> None:
+        while self.pending and len(self.running) < self.window:
+            item = self.pending.pop()
+            made = self.job_for(item)
+            if made is not None:
+                self.submit(item, *made)
+
+    def unfit(self, job: MatchJob, failure: WorkerUnfit) -> None:
+        """A worker that could not play ``job``: not asked again for it, and for
+        nothing again when its machine cannot apply the sandbox."""
+        self.failed.setdefault(job.label, {})[failure.address] = (failure.name, failure.reason)
+        if failure.reason.startswith("sandbox "):  # the machine's, not this match's: for good
+            self.session._shunned[failure.address] = f"{failure.name}: {failure.reason}"
 
 
 async def open_cluster(address: str, certs: Path | None = None) -> ClusterSession:
@@ -279,7 +298,7 @@ async def open_cluster(address: str, certs: Path | None = None) -> ClusterSessio
     if parts is None:
         raise UsageError(f"--cluster takes a Dask scheduler's address like tls://HOST:8786, not {address!r}")
     check_secured("--cluster", address, parts[0], parts[1], certs)
-    security = client_security(certs) if parts[0] == "tls" else None
+    security = client_security(certs) if parts[0] == "tls" and certs is not None else None  # (check_secured: tls has certs)
 
     def connect() -> Any:
         return distributed.Client(address, timeout="15s", set_as_default=False, security=security)

@@ -197,10 +197,10 @@ async def gather(bots: list[BotProcess], sends: list[tuple[int, bytes]], now: fl
     for i, (seat, _) in enumerate(sends):
         bot = bots[seat]
         if seat not in backlog and clock(bot).replied:
-            line = bot.receive_nowait()
-            if line is not None:
+            ready = bot.receive_nowait()
+            if ready is not None:
                 _charge(bot, trio.current_time() - now)
-                replies[i] = line
+                replies[i] = ready
                 continue
         waiting.append(i)
     if waiting or backlog:
@@ -235,11 +235,12 @@ async def _multiplex(bots: list[BotProcess], sends: list[tuple[int, bytes]], wai
         def arm(w: _Wait) -> None:
             if w.delivering:
                 fd = w.bot.write_fd
+                assert fd is not None  # a bot with a message to deliver has its input open
                 ep.register(fd, select.EPOLLOUT)
             else:
                 fd = w.bot.read_fd
                 ep.register(fd, select.EPOLLIN)
-            pending[fd] = w  # type: ignore[index]
+            pending[fd] = w
 
         for i in waiting:
             bot = bots[sends[i][0]]

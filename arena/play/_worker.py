@@ -105,7 +105,7 @@ def main() -> None:
     core = int(sys.argv[1]) if len(sys.argv) > 1 else None
     if core is not None:
         try:
-            os.sched_setaffinity(0, {core % os.cpu_count()})
+            os.sched_setaffinity(0, {core % (os.cpu_count() or 1)})  # (None: the count is unknown)
         except OSError:
             pass  # affinity is an optimisation, not a requirement
     worker = Worker()

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from protocols import GamePlugin
 
 #: the longest a game's own code may compute in one step of a check's match: a
@@ -24,7 +26,7 @@ class Check:
         return f"{'ok  ' if self.ok else 'FAIL'}  {self.name}: {self.summary}"
 
 
-def tables(plugin: GamePlugin, params: Any) -> list[int]:
+def tables(plugin: GamePlugin[Any], params: Any) -> list[int]:
     """Every number of seats the game accepts with ``params``, smallest first."""
     out = []
     for n in range(plugin.spec.min_seats, plugin.spec.max_seats + 1):
@@ -36,7 +38,14 @@ def tables(plugin: GamePlugin, params: Any) -> list[int]:
     return out
 
 
-def largest_table(plugin: GamePlugin, params: Any) -> int:
+def message_type(model: type[BaseModel]) -> str:
+    """The ``type`` of a JSON game's message or reply model: the one value of
+    its ``type: Literal[...]`` field."""
+    literal: Any = model.model_fields["type"].annotation  # Literal["the type"]
+    return literal.__args__[0]
+
+
+def largest_table(plugin: GamePlugin[Any], params: Any) -> int:
     """The largest table the game accepts with ``params``."""
     accepted = tables(plugin, params)
     if not accepted:

@@ -51,7 +51,7 @@ from .._scoring import forfeit_scores, tournament_scores
 from ..play._guard import Guarded
 from ..play._stepping import step_through
 from . import _soundness
-from ._check import CHECK_STEP_SECONDS, Check
+from ._check import CHECK_STEP_SECONDS, Check, message_type
 
 #: random matches played by each of the legal and the illegal checks
 MATCHES = 20
@@ -65,7 +65,7 @@ BAD_REPLY_CHANCE = 0.05
 Answer = Callable[[Any, int, bytes], str]
 
 
-def _open(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> Any:
+def _open(plugin: GamePlugin[Any], raw: dict[str, Any], seed: int) -> Any:
     return _soundness.open_checked(plugin, raw, seed)[0]
 
 
@@ -100,7 +100,7 @@ def drive(run: Any, answer: Answer, sink: Callable[[str], None],
     return step_through(run, game, replied, on_exchange=seen, on_fault=on_fault, seconds=CHECK_STEP_SECONDS)
 
 
-def playthrough(plugin: GamePlugin) -> list[str]:
+def playthrough(plugin: GamePlugin[Any]) -> list[str]:
     """The game's golden transcript: each of ``playthrough_matches`` with
     random legal replies drawn from the match's own seed."""
     lines: list[str] = []
@@ -119,9 +119,10 @@ def playthrough(plugin: GamePlugin) -> list[str]:
 # -- the checks ------------------------------------------------------------------------
 
 
-def check_game(plugin: GamePlugin) -> list[Check]:
+def check_game(plugin: GamePlugin[Any]) -> list[Check]:
     """Every check, in order; each one runs even if an earlier one failed."""
-    checks = [_check_contract, _check_rules, _check_golden, _check_determinism,
+    checks: list[Callable[[GamePlugin[Any]], Check | list[Check]]] = [
+              _check_contract, _check_rules, _check_golden, _check_determinism,
               _check_legal_play, _check_bad_replies, _check_fault_never_pays, _check_schemas,
               _soundness.check_invariants, _soundness.check_match_indexes, _soundness.check_seat_views,
               _soundness.check_parameters, _soundness.check_information,
@@ -153,7 +154,7 @@ def _name(check: Any) -> str:
     return check.__name__.removeprefix("_check_").removeprefix("check_").replace("_", " ")
 
 
-def _check_contract(plugin: GamePlugin) -> Check:
+def _check_contract(plugin: GamePlugin[Any]) -> Check:
     problems = []
     spec = plugin.spec
     if not 1 <= spec.min_seats <= spec.max_seats:
@@ -184,7 +185,7 @@ def _check_contract(plugin: GamePlugin) -> Check:
                  f"seats {spec.min_seats}..{spec.max_seats}; reference opponents: {where}")
 
 
-def _check_rules(plugin: GamePlugin) -> Check:
+def _check_rules(plugin: GamePlugin[Any]) -> Check:
     text = (plugin.rules or "").strip()
     if len(text.split()) < 20:
         return Check("rules page", False, f"the plugin's rules page has {len(text.split())} words; "
@@ -206,7 +207,7 @@ def _fields(model: Any) -> set[str]:
     return names
 
 
-def _own_fields(plugin: GamePlugin) -> dict[str, set[str]]:
+def _own_fields(plugin: GamePlugin[Any]) -> dict[str, set[str]]:
     """The game's own message types (the framing's left out) -> their fields but ``type``."""
     from protocols.jsonlines import FRAMING_MODELS
 
@@ -214,12 +215,12 @@ def _own_fields(plugin: GamePlugin) -> dict[str, set[str]]:
     for model in plugin.message_models:
         if model in FRAMING_MODELS:
             continue
-        type_name = model.model_fields["type"].annotation.__args__[0]
+        type_name = message_type(model)
         out[type_name] = _fields(model) - {"type"}
     return out
 
 
-def _rules_fields_problem(plugin: GamePlugin, text: str) -> str | None:
+def _rules_fields_problem(plugin: GamePlugin[Any], text: str) -> str | None:
     """A JSON game's rules page and its schemas must name the same fields:
     every field of the game's messages is on the page, and every key the
     page writes as JSON (``"name":``) is a field of some message."""
@@ -240,7 +241,7 @@ def _rules_fields_problem(plugin: GamePlugin, text: str) -> str | None:
     return None
 
 
-def _check_golden(plugin: GamePlugin) -> Check:
+def _check_golden(plugin: GamePlugin[Any]) -> Check:
     path = plugin.playthrough_file()
     if path is None:
         return Check("golden playthrough", False, "playthrough_file() names no file")
@@ -259,7 +260,7 @@ def _check_golden(plugin: GamePlugin) -> Check:
     return Check("golden playthrough", True, f"{path} reproduced ({len(got)} lines)")
 
 
-def _transcript(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> list[str]:
+def _transcript(plugin: GamePlugin[Any], raw: dict[str, Any], seed: int) -> list[str]:
     lines: list[str] = []
     run = _open(plugin, raw, seed)
     rng = random.Random(seed)
@@ -268,7 +269,7 @@ def _transcript(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> list[str]
     return lines
 
 
-def _check_determinism(plugin: GamePlugin) -> Check:
+def _check_determinism(plugin: GamePlugin[Any]) -> Check:
     raw, _ = plugin.playthrough_matches[0]
     for seed in (1, 2):
         if _transcript(plugin, dict(raw), seed) != _transcript(plugin, dict(raw), seed):
@@ -278,13 +279,13 @@ def _check_determinism(plugin: GamePlugin) -> Check:
     return Check("determinism", True, "the same seed gives the same transcript; other seeds differ")
 
 
-def _random_matches(plugin: GamePlugin) -> Iterator[tuple[dict[str, Any], int]]:
+def _random_matches(plugin: GamePlugin[Any]) -> Iterator[tuple[dict[str, Any], int]]:
     for i in range(MATCHES):
         raw, _ = plugin.playthrough_matches[i % len(plugin.playthrough_matches)]
         yield dict(raw), 1000 + i
 
 
-def _check_legal_play(plugin: GamePlugin) -> Check:
+def _check_legal_play(plugin: GamePlugin[Any]) -> Check:
     exchanges = 0
     for raw, seed in _random_matches(plugin):
         lines: list[str] = []
@@ -303,7 +304,7 @@ def _check_legal_play(plugin: GamePlugin) -> Check:
     return Check("random legal play", True, f"{MATCHES} matches, {exchanges} replies, every one accepted")
 
 
-def _outcome_problem(plugin: GamePlugin, run: Any, outcome: Any) -> str | None:
+def _outcome_problem(plugin: GamePlugin[Any], run: Any, outcome: Any) -> str | None:
     seats = len(outcome.payoffs)
     for name, values in (("payoffs", outcome.payoffs), ("scores()", run.scores())):
         if len(values) != seats or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in values):
@@ -327,7 +328,7 @@ def _bad_reply(legal: str, seen: list[str], rng: random.Random) -> str:
     return rng.choice(choices)
 
 
-def _check_bad_replies(plugin: GamePlugin) -> Check:
+def _check_bad_replies(plugin: GamePlugin[Any]) -> Check:
     faults = completed = 0
     for raw, seed in _random_matches(plugin):
         run = _open(plugin, raw, seed)
@@ -368,7 +369,7 @@ def _check_bad_replies(plugin: GamePlugin) -> Check:
                  f"on the seat that sent the bad reply, {completed} ran to their end")
 
 
-def _check_fault_never_pays(plugin: GamePlugin) -> Check:
+def _check_fault_never_pays(plugin: GamePlugin[Any]) -> Check:
     """At every reply of random legal matches, what each asked seat would
     score by faulting there (the game's fault rule) is at most what the same
     play scores to the end: a bot can never cut its losses by faulting."""
@@ -423,7 +424,7 @@ def _forfeit_problem(run: Any, seat: int) -> str | None:
     return None
 
 
-def _check_schemas(plugin: GamePlugin) -> Check:
+def _check_schemas(plugin: GamePlugin[Any]) -> Check:
     models = getattr(plugin, "message_models", ())
     if not models:
         return Check("schemas", True, "a text protocol: no JSON messages to check")
@@ -431,7 +432,7 @@ def _check_schemas(plugin: GamePlugin) -> Check:
 
     schemas = {}
     for model in models:
-        type_name = model.model_fields["type"].annotation.__args__[0]
+        type_name = message_type(model)
         kind = "reply" if issubclass(model, Reply) else "message"
         schemas[(kind, type_name)] = jsonschema.Draft202012Validator(model.model_json_schema())
     counts = {"message": 0, "reply": 0}
@@ -452,7 +453,7 @@ def _check_schemas(plugin: GamePlugin) -> Check:
     return Check("schemas", True, f"{counts['message']} messages and {counts['reply']} replies valid")
 
 
-def write_golden(plugin: GamePlugin) -> Path:
+def write_golden(plugin: GamePlugin[Any]) -> Path:
     path = plugin.playthrough_file()
     if path is None:
         raise UsageError(f"{plugin.spec.id}'s playthrough_file() names no file to write")

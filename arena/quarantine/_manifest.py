@@ -52,7 +52,7 @@ class Manifest:
         return resolve_command(opponent.command, self.path.parent)
 
 
-def manifest_of(plugin: GamePlugin, given: Path | None = None) -> Manifest:
+def manifest_of(plugin: GamePlugin[Any], given: Path | None = None) -> Manifest:
     """``given``, or else the manifest the game ships; ManifestError if neither works."""
     path = given if given is not None else plugin.reference_opponents()
     if path is None:

@@ -174,7 +174,7 @@ def _fault_lines(fault: Fault, candidate: int | None = None) -> list[str]:
 
 
 async def _play(
-    plugin: GamePlugin, candidate: BotSpec, seat: int, others: list[BotSpec], params: Any,
+    plugin: GamePlugin[Any], candidate: BotSpec, seat: int, others: list[BotSpec], params: Any,
     seed: str, timeout: float, log_dir: Path, label: str, host: BotHost | None, pseudonyms: bool = False,
 ) -> _Played:
     specs = list(others)
@@ -204,7 +204,7 @@ async def _play(
 class Plan:
     """Everything checked and resolved before any process is started."""
 
-    plugin: GamePlugin
+    plugin: GamePlugin[Any]
     manifest: Manifest
     params: Any
     seats: int
@@ -254,7 +254,8 @@ def make_plan(
         candidate = bot if isinstance(bot, BotSpec) else BotSpec.parse(bot)
     except BadBotCommand as exc:
         raise ValueError(str(exc)) from None
-    opponents, randoms = [], []
+    opponent_specs: list[BotSpec] = []  # (``opponents`` is the manifest given)
+    randoms: list[BotSpec] = []
     for opp in manifest.opponents:
         try:
             spec_ = BotSpec.parse(manifest.command(opp), name=opp.name)
@@ -263,12 +264,12 @@ def make_plan(
                 f"{manifest.path}: sample bot {opp.name!r} cannot be run: {exc} "
                 "(are the sample bots built? run `make bots`)"
             ) from None
-        opponents.append(spec_)
+        opponent_specs.append(spec_)
         if opp.random:
             randoms.append(spec_)
     return Plan(
         plugin=plugin, manifest=manifest, seats=seats, candidate=candidate,
-        opponents=opponents, randoms=randoms, matches=matches, params=chosen,
+        opponents=opponent_specs, randoms=randoms, matches=matches, params=chosen,
         seed=seed, timeout=timeout, require_win=require_win,
     )
 

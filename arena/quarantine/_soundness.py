@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +26,7 @@ from .._checks import UsageError, game_params
 from .._seeds import chance_stream
 from ..play._guard import Guarded
 from ..play._stepping import step_through
-from ._check import CHECK_STEP_SECONDS, Check, largest_table as _seats, tables
+from ._check import CHECK_STEP_SECONDS, Check, largest_table as _seats, message_type, tables
 
 #: matches each check replays (seeds 2000...)
 MATCHES = 3
@@ -38,7 +39,12 @@ CANDIDATES = 8
 EXTREME_STEPS = 300
 
 
-def open_checked(plugin: GamePlugin, raw: dict[str, Any], seed: int, redraw: dict[int, Any] | None = None,
+#: a check's re-draw of private chance (``REDRAW_ATTRIBUTE``): seat -> a salt, or
+#: (salt, draws kept) to re-draw only after the seat's first draws
+RedrawTable = dict[int, int | tuple[int, int]]
+
+
+def open_checked(plugin: GamePlugin[Any], raw: dict[str, Any], seed: int, redraw: RedrawTable | None = None,
                  seats: int | None = None, match_index: Any = 0) -> Any:
     """A match as every check opens it: ``raw``'s parameters, seats named a, b, ...
     (the largest table unless ``seats``), and the chance stream with its
@@ -53,7 +59,7 @@ def open_checked(plugin: GamePlugin, raw: dict[str, Any], seed: int, redraw: dic
 _open = open_checked
 
 
-def seat_counts(plugin: GamePlugin, raw: dict[str, Any]) -> list[int]:
+def seat_counts(plugin: GamePlugin[Any], raw: dict[str, Any]) -> list[int]:
     """The table sizes a check plays: the smallest and largest the game
     accepts with ``raw``, and one between."""
     params = game_params(plugin, raw, keys=True)
@@ -64,7 +70,7 @@ def seat_counts(plugin: GamePlugin, raw: dict[str, Any]) -> list[int]:
     return sorted({ok[0], ok[len(ok) // 2], ok[-1]}) if ok else [_seats(plugin, params)]
 
 
-def has_own_view(plugin: GamePlugin) -> bool:
+def has_own_view(plugin: GamePlugin[Any]) -> bool:
     return type(plugin).seat_view is not GamePlugin.seat_view
 
 
@@ -96,6 +102,7 @@ def offer_of(view: Any, turn: Any) -> Offer | None:
             replies[view.reply(c, None)] = c.word
             continue
         span = c.high - c.low + 1
+        amounts: Iterable[int]
         if span > AMOUNTS:
             complete = False
             amounts = sorted({c.low, c.high, *range(c.low, c.high + 1, max(1, span // AMOUNTS))})
@@ -109,7 +116,7 @@ def offer_of(view: Any, turn: Any) -> Offer | None:
 class _Watch(dict):
     """The re-draw table, noting which seats' private chance the game asked for."""
 
-    def __init__(self, table: dict[int, int]) -> None:
+    def __init__(self, table: RedrawTable) -> None:
         super().__init__(table)
         self.asked: set[int] = set()
 
@@ -149,7 +156,7 @@ def _revealed(run: Any, seats: int) -> frozenset[int]:
     return frozenset(s for s in range(seats) if method is not None and method(s))
 
 
-def _feed(views: dict[int, Any], plugin: GamePlugin, params: Any, seat: int, payload: bytes) -> Any:
+def _feed(views: dict[int, Any], plugin: GamePlugin[Any], params: Any, seat: int, payload: bytes) -> Any:
     """Every line of ``payload`` to ``seat``'s view; the last turn it made."""
     view = views.get(seat)
     if view is None:
@@ -164,7 +171,7 @@ def _feed(views: dict[int, Any], plugin: GamePlugin, params: Any, seat: int, pay
     return turn
 
 
-def _record(plugin: GamePlugin, raw: dict[str, Any], seed: int,
+def _record(plugin: GamePlugin[Any], raw: dict[str, Any], seed: int,
             at_decision: Any = None, seats: int | None = None) -> tuple[Any, list[Step], Any]:
     """A match with random legal replies: its steps, and the chance stream's
     re-draw table. ``at_decision(run, step_index, seat, payload)`` is called
@@ -203,8 +210,8 @@ def _record(plugin: GamePlugin, raw: dict[str, Any], seed: int,
     return run, steps, getattr(rng, REDRAW_ATTRIBUTE)
 
 
-def _replay(plugin: GamePlugin, raw: dict[str, Any], seed: int, steps: list[Step], upto: int,
-            last: list[str] | None = None, redraw: dict[int, int] | None = None,
+def _replay(plugin: GamePlugin[Any], raw: dict[str, Any], seed: int, steps: list[Step], upto: int,
+            last: list[str] | None = None, redraw: RedrawTable | None = None,
             watch: Any = None, seats: int | None = None) -> tuple[str, Any]:
     """Play ``steps[:upto]`` again with their recorded replies, then give the
     dialogue ``last`` (if any) as the replies of step ``upto``. Returns
@@ -237,11 +244,11 @@ def _replay(plugin: GamePlugin, raw: dict[str, Any], seed: int, steps: list[Step
 # -- legality and attribution ------------------------------------------------------------
 
 
-def _reply_models(plugin: GamePlugin) -> dict[str, type[Reply]]:
+def _reply_models(plugin: GamePlugin[Any]) -> dict[str, type[Reply]]:
     out = {}
     for model in plugin.message_models:
         if isinstance(model, type) and issubclass(model, Reply):
-            out[model.model_fields["type"].annotation.__args__[0]] = model
+            out[message_type(model)] = model
     return out
 
 
@@ -321,7 +328,7 @@ class _Legal:
     sources: set[str]
 
 
-def _legal_of(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> _Legal:
+def _legal_of(plugin: GamePlugin[Any], raw: dict[str, Any], seed: int) -> _Legal:
     """A match with random replies, and at each decision its legal replies:
     the seat view's named choices, and the engine's legal set where given."""
     at: dict[tuple[int, int], list[str]] = {}
@@ -369,7 +376,7 @@ def _judge(outcome: str, error: Any, line: str, seat: int, told: str, is_legal: 
     return None
 
 
-def _probe_decision(plugin: GamePlugin, raw: dict[str, Any], seed: int, legal: _Legal, key: tuple[int, int],
+def _probe_decision(plugin: GamePlugin[Any], raw: dict[str, Any], seed: int, legal: _Legal, key: tuple[int, int],
                     probe: _Probe, models: dict[str, type[Reply]], rng: random.Random) -> bool:
     """Try replies at one decision; False when the probe found a legality problem (in ``probe``)."""
     step_no, seat = key
@@ -403,7 +410,7 @@ def _probe_decision(plugin: GamePlugin, raw: dict[str, Any], seed: int, legal: _
     return True
 
 
-def _probe_legality(plugin: GamePlugin) -> _Probe | None:
+def _probe_legality(plugin: GamePlugin[Any]) -> _Probe | None:
     """Try replies at decision points of a few matches: the choices the seat
     view names (and the engine's legal set, when the game gives one) must be
     accepted, anything else refused and charged to the seat that sent it.
@@ -434,7 +441,7 @@ NO_CHOICES = ("the game names no legal choices: give it a seat view (GamePlugin.
               "engine's legal set (GamePlugin.legal_replies)")
 
 
-def check_legality_and_attribution(plugin: GamePlugin) -> list[Check]:
+def check_legality_and_attribution(plugin: GamePlugin[Any]) -> list[Check]:
     try:
         probe = _probe_legality(plugin)
     except Exception as exc:
@@ -523,7 +530,7 @@ class _Redraws:
     cut: int = 0
 
 
-def _redraw(plugin: GamePlugin, raw: dict[str, Any], seed: int, seats: int, steps: list[Step], hidden: int,
+def _redraw(plugin: GamePlugin[Any], raw: dict[str, Any], seed: int, seats: int, steps: list[Step], hidden: int,
             salt: int, keep: int, told: _Told, tally: _Redraws) -> None:
     """The match of ``steps`` again with ``hidden``'s private chance re-drawn
     (kept for its first ``keep`` draws): every message it sends goes to
@@ -532,7 +539,10 @@ def _redraw(plugin: GamePlugin, raw: dict[str, Any], seed: int, seats: int, step
 
     def see(r: Any, exchange: Any) -> None:
         shown = hidden in _revealed(r, seats)
-        seen.extend((s, p, known_of(r, s), shown) for s, p in exchange.sends)
+        for s, p in exchange.sends:
+            known = known_of(r, s)
+            assert known is not None  # check_information plays only a game whose run has known()
+            seen.append((s, p, known, shown))
 
     _replay(plugin, raw, seed, steps, len(steps), None, {hidden: (salt, keep)}, see, seats)
     tally.replayed += 1
@@ -558,7 +568,7 @@ def _redraw(plugin: GamePlugin, raw: dict[str, Any], seed: int, seats: int, step
         tally.compared += 1
 
 
-def _information(plugin: GamePlugin, raw: dict[str, Any], seats: int, m: int, told: _Told, tally: _Redraws) -> None:
+def _information(plugin: GamePlugin[Any], raw: dict[str, Any], seats: int, m: int, told: _Told, tally: _Redraws) -> None:
     """One match's messages, and its re-drawn twins', held to what each seat knew (raises _Leak)."""
     seed = 3000 + m
     _, steps, watch = _record(plugin, raw, seed, seats=seats)
@@ -573,7 +583,7 @@ def _information(plugin: GamePlugin, raw: dict[str, Any], seats: int, m: int, to
             _redraw(plugin, raw, seed, seats, steps, hidden, m + 1, keep, told, tally)
 
 
-def check_information(plugin: GamePlugin) -> Check:
+def check_information(plugin: GamePlugin[Any]) -> Check:
     """Every message to a seat follows from what the seat may know
     (``known(seat)``), over whole matches at many seeds and every table
     size: a seat told two things knowing the same fails. And each seat's
@@ -623,7 +633,7 @@ def _numeric(info: Any) -> bool:
     return info.annotation in (int, float)
 
 
-def check_parameters(plugin: GamePlugin) -> Check:
+def check_parameters(plugin: GamePlugin[Any]) -> Check:
     """Every numeric parameter has both bounds, and a match starts and plays
     (up to EXTREME_STEPS exchanges) at each."""
     problems: list[str] = []
@@ -678,7 +688,7 @@ def _other_values(info: Any, default: Any) -> list[Any]:
     return []
 
 
-def _play_record(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> list[Any] | None:
+def _play_record(plugin: GamePlugin[Any], raw: dict[str, Any], seed: int) -> list[Any] | None:
     """What a match of ``raw`` does with random legal replies: every message
     (a JSON message's echo of the parameters left out) and the outcome, up
     to EXTREME_STEPS exchanges; None when ``raw`` cannot be played."""
@@ -714,7 +724,7 @@ def _play_record(plugin: GamePlugin, raw: dict[str, Any], seed: int) -> list[Any
     return seen
 
 
-def _ignored_parameters(plugin: GamePlugin) -> list[str]:
+def _ignored_parameters(plugin: GamePlugin[Any]) -> list[str]:
     """A parameter whose other values play exactly as its default, over
     IGNORED_SEEDS matches, is accepted and ignored: named."""
     base = dict(plugin.playthrough_matches[0][0])
@@ -739,7 +749,7 @@ def _ignored_parameters(plugin: GamePlugin) -> list[str]:
     return problems
 
 
-def _play_briefly(plugin: GamePlugin, run: Any, steps: int | None = EXTREME_STEPS) -> str | None:
+def _play_briefly(plugin: GamePlugin[Any], run: Any, steps: int | None = EXTREME_STEPS) -> str | None:
     """Random legal play for ``steps`` exchanges (None: to the end); what went wrong, in words."""
     rng = random.Random(7)
     try:
@@ -755,7 +765,7 @@ def _play_briefly(plugin: GamePlugin, run: Any, steps: int | None = EXTREME_STEP
 # -- seat views ---------------------------------------------------------------------------
 
 
-def check_seat_views(plugin: GamePlugin) -> Check:
+def check_seat_views(plugin: GamePlugin[Any]) -> Check:
     """The game's own seat view: at every decision of random matches it
     names the choices (or answers for the person), and the replies the
     game's ``random_reply`` makes are among them."""
@@ -801,7 +811,7 @@ INVARIANT_MATCHES = 10
 INVARIANTS = {"zero_sum": "the payoffs add up to zero", "constant_sum": "the payoffs add up to one total"}
 
 
-def check_invariants(plugin: GamePlugin) -> Check:
+def check_invariants(plugin: GamePlugin[Any]) -> Check:
     """What the game declares always holds of its payoffs (``invariants``),
     checked at the end of random matches at every table size."""
     raw = dict(plugin.playthrough_matches[0][0])
@@ -826,6 +836,7 @@ def check_invariants(plugin: GamePlugin) -> Check:
             rng = random.Random(seed)
             outcome = step_through(run, plugin.spec.id, lambda n, s, p: plugin.random_reply(run, s, p, rng),
                                    seconds=CHECK_STEP_SECONDS)
+            assert outcome is not None  # played to its end: no limit
             payoffs = list(outcome.payoffs)
             checked += 1
             got = float(sum(payoffs))
@@ -841,7 +852,7 @@ def check_invariants(plugin: GamePlugin) -> Check:
 # -- matches of a series ------------------------------------------------------------------
 
 
-def check_match_indexes(plugin: GamePlugin) -> Check:
+def check_match_indexes(plugin: GamePlugin[Any]) -> Check:
     """Matches opened as a tournament that keeps one process per entrant
     opens them (``--lifetime tournament``): ``match_index`` one number per
     seat, each seat's own count, different between seats."""

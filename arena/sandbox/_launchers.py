@@ -317,9 +317,9 @@ def _make_skeleton(skel: Path, dirs: list[str], files: list[str]) -> None:
     supervisor = skel / SUPERVISOR_TARGET.lstrip("/")
     shutil.copyfile(supervisor_path(), supervisor)
     supervisor.chmod(0o755)
-    for d in [skel, *skel.rglob("*")]:  # mkdir's mode is cut by the umask
-        if d.is_dir() and not d.is_symlink():
-            d.chmod(0o755)
+    for path in [skel, *skel.rglob("*")]:  # mkdir's mode is cut by the umask
+        if path.is_dir() and not path.is_symlink():
+            path.chmod(0o755)
 
 class BasicLauncher(SandboxLauncher):
     """util-linux: namespaces, a pivot_root into the view, rlimits, uid drop."""

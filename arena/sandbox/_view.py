@@ -153,18 +153,7 @@ def command_parts(spec: BotSpec, path_env: str) -> CommandParts:
     folder holds.
     """
     argv = list(spec.argv)
-    first = argv[0]
-    interpreter_roots: list[str] = []
-    if "/" not in first:
-        # A command name: an installed tool found on the organiser's PATH.
-        found = shutil.which(first, path=path_env)
-        if found:
-            argv[0] = found
-            interpreter_roots = runtime_roots(found, path_env)
-        program = None
-    else:
-        argv[0] = os.path.abspath(first)
-        program = argv[0]
+    argv[0], interpreter_roots, program = _first_word(argv[0], path_env)
     own = spec.files if spec.files is not None else tuple(
         (w, os.path.isdir(w)) for w in argv[1:] if os.path.isabs(w) and os.path.exists(w))
 
@@ -178,16 +167,27 @@ def command_parts(spec: BotSpec, path_env: str) -> CommandParts:
         # ``/path/to/interp script.py``: the first word is the runtime.
         interpreter_roots = runtime_roots(program, path_env)
         program = None
-    own_dir = os.path.dirname(script or program) if (script or program) else None
-    etc: list[tuple[str, bool]] = []
-    if program is None and os.path.isabs(argv[0]):
-        # The first word is a runtime (a command name, or a program followed by
-        # its script): its configuration under /etc, decided from its name only.
-        name = os.path.basename(argv[0])
-        config = f"/etc/{name}"
-        if name and os.path.exists(config):
-            etc.append((config, os.path.isdir(config)))
-    return CommandParts(tuple(argv), tuple(interpreter_roots), own_dir, tuple(named), tuple(etc))
+    main = script or program
+    own_dir = os.path.dirname(main) if main else None
+    # The first word is a runtime (a command name, or a program followed by its script).
+    etc = _runtime_etc(argv[0]) if program is None and os.path.isabs(argv[0]) else ()
+    return CommandParts(tuple(argv), tuple(interpreter_roots), own_dir, tuple(named), etc)
+
+
+def _first_word(first: str, path_env: str) -> tuple[str, list[str], str | None]:
+    """The first word made absolute, the runtime it stands in (a command name's
+    installed tool, found on the organiser's PATH), and the program (a path)."""
+    if "/" in first:
+        return os.path.abspath(first), [], os.path.abspath(first)
+    found = shutil.which(first, path=path_env)
+    return (found, runtime_roots(found, path_env), None) if found else (first, [], None)
+
+
+def _runtime_etc(runtime: str) -> tuple[tuple[str, bool], ...]:
+    """A runtime's configuration under /etc, decided from its name only."""
+    name = os.path.basename(runtime)
+    config = f"/etc/{name}"
+    return ((config, os.path.isdir(config)),) if name and os.path.exists(config) else ()
 
 
 def shared_files(spec: BotSpec, path_env: str) -> list[str]:
@@ -242,7 +242,7 @@ def build_view(
         d == r or d.startswith(r.rstrip("/") + "/") for r in interpreter_roots)]
     path = ":".join(dict.fromkeys(inside + list(SYSTEM_PATH)))
     return View(argv=tuple(argv), binds=tuple(binds), path=path, own_dir=own_dir,
-                loopback=getattr(spec, "loopback", False))
+                loopback=spec.loopback)
 
 
 def unreadable_by_others(path: str, is_dir: bool) -> bool:

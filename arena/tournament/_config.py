@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from protocols import GamePlugin
 
@@ -24,7 +24,8 @@ FAULT_RULES = ("forfeit", "score-so-far")
 CONFIG_VERSION = 2
 
 #: Keys of ``to_dict`` the store keeps in columns of their own (the rest is its ``settings``).
-COLUMNS = ("game", "params", "seed", "rounds", "lifetime")
+COLUMNS: tuple[Literal["game", "params", "seed", "rounds", "lifetime"], ...] = (
+    "game", "params", "seed", "rounds", "lifetime")
 
 
 @dataclass(slots=True)
@@ -69,7 +70,7 @@ class TournamentConfig:
     def sandbox_job(self) -> dict[str, Any]:
         return {"level": self.sandbox, "policy": self.policy.to_json()}
 
-    def seat_for(self, plugin: GamePlugin) -> None:
+    def seat_for(self, plugin: GamePlugin[Any]) -> None:
         """Take the game's table size (unless given) and way of seating."""
         self.seats = self.seats or plugin.spec.max_seats
         self.rotations = plugin.seatings == "rotations"
@@ -131,7 +132,7 @@ class TournamentConfig:
         )
 
 
-def unplayed_score(plugin: GamePlugin, params: Any) -> float:
+def unplayed_score(plugin: GamePlugin[Any], params: Any) -> float:
     """What a disqualified entrant scores in a match it does not play: its
     game's fault rule applied before the first hand."""
     dealer = plugin.open_dialogue(params, chance_stream(0), [f"seat{i}" for i in range(plugin.spec.max_seats)], 0)

@@ -61,15 +61,17 @@ class Processes:
                 stdout=subprocess.PIPE,
                 preexec_fn=ignore_sigint,
             )
+            stdin, stdout = process.stdin, process.stdout
+            assert stdin is not None and stdout is not None  # both are pipes
             buffer = b""
             try:
                 async for p in receive:
                     if not run.start(p):
                         continue
                     job = run.job(p)
-                    await process.stdin.send_all(json.dumps(job.to_json()).encode() + b"\n")
+                    await stdin.send_all(json.dumps(job.to_json()).encode() + b"\n")
                     while b"\n" not in buffer:
-                        chunk = await process.stdout.receive_some(1 << 20)
+                        chunk = await stdout.receive_some(1 << 20)
                         if not chunk:
                             raise RuntimeError(f"tournament worker on core {core} died (exit {process.returncode})")
                         buffer += chunk
@@ -77,7 +79,7 @@ class Processes:
                     run.finish(p, MatchRecord.from_json(json.loads(line)))
             finally:
                 with trio.CancelScope(shield=True):
-                    await process.stdin.aclose()
+                    await stdin.aclose()
                     with trio.move_on_after(5):
                         await process.wait()
                     if process.returncode is None:

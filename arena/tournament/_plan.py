@@ -72,7 +72,7 @@ def create_tournament(store: Store, config: TournamentConfig) -> int:
     return tid
 
 
-def default_lifetime(plugin: GamePlugin, bots: list[BotSpec], *, duplicate: bool) -> str:
+def default_lifetime(plugin: GamePlugin[Any], bots: list[BotSpec], *, duplicate: bool) -> str:
     """A tournament's lifetime when none is given: the game's, but one match
     per process with --duplicate (a process that played one seating of a deal
     would know the cards of the next) or with an ACPC agent (it plays one
@@ -99,10 +99,10 @@ def plan_tournament(
     here, once: the level recorded is the level applied).
     """
     plugin = load_plugin(game)
-    params = game_params(plugin, dict(params or {}), keys=True)
+    chosen = game_params(plugin, dict(params or {}), keys=True)
     duplicate = bool(duplicate)
-    lifetime = _lifetime(plugin, params, bots, lifetime, duplicate)
-    table = _table(plugin, params, bots, seats)
+    lifetime = _lifetime(plugin, chosen, bots, lifetime, duplicate)
+    table = _table(plugin, chosen, bots, seats)
     test, rounds = _stopping(game, bots, table, sprt, until_ci, rounds)
     seed = check_seed(seed)
     names = [s.name for s in bots]
@@ -122,7 +122,7 @@ def plan_tournament(
         for spec in bots:  # a bot the cluster cannot be sent is refused before anything is stored
             check_shippable(spec)
     return TournamentConfig(
-        game=game, params=params.model_dump(mode="json"), bots=list(bots), seed=seed, rounds=rounds,
+        game=game, params=chosen.model_dump(mode="json"), bots=list(bots), seed=seed, rounds=rounds,
         jobs=jobs, cluster=cluster, seats=table, lifetime=lifetime, timeout=timeout,
         startup_timeout=startup_timeout, budget=budget,
         # Every worker applies this level: the one recorded is the one applied.
@@ -130,11 +130,11 @@ def plan_tournament(
         broken_start=broken_start or None, duplicate=duplicate,
         gauntlet=None if gauntlet is None else names.index(gauntlet), until_ci=until_ci, sample=sample,
         sprt=None if test is None else test.to_json(),
-        unplayed=unplayed_score(plugin, params),
+        unplayed=unplayed_score(plugin, chosen),
     )
 
 
-def _lifetime(plugin: GamePlugin, params: Any, bots: list[BotSpec], lifetime: str | None, duplicate: bool) -> str:
+def _lifetime(plugin: GamePlugin[Any], params: Any, bots: list[BotSpec], lifetime: str | None, duplicate: bool) -> str:
     lifetime = lifetime or default_lifetime(plugin, bots, duplicate=duplicate)
     check_lifetime(plugin, lifetime, matches=2)  # a tournament is many matches
     if duplicate and lifetime == "tournament":
@@ -144,7 +144,7 @@ def _lifetime(plugin: GamePlugin, params: Any, bots: list[BotSpec], lifetime: st
     return lifetime
 
 
-def _table(plugin: GamePlugin, params: Any, bots: list[BotSpec], seats: int | None) -> int:
+def _table(plugin: GamePlugin[Any], params: Any, bots: list[BotSpec], seats: int | None) -> int:
     """Bots per match: ``--seats``, else what the parameters fix, else the game's size for the entrants."""
     check_range("--seats", seats, 1, 1000, optional=True)
     table = (plugin.fixed_seats(params) or plugin.table_seats(len(bots))) if seats is None else seats
@@ -175,7 +175,7 @@ def _stopping(game: str, bots: list[BotSpec], table: int, sprt: str | None, unti
     return test, rounds
 
 
-def _fault_options(plugin: GamePlugin, on_fault: str | None, max_faults: int | None,
+def _fault_options(plugin: GamePlugin[Any], on_fault: str | None, max_faults: int | None,
                    broken_start: int | None) -> tuple[str, int | None, int]:
     on_fault = on_fault or "forfeit"
     if on_fault not in FAULT_RULES:

@@ -12,6 +12,7 @@ every entrant's 95% interval is narrow enough.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,7 @@ from ..play._bot import DEFAULT_SYNC_WAIT
 from ..play._jobs import MatchJob, MatchRecord
 from ..results._sprt import Sprt, elo, tally
 from ..results._standings import BROKEN_START, compute_standings
-from ..results._store import Store
+from ..results._store import MatchRecord as StoredMatch, Store
 from ..sandbox import resolve_level
 from ._config import FAULT_RULES, TournamentConfig, unplayed_score
 from ._executors import Executor, executor_for
@@ -40,7 +41,7 @@ class Outcome:
 
 
 async def run_tournament(
-    plugin: GamePlugin, config: TournamentConfig, store: Store, tid: int, progress: Progress | None = None,
+    plugin: GamePlugin[Any], config: TournamentConfig, store: Store, tid: int, progress: Progress | None = None,
     cluster: Any = None, *, sync_wait: float = DEFAULT_SYNC_WAIT,
 ) -> Outcome:
     """Play every match of tournament ``tid`` not yet stored; store each as it ends.
@@ -69,7 +70,7 @@ async def run_tournament(
     return await _play_rounds(run, executor_for(run, cluster, sync_wait=sync_wait))
 
 
-def sprt_results(matches: list[dict[str, Any]]) -> list[tuple[float, float, Any]]:
+def sprt_results(matches: Sequence[StoredMatch]) -> list[tuple[float, float, Any]]:
     """(first entrant's score, second's, round) of each match of a two-entrant tournament."""
     out = []
     for m in matches:
@@ -86,7 +87,7 @@ def sprt_state(test: Sprt, results: list[tuple[float, float, Any]], paired: bool
     found = elo(counts)
     return {**test.to_json(), "llr": llr, "bounds": list(test.bounds), "decision": test.decide(llr),
             "model_counts": "pentanomial" if counts.paired else "trinomial",
-            "counts": list(counts.pentanomial if counts.paired else counts.trinomial),
+            "counts": list(counts.pentanomial if counts.pentanomial is not None else counts.trinomial),
             "elo": None if found is None else found.diff, "elo_error": None if found is None else found.error,
             "los": None if found is None else found.los}
 

@@ -9,6 +9,7 @@ duplicate matches)."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .._seeds import chance_stream, derive_seed
@@ -40,6 +41,7 @@ def schedule(
     """
     if entrants < seats:
         raise ValueError(f"a tournament of a {seats}-seat game needs at least {seats} bots, got {entrants}")
+    chosen: Iterable[tuple[int, ...]]
     if rotations:
         chosen = (c[r:] + c[:r] for c in itertools.combinations(range(entrants), seats) for r in range(seats))
     else:

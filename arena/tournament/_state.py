@@ -54,7 +54,7 @@ class TournamentRun:
     schedule order.
     """
 
-    plugin: GamePlugin
+    plugin: GamePlugin[Any]
     config: TournamentConfig
     store: Store
     tid: int
@@ -65,7 +65,7 @@ class TournamentRun:
     local_build: str = field(default_factory=build)
 
     @classmethod
-    def open(cls, plugin: GamePlugin, config: TournamentConfig, store: Store, tid: int,
+    def open(cls, plugin: GamePlugin[Any], config: TournamentConfig, store: Store, tid: int,
              progress: Progress) -> TournamentRun:
         rule = Disqualification(len(config.bots), config.max_faults, config.broken_start)
         for m in store.matches(tid):

@@ -18,7 +18,7 @@ time); the hand changes only through ``act`` and ``fold_out``.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .._base import IllegalAction
 from ._native import engine
@@ -51,9 +51,11 @@ class Pot(NamedTuple):
 
 _engine = engine()
 _engine.setup(IllegalAction, Legal, Pot)
+#: the engine's hand type, loaded at run time: its members (listed below) are untyped
+_EngineHand: Any = _engine.Hand
 
 
-class HoldemHand(_engine.Hand):
+class HoldemHand(_EngineHand):
     """A hand from the posting of antes and blinds to the payment of the pots.
 
     ``HoldemHand(stacks, button, small_blind, big_blind, ante, deck)``:

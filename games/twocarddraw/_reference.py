@@ -119,7 +119,7 @@ class Evaluator:
         out = []
         for b in _H:
             sd = [pots[i] * eq[i][b] for i in range(7)]
-            rec = {} if record is not None else None
+            rec: dict[int, str] | None = {} if record is not None else None
             out.append(_tree(self.choose, base, size, sd, folds, rec))
             if record is not None:
                 record[b] = rec
@@ -162,7 +162,7 @@ class Evaluator:
         total = 0.0
         for b in _H:
             sd = [self.dv[r][b] for r in range(7)]
-            rec = {} if record is not None else None
+            rec: dict[int, str] | None = {} if record is not None else None
             total += PRIOR[b] * _tree(self.choose, 1, self.bet1, sd, self.r1_folds, rec)
             if record is not None:
                 record[b] = rec

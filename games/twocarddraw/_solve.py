@@ -147,11 +147,11 @@ def _choose(eps: float, values: list, record: bool) -> tuple[np.ndarray, np.ndar
     """``best`` (eps 0) or ``noisy(eps)``, elementwise; the first of equal
     values wins, as with max()."""
     v = values[0]
-    i = np.zeros(np.broadcast_shapes(*map(np.shape, values)), dtype=np.intp) if record else None
+    i: np.ndarray | None = np.zeros(np.broadcast_shapes(*map(np.shape, values)), dtype=np.intp) if record else None
     for j, x in enumerate(values[1:], 1):
         take = x > v
         v = np.where(take, x, v)
-        if record:
+        if i is not None:  # recording
             i = np.where(take, j, i)
     if eps:
         total = values[0]
@@ -320,7 +320,7 @@ class Evaluator:
         if kind == "DRAW":
             b, d1, f = key[2], key[3], key[4]
             r = HIST_INDEX[(b, f)]
-            cell = (s, slice(None), d1, r)
+            cell: tuple[int | slice, ...] = (s, slice(None), d1, r)
             table = self.dr
             d2 = slice(None)
         else:

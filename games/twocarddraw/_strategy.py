@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 from ._rules import HANDS, MAX_BETS
 
@@ -26,6 +27,10 @@ from ._rules import HANDS, MAX_BETS
 HISTORIES: tuple[tuple[int, int], ...] = ((0, 0), (1, 0), (2, 0), (3, 0), (1, 1), (2, 1), (3, 1))
 
 Dist = tuple[float, float, float]
+#: the situations, as the file's lines key them (see above)
+Round1Key = tuple[int, int, int]
+DrawKey = tuple[int, int, int, int, int]
+Round2Key = tuple[int, int, int, int, int, int, int]
 
 #: how far a line's probabilities may sum from 1 (they are then rescaled)
 SUM_TOLERANCE = 1e-3
@@ -35,15 +40,15 @@ class StrategyError(ValueError):
     """A strategy file that cannot be used; the message says where and why."""
 
 
-def round1_keys() -> list[tuple[int, int, int]]:
+def round1_keys() -> list[Round1Key]:
     return [(lo, hi, bets) for lo, hi in HANDS for bets in range(MAX_BETS + 1)]
 
 
-def draw_keys() -> list[tuple[int, int, int, int, int]]:
+def draw_keys() -> list[DrawKey]:
     return [(lo, hi, b, d, f) for lo, hi in HANDS for b, f in HISTORIES for d in range(3)]
 
 
-def round2_keys() -> list[tuple[int, ...]]:
+def round2_keys() -> list[Round2Key]:
     return [
         (lo, hi, b1, b2, d1, d2, f)
         for lo, hi in HANDS
@@ -64,9 +69,9 @@ class Strategy:
 
     bet1: int
     bet2: int
-    round1: dict[tuple[int, int, int], Dist] = field(default_factory=dict)
-    draw: dict[tuple[int, int, int, int, int], Dist] = field(default_factory=dict)
-    round2: dict[tuple[int, ...], Dist] = field(default_factory=dict)
+    round1: dict[Round1Key, Dist] = field(default_factory=dict)
+    draw: dict[DrawKey, Dist] = field(default_factory=dict)
+    round2: dict[Round2Key, Dist] = field(default_factory=dict)
 
 
 def playable(dist: Dist, bets: int) -> Dist:
@@ -104,9 +109,13 @@ def parse_strategy(text: str) -> Strategy:
     except StrategyError as exc:
         raise StrategyError(f"line {n}: {exc}") from None
     strategy = Strategy(bet1, bet2)
-    tables = {"ROUND1": (strategy.round1, 3, set(round1_keys())),
-              "DRAW": (strategy.draw, 5, set(draw_keys())),
-              "ROUND2": (strategy.round2, 7, set(round2_keys()))}
+    # kind -> (its table, its key's length, its keys): each table has keys of
+    # its own length, and a line's key is checked against them before it is stored
+    tables: dict[str, tuple[dict[Any, Dist], int, set[tuple[int, ...]]]] = {
+        "ROUND1": (strategy.round1, 3, set(round1_keys())),
+        "DRAW": (strategy.draw, 5, set(draw_keys())),
+        "ROUND2": (strategy.round2, 7, set(round2_keys())),
+    }
     for n, words in lines[1:]:
         kind = words[0]
         if kind not in tables:
@@ -128,12 +137,12 @@ def parse_strategy(text: str) -> Strategy:
         total = sum(probs)
         if abs(total - 1) > SUM_TOLERANCE:
             raise StrategyError(f"line {n}: probabilities sum to {total:g}, not 1")
-        dist = tuple(p / total for p in probs)
+        dist: Dist = (probs[0] / total, probs[1] / total, probs[2] / total)  # three: the length was checked
         if kind == "ROUND1":
             dist = playable(dist, key[2])
         elif kind == "ROUND2":
             dist = playable(dist, key[3])
-        table[key] = dist  # type: ignore[index]
+        table[key] = dist
     for kind, (table, _, valid) in tables.items():
         missing = valid - table.keys()
         if missing:
@@ -163,12 +172,12 @@ def _fmt_unit(value: int, digits: int) -> str:
 def format_strategy(strategy: Strategy, digits: int = 6) -> str:
     """The file text of ``strategy`` (probabilities rounded to ``digits``)."""
     out = [f"{strategy.bet1} {strategy.bet2}"]
-    for key in round1_keys():
-        out.append("ROUND1 " + " ".join(map(str, key)) + " " + _fmt_dist(strategy.round1[key], digits))
-    for key in draw_keys():
-        out.append("DRAW " + " ".join(map(str, key)) + " " + _fmt_dist(strategy.draw[key], digits))
-    for key in round2_keys():
-        out.append("ROUND2 " + " ".join(map(str, key)) + " " + _fmt_dist(strategy.round2[key], digits))
+    for key1 in round1_keys():
+        out.append("ROUND1 " + " ".join(map(str, key1)) + " " + _fmt_dist(strategy.round1[key1], digits))
+    for key_draw in draw_keys():
+        out.append("DRAW " + " ".join(map(str, key_draw)) + " " + _fmt_dist(strategy.draw[key_draw], digits))
+    for key2 in round2_keys():
+        out.append("ROUND2 " + " ".join(map(str, key2)) + " " + _fmt_dist(strategy.round2[key2], digits))
     return "\n".join(out) + "\n"
 
 
@@ -201,7 +210,7 @@ def random_dist(mask: tuple[bool, bool, bool], rng: random.Random) -> Dist:
     total = sum(weights)
     if total <= 0:  # every draw exactly 0: all but impossible; take the first allowed
         first = mask.index(True)
-        return tuple(1.0 if i == first else 0.0 for i in range(3))  # type: ignore[return-value]
+        return (float(first == 0), float(first == 1), float(first == 2))
     return (weights[0] / total, weights[1] / total, weights[2] / total)
 
 
@@ -209,12 +218,12 @@ def random_strategy(bet1: int, bet2: int, rng: random.Random) -> Strategy:
     """Every situation uniform on its constrained simplex."""
     check_stakes(bet1, bet2)
     s = Strategy(bet1, bet2)
-    for key in round1_keys():
-        s.round1[key] = random_dist(allowed("ROUND1", key), rng)
-    for key in draw_keys():
-        s.draw[key] = random_dist(allowed("DRAW", key), rng)
-    for key in round2_keys():
-        s.round2[key] = random_dist(allowed("ROUND2", key), rng)
+    for key1 in round1_keys():
+        s.round1[key1] = random_dist(allowed("ROUND1", key1), rng)
+    for key_draw in draw_keys():
+        s.draw[key_draw] = random_dist(allowed("DRAW", key_draw), rng)
+    for key2 in round2_keys():
+        s.round2[key2] = random_dist(allowed("ROUND2", key2), rng)
     return s
 
 

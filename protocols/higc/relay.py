@@ -59,20 +59,22 @@ class Bot:
 
     def __init__(self, argv: list[str], game: str, seat: int) -> None:
         self.game, self.seat = game, seat
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        assert proc.stdin is not None and proc.stdout is not None  # both are pipes
+        self.proc, self.stdin, self.stdout = proc, proc.stdin, proc.stdout
         self.send(game)
         self.send(str(seat))
         self.ready = self.expect("ready")
 
     def send(self, line: str) -> None:
         try:
-            self.proc.stdin.write(line + "\n")
-            self.proc.stdin.flush()
+            self.stdin.write(line + "\n")
+            self.stdin.flush()
         except (BrokenPipeError, OSError):
             self.gone("closed its input")
 
     def read(self) -> str:
-        line = self.proc.stdout.readline()
+        line = self.stdout.readline()
         if not line:
             self.gone("closed its output")
         return line.rstrip("\r\n")
@@ -93,8 +95,8 @@ class Bot:
     def finish(self) -> None:
         """``tournament over``, a moment for the bot's answer and exit, then stop it."""
         try:
-            self.proc.stdin.write("tournament over\n")
-            self.proc.stdin.close()
+            self.stdin.write("tournament over\n")
+            self.stdin.close()
         except (BrokenPipeError, OSError):
             pass
         deadline = time.monotonic() + 1.0

@@ -43,7 +43,7 @@ from games import GameSpec
 from protocols import Exchange, GamePlugin, MatchOutcome, ProtocolError, private_chance
 from protocols.seatview import Choice, SeatView, Turn
 from protocols.jsonlines import (
-    FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, start_match, tell,
+    FRAMING_MODELS, MatchIndex, Message, Reply, abandoned, decode, encode, end_match, start_match, tell,
 )
 
 
@@ -123,7 +123,7 @@ class BluffEngine:
 
 
 class BluffMatch:
-    def __init__(self, params: BluffParams, rng: random.Random, names: list[str], match_index: int) -> None:
+    def __init__(self, params: BluffParams, rng: random.Random, names: list[str], match_index: MatchIndex) -> None:
         self.params, self.rng, self.names, self.match_index = params, rng, names, match_index
         self.seats = len(names)
         self.points = [0] * self.seats
@@ -223,7 +223,7 @@ class BluffMatch:
         return MatchOutcome(payoffs=list(self.points), hands=self.played)
 
 
-class BluffPlugin(GamePlugin):
+class BluffPlugin(GamePlugin[BluffParams]):
     spec = GameSpec(id="bluff", version=1, title="bluff", min_seats=2, max_seats=3,
                     description="Bid on hidden dice; call a bid you do not believe.")
     Params = BluffParams
@@ -238,7 +238,7 @@ class BluffPlugin(GamePlugin):
         self.golden = golden
 
     def open_dialogue(self, params: BluffParams, rng: random.Random, names: list[str],
-                      match_index: int = 0) -> BluffMatch:
+                      match_index: MatchIndex = 0) -> BluffMatch:
         return self.match_class(params, rng, names, match_index)
 
     def legal_replies(self, run: BluffMatch, seat: int, payload: bytes) -> list[str]:

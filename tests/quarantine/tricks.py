@@ -38,7 +38,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from games import GameSpec
 from protocols import Exchange, GamePlugin, MatchOutcome, ProtocolError, private_chance
-from protocols.jsonlines import FRAMING_MODELS, Message, Reply, abandoned, decode, encode, end_match, start_match, tell
+from protocols.jsonlines import (
+    FRAMING_MODELS, MatchIndex, Message, Reply, abandoned, decode, encode, end_match, start_match, tell,
+)
 from protocols.seatview import Choice, SeatView, Turn
 
 
@@ -77,7 +79,7 @@ EXPECT = '{"type": "play", "card": C} with C one of your cards'
 
 
 class TricksMatch:
-    def __init__(self, params: TricksParams, rng: random.Random, names: list[str], match_index: Any) -> None:
+    def __init__(self, params: TricksParams, rng: random.Random, names: list[str], match_index: MatchIndex) -> None:
         self.params, self.rng, self.names, self.match_index = params, rng, names, match_index
         self.seats = len(names)
         self.hands: list[list[int]] = []
@@ -138,7 +140,7 @@ class TricksMatch:
         return MatchOutcome(payoffs=list(self.won), hands=self.tricks)
 
 
-class TricksPlugin(GamePlugin):
+class TricksPlugin(GamePlugin[TricksParams]):
     spec = GameSpec(id="tricks", version=1, title="tricks", min_seats=2, max_seats=4,
                     description="Each seat plays one hidden card a trick; the highest wins it.")
     Params = TricksParams
@@ -154,7 +156,7 @@ class TricksPlugin(GamePlugin):
         self.golden = golden
 
     def open_dialogue(self, params: TricksParams, rng: random.Random, names: list[str],
-                      match_index: Any = 0) -> TricksMatch:
+                      match_index: MatchIndex = 0) -> TricksMatch:
         return self.match_class(params, rng, names, match_index)
 
     def invariants(self, params: TricksParams) -> tuple[str, ...]:

@@ -37,7 +37,7 @@ from games import GameSpec
 from protocols import GamePlugin, MatchOutcome
 from protocols.seatview import Choice, SeatView, Turn
 from protocols.jsonlines import (
-    FRAMING_MODELS, Message, Reply, abandoned, ask_all, end_match, start_match, tell,
+    FRAMING_MODELS, MatchIndex, Message, Reply, abandoned, ask_all, end_match, start_match, tell,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -75,7 +75,7 @@ def winner(sides: tuple[str, str]) -> int:
 class PenniesMatch:
     """One match as a dialogue (sans-I/O): what the arena drives."""
 
-    def __init__(self, params: PenniesParams, names: list[str], match_index: int) -> None:
+    def __init__(self, params: PenniesParams, names: list[str], match_index: MatchIndex) -> None:
         self.params, self.names, self.match_index = params, names, match_index
         self.points = [0, 0]
         self.played = 0
@@ -118,7 +118,7 @@ class PenniesMatch:
         return MatchOutcome(payoffs=list(self.points), hands=self.played)
 
 
-class PenniesPlugin(GamePlugin):
+class PenniesPlugin(GamePlugin[PenniesParams]):
     spec = GameSpec(id="pennies", version=1, title="matching pennies", min_seats=2, max_seats=2,
                     description="Both seats show heads or tails; the matcher wins equal sides.")
     Params = PenniesParams
@@ -134,7 +134,7 @@ class PenniesPlugin(GamePlugin):
         return ("zero_sum",)  # every point one seat wins, the other loses
 
     def open_dialogue(self, params: PenniesParams, rng: random.Random, names: list[str],
-                      match_index: int = 0) -> PenniesMatch:
+                      match_index: MatchIndex = 0) -> PenniesMatch:
         return PenniesMatch(params, names, match_index)  # no chance in this game
 
     def legal_replies(self, run: PenniesMatch, seat: int, payload: bytes) -> list[str]:
