@@ -338,9 +338,13 @@ class _Board:
 def sprt_line(state: dict[str, Any], names: list[str]) -> str:
     """The test's verdict in fastchess's words: LLR against its bounds, and what was accepted."""
     low, high = state["bounds"]
-    verdict = {"H1": f"H1 accepted: {inert(names[0])} is at least {state['elo1']:g} Elo stronger",
-               "H0": f"H0 accepted: {inert(names[0])} is not {state['elo1']:g} Elo stronger",
+    # Accepting a hypothesis says which of the two differences the results favour, at the
+    # test's error rates; it is not a bound on the difference itself.
+    first, e0, e1 = inert(names[0]), state["elo0"], state["elo1"]
+    verdict = {"H1": f"H1 accepted: the results favour {first} being {e1:g} Elo stronger over {e0:g}",
+               "H0": f"H0 accepted: the results favour {first} being {e0:g} Elo stronger over {e1:g}",
                None: "no decision within --rounds"}[state["decision"]]
+    model = state.get("model", "normalized")
     elo_text = ""
     if state["elo"] is not None:
         err = state["elo_error"]
@@ -348,8 +352,8 @@ def sprt_line(state: dict[str, Any], names: list[str]) -> str:
                     + f", LOS {100 * state['los']:.1f}%")
     counts = "/".join(map(str, state["counts"]))
     kind = "LL/LD/WL+DD/WD/WW" if state["model_counts"] == "pentanomial" else "L/D/W"
-    return (f"SPRT [{state['elo0']:g}, {state['elo1']:g}]: LLR {state['llr']:.2f} ({low:.2f}, {high:.2f}), "
-            f"{verdict}{elo_text} ({kind} {counts})")
+    return (f"SPRT [{e0:g}, {e1:g}] {model} Elo: LLR {state['llr']:.2f} ({low:.2f}, {high:.2f}), "
+            f"{verdict}{elo_text} (logistic Elo; {kind} {counts})")
 
 
 def outcome_words(record: MatchRecord, names: list[str]) -> str:

@@ -109,6 +109,8 @@ def elo(t: Tally) -> Elo | None:
 # --- the sequential test ------------------------------------------------------
 
 MODELS = ("normalized", "logistic")
+#: The largest |Elo| a bound may have (logistic: a score of 1/(1 + 1e-10)).
+MAX_ELO = 4000.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +141,11 @@ class Sprt:
         return test
 
     def check(self) -> None:
+        for name, e in (("ELO0", self.elo0), ("ELO1", self.elo1)):
+            if abs(e) > MAX_ELO:
+                raise UsageError(
+                    f"--sprt: {name} ({e:g}) is beyond +/-{MAX_ELO:g} Elo, an expected score within 1e-10 of 0 or 1: "
+                    "no series can tell such differences apart")
         if self.elo0 >= self.elo1:
             raise UsageError(f"--sprt: ELO0 ({self.elo0:g}) must be less than ELO1 ({self.elo1:g})")
         for name, p in (("ALPHA", self.alpha), ("BETA", self.beta)):
@@ -176,7 +183,8 @@ class Sprt:
         return "H1" if llr >= high else "H0" if llr <= low else None
 
     def describe(self) -> str:
-        return f"SPRT elo0 {self.elo0:g}, elo1 {self.elo1:g}, alpha {self.alpha:g}, beta {self.beta:g}"
+        return (f"SPRT elo0 {self.elo0:g}, elo1 {self.elo1:g} ({self.model} Elo), alpha {self.alpha:g}, "
+                f"beta {self.beta:g}")
 
     def to_json(self) -> dict:
         return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta, "model": self.model}
@@ -218,14 +226,54 @@ def _mle_logistic(values: list[float], probs: list[float], s: float) -> list[flo
 
 
 def _mle_normalized(values: list[float], probs: list[float], ref: float, t: float) -> list[float]:
-    """The distribution nearest the observed one whose (mean - ref) / sigma is ``t``."""
-    p = [1.0 / len(values)] * len(values)
+    """The distribution nearest the observed one whose (mean - ref) / sigma is ``t``.
+
+    First as fastchess computes it (a fixed point from the uniform
+    distribution), so that its decisions are ours. Far from the observed
+    t (the bounds of a poker series: 400 normalised Elo and more) that
+    start has no solution; then the answer is walked to from the observed
+    distribution, which is its own solution at the observed t, one step of t
+    at a time (halved where a step has none)."""
+    found = _fixed_point(values, probs, ref, t, [1.0 / len(values)] * len(values))
+    if found is not None:
+        return found
+    p, at = probs, _t_value(values, probs, ref)
+    step = t - at
+    while at != t:
+        goal = t if abs(t - at) <= abs(step) else at + step
+        nxt = _fixed_point(values, probs, ref, goal, p)
+        if nxt is None:
+            step /= 2.0
+            if abs(step) < 1e-9:
+                break  # no distribution with every outcome possible reaches t: the nearest found
+            continue
+        p, at = nxt, goal
+    return p
+
+
+def _t_value(values: list[float], p: list[float], ref: float) -> float:
+    mu = sum(a * q for a, q in zip(values, p))
+    sigma = math.sqrt(sum(q * (a - mu) ** 2 for a, q in zip(values, p)))
+    return (mu - ref) / sigma if sigma > 0 else 0.0
+
+
+def _fixed_point(values: list[float], probs: list[float], ref: float, t: float,
+                 start: list[float]) -> list[float] | None:
+    """fastchess's iteration for the normalised model from ``start``, or None
+    where it has no solution (every term of one sign) or leaves the simplex."""
+    p = start
     for _ in range(10):
         mu = sum(a * q for a, q in zip(values, p))
         sigma = math.sqrt(sum(q * (a - mu) ** 2 for a, q in zip(values, p)))
+        if not sigma > 0:
+            return None
         phi = [a - ref - 0.5 * t * sigma * (1.0 + ((a - mu) / sigma) ** 2) for a in values]
+        if max(phi) <= 0.0 or min(phi) >= 0.0:
+            return None
         theta = _solve(probs, phi, 1e-12)
         new = [q / (1.0 + theta * f) for q, f in zip(probs, phi)]
+        if not all(x > 0.0 and math.isfinite(x) for x in new):
+            return None
         moved = max(abs(x - y) for x, y in zip(new, p))
         p = new
         if moved < 1e-4:

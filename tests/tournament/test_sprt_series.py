@@ -31,7 +31,8 @@ def test_the_series_stops_where_the_sprt_first_decides(tmp_path):
     assert state["decision"] == "H0" and state["llr"] <= state["bounds"][0]
     assert result["stopped_early"] and rounds < result["rounds_planned"] == 10_000
     assert f"stopped early after {rounds} of 10000 rounds" in out.stderr
-    assert "SPRT [0, 200]: LLR " in out.stderr and "H0 accepted: naive is not 200 Elo stronger" in out.stderr
+    assert "SPRT [0, 200] normalized Elo: LLR " in out.stderr
+    assert "H0 accepted: the results favour naive being 0 Elo stronger over 200" in out.stderr
     # Replayed from the stored matches, round by round: no decision before the last round.
     test = Sprt(0, 200)
     results = []
