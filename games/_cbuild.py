@@ -92,27 +92,38 @@ def load(path: Path) -> ModuleType | None:
     return module
 
 
-def engine_path(source: Path, game: str) -> Path:
-    """A game's rules engine (``source``, a CPython extension whose module
-    name comes in as ``ENGINE_MODULE``) built into the cache if missing."""
-    import hashlib
-    import sysconfig
 
-    abi = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    key = hashlib.sha256(source.read_bytes() + b"\0" + abi.encode()).hexdigest()[:16]
-    module = f"{game}_engine_{key}"
-    target = cache_dir() / f"{module}{abi}"
-    if not target.is_file():
-        what = f"{game} engine"
-        build(target, what, [[compiler(what, source), "-O2", "-Wall", "-shared", "-fPIC",
-                              f"-I{sysconfig.get_paths()['include']}", f"-DENGINE_MODULE={module}",
-                              "-o", "{out}", str(source)]])
-    return target
+class GameEngine:
+    """A game's rules engine: its C source (a CPython extension whose module
+    name comes in as ``ENGINE_MODULE``), built into the cache the first time
+    it is needed, under a name made of the game, the source's hash and the
+    Python ABI (a change is rebuilt)."""
 
+    def __init__(self, source: Path, game: str) -> None:
+        self.source, self.game = source, game
+        self._module: ModuleType | None = None
 
-def load_engine(source: Path, game: str) -> ModuleType:
-    """A game's rules engine, built if missing, imported."""
-    module = load(engine_path(source, game))
-    if module is None:
-        raise BuildError(f"the {game} engine was built but cannot be imported")
-    return module
+    def path(self) -> Path:
+        """The built engine; built now if missing."""
+        import hashlib
+        import sysconfig
+
+        abi = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+        key = hashlib.sha256(self.source.read_bytes() + b"\0" + abi.encode()).hexdigest()[:16]
+        module = f"{self.game}_engine_{key}"
+        target = cache_dir() / f"{module}{abi}"
+        if not target.is_file():
+            what = f"{self.game} engine"
+            build(target, what, [[compiler(what, self.source), "-O2", "-Wall", "-shared", "-fPIC",
+                                  f"-I{sysconfig.get_paths()['include']}", f"-DENGINE_MODULE={module}",
+                                  "-o", "{out}", str(self.source)]])
+        return target
+
+    def module(self) -> ModuleType:
+        """The engine imported (once)."""
+        if self._module is None:
+            module = load(self.path())
+            if module is None:
+                raise BuildError(f"the {self.game} engine was built but cannot be imported")
+            self._module = module
+        return self._module

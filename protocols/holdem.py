@@ -832,9 +832,9 @@ class HoldemPlugin(BuiltinGame[HoldemParams]):
         return refusal(params)
 
     def native_parts(self) -> tuple[Any, ...]:
-        from games.holdem._native import engine_path  # hold'em's engine, built by games itself
+        from games.holdem._native import ENGINE  # hold'em's engine, built by games itself
 
-        return (HOLDEM_COMPILED, engine_path)
+        return (HOLDEM_COMPILED, ENGINE.path)
 
     def demo_bots(self) -> tuple[DemoBot, ...]:
         h = SAMPLE_BOTS / "holdem"

@@ -569,9 +569,9 @@ class Kuhn3Plugin(BuiltinGame[Kuhn3Params]):
         return kuhn3_refusal(params)
 
     def native_parts(self) -> tuple[Any, ...]:
-        from games.kuhn3._native import engine_path  # kuhn3's engine, built by games itself
+        from games.kuhn3._native import ENGINE  # kuhn3's engine, built by games itself
 
-        return (KUHN3_COMPILED, engine_path)
+        return (KUHN3_COMPILED, ENGINE.path)
 
     def demo_bots(self) -> tuple[DemoBot, ...]:
         k = SAMPLE_BOTS / "kuhn3"

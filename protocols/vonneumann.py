@@ -370,9 +370,9 @@ class VonNeumannPlugin(BuiltinGame[VonNeumannParams]):
     playthrough_matches = (({"sessions": 2, "games_per_session": 6}, 7),)
 
     def native_parts(self) -> tuple[Any, ...]:
-        from games.vonneumann._native import engine_path  # the rules' engine, built by games itself
+        from games.vonneumann._native import ENGINE  # the rules' engine, built by games itself
 
-        return (VONNEUMANN_COMPILED, engine_path)
+        return (VONNEUMANN_COMPILED, ENGINE.path)
 
     def invariants(self, params: VonNeumannParams) -> tuple[str, ...]:
         # Every game moves money from one seat to the other, and each session

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from .._base import IllegalAction
-from ._native import engine
+from ._native import ENGINE
 
 PREFLOP, FLOP, TURN, RIVER, OVER = range(5)
 STREETS = ("preflop", "flop", "turn", "river")
@@ -49,7 +49,7 @@ class Pot(NamedTuple):
     value: int | None
 
 
-_engine = engine()
+_engine = ENGINE.module()
 _engine.setup(IllegalAction, Legal, Pot)
 #: the engine's hand type, loaded at run time: its members (listed below) are untyped
 _EngineHand: Any = _engine.Hand

@@ -26,10 +26,10 @@ from fractions import Fraction
 
 from games._base import IllegalAction
 
-from ._native import engine
+from ._native import ENGINE
 from ._params import Kuhn3Params
 
-_engine = engine()
+_engine = ENGINE.module()
 
 SEATS: int = _engine.SEATS
 #: Card ranks from lowest to highest; one of the four is left undealt.

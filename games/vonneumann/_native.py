@@ -1,30 +1,10 @@
-"""Building the vonneumann engine (``_engine.c``, the one copy of the rules)
-into the arena's private cache the first time it is imported, and loading it.
-
-Built as hold'em's engine is (``games._cbuild``: the cache, a file named
-after the hash of the source and the Python ABI so a change is rebuilt, a
-lock so parallel workers build it once). protocols/vonneumann_compiled.c
-includes the same source, so the compiled dialogue plays on this engine's
-objects.
-"""
+"""von Neumann's engine (``_engine.c``, the one copy of its rules), built into the
+arena's private cache the first time it is needed (``games._cbuild``)."""
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
-from types import ModuleType
 
-from .._cbuild import engine_path as _engine_path
-from .._cbuild import load_engine
+from .._cbuild import GameEngine
 
-SOURCE = Path(__file__).with_name("_engine.c")
-
-
-def engine_path() -> Path:
-    """The built engine; built now if missing."""
-    return _engine_path(SOURCE, "vonneumann")
-
-
-@cache
-def engine() -> ModuleType:
-    return load_engine(SOURCE, "vonneumann")
+ENGINE = GameEngine(Path(__file__).with_name("_engine.c"), "vonneumann")

@@ -22,7 +22,7 @@ from typing import Any
 
 from games._base import IllegalAction
 
-from ._native import engine
+from ._native import ENGINE
 from ._params import VonNeumannParams
 
 #: What a bot is told about the opponent's previous card when it was not shown.
@@ -52,7 +52,7 @@ class GameResult:
     amount: int  # what the winner took from the other seat
 
 
-_engine = engine()
+_engine = ENGINE.module()
 # The engine's phases are these members, in its order (a name the enum lacks fails here).
 _engine.setup(IllegalAction, tuple(Phase(name) for name in _engine.PHASES))
 
