@@ -53,6 +53,8 @@ class Fault:
 
     def hint(self) -> str | None:
         """The likely mistake behind the commonest faults of a new bot, in a sentence."""
+        if self.detail.startswith("ACPC agent "):  # an ACPC agent's, in ACPC's words: no hint meant for other bots
+            return None
         received = (self.received or "").strip()
         if self.kind == FaultKind.TIMEOUT and "flushed" in self.detail:
             want = f" ({self.expected})" if self.expected else ""

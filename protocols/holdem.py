@@ -28,7 +28,7 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 import games.holdem
 from games import GameSpec, IllegalAction
@@ -117,7 +117,25 @@ class Act(Message):
     last_action: LastAction | None = Field(description="the last action of the hand (blinds included)")
     legal: list[ActionName] = Field(description="the actions you may take")
     min_raise_to: int | None = Field(description="the smallest 'to' of a raise (null: no raise)")
-    max_raise_to: int | None = Field(description="the largest 'to' of a raise: your bet plus your stack")
+    max_raise_to: int | None = Field(description="the largest 'to' of a raise: your bet plus your stack "
+                                                  "(limit: the one 'to' a raise may have, as min_raise_to)")
+    # limit games only (a game definition's): absent from a no-limit act
+    raise_size: int | None = Field(default=None, description="limit only: the size of a bet or raise on this street")
+    raises: int | None = Field(default=None, description="limit only: the bets and raises made on this street")
+    max_raises: int | None = Field(default=None,
+                                   description="limit only: the most bets and raises this street allows")
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)  # a no-limit act has no limit fields (not nulls)
+        for name in LIMIT_FIELDS:
+            if isinstance(data, dict) and data.get(name) is None:
+                data.pop(name, None)
+        return data
+
+
+#: the fields of ``act`` that only a limit game's requests have
+LIMIT_FIELDS = ("raise_size", "raises", "max_raises")
 
 
 class ActionNotice(Message):
@@ -193,10 +211,13 @@ class ActionReply(Reply):
 MODELS: list[type[BaseModel]] = [HandStart, Act, ActionNotice, Street, HandEnd, TournamentEnd, ActionReply]
 
 
-def _expect(legal: games.holdem.Legal):
+def _expect(legal: games.holdem.Legal, limit: bool = False):
     def words() -> str:
         text = '{"type": "action", "action": A} with A one of ' + ", ".join(legal.actions)
-        if legal.min_to is not None:
+        if legal.min_to is not None and limit:
+            text += (f', and "to" {legal.min_to} with raise (the limit raise: "to" is your bet on the street after '
+                     'raising, not the amount added)')
+        elif legal.min_to is not None:
             text += (f', and "to" from {legal.min_to} to {legal.max_to} with raise '
                      '("to" is your bet on the street after raising, not the amount added)')
         return text
@@ -269,6 +290,8 @@ class HoldemDealer:
         self._own: list[tuple[int, ...] | None] = [None] * self.seats
         self._own_past = [0] * self.seats
         self._header = (tuple(self.names), tuple(params.model_dump().items()))
+        #: limit betting's raise sizes and caps per street (None: no-limit), for every hand dealt
+        self._limit = params.limit()
         self._compiled = False  # the compiled betting has played: the facts miss what it did
         self._fault: ProtocolError | None = None  # the refused reply due (Step.FAULT)
         self._asked = -1  # the seat asked (Step.ASK, Step.FAULT)
@@ -300,9 +323,9 @@ class HoldemDealer:
         scores = self.scores()
         if seat in self.out:
             scores[seat] = self.out[seat]
-        elif self.params.mode == "cash":
+        elif self.params.mode == "cash":  # (limit: what the caps let a seat lose in a hand, if less than its stack)
             unfinished = self.params.hands - self.hands
-            scores[seat] = float(self.totals[seat] - unfinished * self.params.stack)
+            scores[seat] = float(self.totals[seat] - unfinished * self.params.most_lost())
         return scores
 
     def seat_gone(self, seat: int) -> bool:
@@ -427,7 +450,7 @@ class HoldemDealer:
     def _take(self, hand: HoldemHand, seat: int, line: str) -> ProtocolError | None:
         """Apply ``seat``'s reply to the hand; the error to report, or None."""
         legal = hand.legal()
-        expect = _expect(legal)
+        expect = _expect(legal, self._limit is not None)
         try:
             fields = fast_reply(line, ActionReply)
             if fields is not None:  # the canonical forms; anything else is judged by pydantic
@@ -543,7 +566,7 @@ class HoldemDealer:
                 self.rng.setstate(ahead[0][0])
                 ahead.clear()
             deck = self.rng.sample(DECK, size)
-        self.hand = hand = HoldemHand(stacks, button, *blinds, deck)
+        self.hand = hand = HoldemHand(stacks, button, *blinds, deck, limit=self._limit)
         self._shown = 0
         self._dealt(hand)
         self.step = Step.HAND_START
@@ -649,7 +672,7 @@ class HoldemDealer:
     def _ask(self, hand: HoldemHand, seat: int, n: int) -> Exchange:
         legal = hand.legal()
         last = hand.last_action
-        msg = encode_fields({
+        fields = {
             "type": "act", "hand": n, "street": STREETS[hand.street], "seat": seat,
             "cards": card_names(hand.hole[seat]),  # type: ignore[arg-type]
             "board": card_names(hand.board), "stacks": hand.stack, "bets": hand.bet, "pot": hand.pot,
@@ -657,8 +680,12 @@ class HoldemDealer:
             "small_blind_seat": hand.small_blind_seat, "big_blind_seat": hand.big_blind_seat,
             "small_blind": hand.small_blind, "big_blind": hand.big_blind, "in_hand": hand.in_hand(),
             "last_action": None if last is None else {"seat": last[0], "action": last[1], "amount": last[2]},
-            "legal": legal.actions, "min_raise_to": legal.min_to, "max_raise_to": legal.max_to})
-        return Exchange([(seat, msg)], expect=_expect(legal))
+            "legal": legal.actions, "min_raise_to": legal.min_to, "max_raise_to": legal.max_to}
+        limit = self._limit
+        if limit is not None:  # the street's raise size, the bets and raises made, the cap
+            street = hand.street
+            fields.update(raise_size=limit[0][street], raises=hand.raises, max_raises=limit[1][street])
+        return Exchange([(seat, encode_fields(fields))], expect=_expect(legal, limit is not None))
 
     def _hand_end(self, hand: HoldemHand, seats: list[int], n: int) -> list[tuple[int, bytes]]:
         shown = [{"seat": s, "cards": card_names(hand.hole[s]), "hand": describe(v)}  # type: ignore[arg-type]
@@ -809,7 +836,8 @@ class HoldemPlugin(BuiltinGame[HoldemParams]):
         title="Texas Hold'em",
         min_seats=2,
         max_seats=10,
-        description="No-limit Texas Hold'em, 2-10 seats: cash hands or freezeout tournaments, as in the CodeProject Hold'em challenge.",
+        description="No-limit Texas Hold'em, 2-10 seats: cash hands or freezeout tournaments, as in the CodeProject "
+                    "Hold'em challenge; limit or no-limit from an ACPC game definition (--gamedef).",
     )
     Params = HoldemParams
     rules = games.holdem.__doc__ or ""
@@ -853,6 +881,13 @@ class HoldemPlugin(BuiltinGame[HoldemParams]):
         ({"hands": 3}, 7),
         ({"mode": "freezeout", "tournaments": 1, "stack": 8, "level_hands": 2}, 8),
     )
+
+    def check_seats(self, params: HoldemParams, seats: int) -> None:
+        super().check_seats(params, seats)
+        g = params.gamedef
+        if g is not None and g.num_players != seats:
+            raise ValueError(f"the game definition (gamedef) is for {g.num_players} players (numPlayers = "
+                             f"{g.num_players}) and {seats} bots were given: play it with {g.num_players}")
 
     def table_seats(self, entrants: int) -> int:
         return max(self.spec.min_seats, min(entrants, self.spec.max_seats))

@@ -41,7 +41,6 @@
 #define MSG_MAX 4096
 
 enum { S_HAND_START = 1, S_BOARD = 2, S_ASK = 3, S_NOTICE = 5, S_HAND_END = 6 }; /* protocols.holdem.Step */
-static const char *STREET_NAME[] = {"preflop", "flop", "turn", "river"};
 static const char RANK[] = "23456789TJQKA", SUIT[] = "cdhs";
 
 #define DECKS_AHEAD 16 /* decks asked of the dealer at a time */
@@ -127,7 +126,7 @@ static int dealt_seats(Hand *h, int *seats) {
 static int render_act(HL *x, int seat, char *out, int cap) {
     Hand *h = x->h;
     Out b = {out, 0, cap};
-    long long stack = h->stack[seat], bet_s = h->bet[seat], to_call = h->max_bet - bet_s;
+    long long to_call = h->max_bet - h->bet[seat];
     OUT(&b, "{\"type\":\"act\",\"hand\":");
     out_ll(&b, x->st.hand);
     OUT(&b, ",\"street\":\"");
@@ -162,26 +161,34 @@ static int render_act(HL *x, int seat, char *out, int cap) {
     OUT(&b, "\",\"amount\":");
     out_ll(&b, h->last_put);
     OUT(&b, "},\"legal\":");
-    /* Hand_legal's answer */
-    if (raise_refusal(h, seat, to_call) == NULL) {
-        long long top = stack + bet_s;
-        long long low = (h->raise_size > h->big_blind ? h->raise_size : h->big_blind) + h->max_bet;
-        if (to_call)
-            OUT(&b, "[\"fold\",\"call\",\"raise\",\"allin\"]");
-        else
-            OUT(&b, "[\"call\",\"raise\",\"allin\"]");
-        OUT(&b, ",\"min_raise_to\":");
-        out_ll(&b, low < top ? low : top);
+    /* Hand_legal's answer (the engine's options) */
+    Options o;
+    options(h, seat, &o);
+    if (o.fold)
+        OUT(&b, "[\"fold\",\"call\"");
+    else
+        OUT(&b, "[\"call\"");
+    if (o.raise)
+        OUT(&b, ",\"raise\"");
+    if (o.allin)
+        OUT(&b, ",\"allin\"");
+    if (o.raise) {
+        OUT(&b, "],\"min_raise_to\":");
+        out_ll(&b, o.low);
         OUT(&b, ",\"max_raise_to\":");
-        out_ll(&b, top);
-        OUT(&b, "}\n");
-    } else if (stack <= to_call) {
-        OUT(&b, "[\"fold\",\"call\",\"allin\"],\"min_raise_to\":null,\"max_raise_to\":null}\n");
-    } else if (to_call) {
-        OUT(&b, "[\"fold\",\"call\"],\"min_raise_to\":null,\"max_raise_to\":null}\n");
+        out_ll(&b, o.high);
     } else {
-        OUT(&b, "[\"call\"],\"min_raise_to\":null,\"max_raise_to\":null}\n");
+        OUT(&b, "],\"min_raise_to\":null,\"max_raise_to\":null");
     }
+    if (h->limit) { /* limit only: the street's raise size, the bets and raises made, the cap */
+        OUT(&b, ",\"raise_size\":");
+        out_ll(&b, h->limit_size[h->street]);
+        OUT(&b, ",\"raises\":");
+        out_ll(&b, h->raises);
+        OUT(&b, ",\"max_raises\":");
+        out_ll(&b, h->max_raises[h->street]);
+    }
+    OUT(&b, "}\n");
     return b.n < cap ? b.n : -1;
 }
 

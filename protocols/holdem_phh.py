@@ -10,6 +10,16 @@ the cards shown, and the finishing stacks. ``dumps()`` writes them as one
 ``.phhs`` text, hands numbered ``[1]``, ``[2]``... The format:
 https://phh.readthedocs.io. A notice reaches every seat dealt in; each
 event is taken once, whichever seat's copy comes first.
+
+No-limit hands are PHH's variant ``NT`` (``min_bet``: the big blind). The
+hands of a limit game (``gamedef`` in ``match_start``'s params) are the
+fixed-limit variant ``FT``: ``small_bet`` is the raise size before the flop
+and on it, ``big_bet`` on the turn and the river, as PHH has them; the
+game's own raise sizes and caps per street ride along as the user-defined
+fields ``_raise_sizes`` and ``_max_raises``. PokerKit's ``FT`` allows 4 bets
+and raises a street: a game whose sizes are not one small bet then one big
+bet, or that allows more raises, is written the same way, and its hands
+replay in PokerKit only as far as they fit.
 """
 
 from __future__ import annotations
@@ -39,6 +49,8 @@ class _Hand:
     committed: dict[int, int] = field(default_factory=dict)
     acpc: list[str] = field(default_factory=lambda: [""])
     boards: list[str] = field(default_factory=list)
+    #: limit: the game's raise sizes and caps per street; None: no-limit
+    limit: tuple[list[int], list[int]] | None = None
 
     def player(self, seat: int) -> str:
         return f"p{self.order.index(seat) + 1}"
@@ -107,6 +119,9 @@ class HandHistories:
                 starting = [self.stacks[s] for s in order]
             hand = self.hand = _Hand(msg["hand"], order, msg["small_blind"], msg["big_blind"], msg["ante"],
                                      starting)
+            gamedef = self.params.get("gamedef")
+            if isinstance(gamedef, dict) and gamedef.get("betting") == "limit":
+                hand.limit = (list(gamedef["raise_size"]), list(gamedef["max_raises"]))
             hand.street_bets = {s: msg["bets"][s] for s in order}
             hand.committed = {s: msg["bets"][s] for s in order}
             hand.max_bet = max(hand.street_bets.values())
@@ -123,7 +138,8 @@ class HandHistories:
         hand.street_bets[s] = bet
         if bet > hand.max_bet:
             hand.max_bet = bet
-            hand.acpc[-1] += f"r{hand.committed[s]}"  # ACPC: the raiser's total in the hand
+            # ACPC: the raiser's total in the hand (no-limit); a limit raise has one size, and no number
+            hand.acpc[-1] += "r" if hand.limit is not None else f"r{hand.committed[s]}"
             return f"{hand.player(s)} cbr {bet}"
         hand.acpc[-1] += "c"
         return f"{hand.player(s)} cc"
@@ -155,12 +171,16 @@ def _one(hand: _Hand, names: list[str]) -> str:
     start = int(aggressors[-1][1:]) - 1 if aggressors else 0
     shows = [f"{hand.player(s)} sm {''.join(shown[s])}"
              for s in (hand.order[(start + k) % n] for k in range(n)) if s in shown]
+    if hand.limit is None:
+        betting: list[tuple[str, object]] = [("variant", "NT"), ("ante_trimming_status", True),
+                                             ("antes", [hand.ante] * n), ("blinds_or_straddles", blinds),
+                                             ("min_bet", hand.big_blind)]
+    else:  # fixed-limit: PHH's small bet (preflop, flop) and big bet (turn, river)
+        sizes = hand.limit[0]
+        betting = [("variant", "FT"), ("ante_trimming_status", True), ("antes", [hand.ante] * n),
+                   ("blinds_or_straddles", blinds), ("small_bet", sizes[0]), ("big_bet", sizes[2])]
     fields = [
-        ("variant", "NT"),
-        ("ante_trimming_status", True),
-        ("antes", [hand.ante] * n),
-        ("blinds_or_straddles", blinds),
-        ("min_bet", hand.big_blind),
+        *betting,
         ("starting_stacks", hand.starting),
         ("actions", deal + hand.events + shows),
         ("hand", hand.number + 1),
@@ -169,6 +189,8 @@ def _one(hand: _Hand, names: list[str]) -> str:
         ("players", [names[s] for s in hand.order]),
         ("finishing_stacks", hand.finishing),
     ]
+    if hand.limit is not None:
+        fields += [("_raise_sizes", hand.limit[0]), ("_max_raises", hand.limit[1])]
     # tomli_w writes any Unicode a name holds as TOML allows it (json.dumps's
     # \ud83d\ude00 for one emoji is a pair of surrogates, which TOML refuses).
     return tomli_w.dumps(dict(fields))

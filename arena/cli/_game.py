@@ -84,7 +84,7 @@ def usable(plugin: GamePlugin[Any], option: str) -> bool:
         return plugin.reusable_processes
     if option == "hand_history":
         return "phh" in plugin.hand_formats
-    if option == "acpc_log":
+    if option in ("acpc_log", "acpc_lenient"):  # the games with an ACPC translation
         return "acpc" in plugin.hand_formats
     return True
 

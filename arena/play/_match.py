@@ -346,6 +346,8 @@ class _Drive:
         # has, and fold the seat where ACPC has no fold (a free one), states an innocent
         # agent cannot read.
         self._seat_gone = None if any(b.spec.loopback for b in bots) else getattr(dealer, "seat_gone", None)
+        if hasattr(dealer, "acpc_seats"):  # a game that shows ACPC agents what their dealer shows
+            dealer.acpc_seats = frozenset(b.seat for b in bots if b.spec.loopback)
 
     @property
     def plays_on(self) -> bool:
@@ -523,6 +525,13 @@ def _fault(pending: PendingFault, specs: list[BotSpec], bots: list[BotProcess]) 
     received: str | None  # a bot's fault may have no line
     if isinstance(exc, ProtocolError):
         kind, detail, received = FaultKind(exc.kind), exc.reason, exc.received
+        if specs[fseat].loopback and received is not None:  # an ACPC agent's wrong response, in ACPC's words
+            from protocols.acpc import agent_fault
+
+            words = agent_fault(received)
+            if words is not None:
+                code, detail, received, expected = words
+                kind = FaultKind(code)
     else:
         kind, detail, received = exc.kind, exc.detail, exc.received
         if kind is FaultKind.FAILED_TO_START:

@@ -1,4 +1,5 @@
-"""Texas Hold'em (``holdem``): no-limit, 2 to 10 seats, cash or freezeout.
+"""Texas Hold'em (``holdem``): no-limit, 2 to 10 seats, cash or freezeout;
+limit or no-limit from an ACPC game definition (``gamedef``).
 
 Rules
 =====
@@ -41,12 +42,49 @@ Rules
   largest raise; anything else is a fault, reported in words ("raise to 150
   is below the minimum raise to 200").
 
+Limit, and games from an ACPC game definition
+=============================================
+
+``gamedef`` (``--gamedef FILE``, ``-p gamedef=FILE``) plays the game an
+ACPC game definition file describes, as the ACPC dealer reads it
+(``holdem.limit.2p.reverse_blinds.game``, ``holdem.limit.3p.game``, and
+the no-limit ones): its betting (``limit`` or ``nolimit``), its blinds
+(heads-up, reverse blinds: the button posts the small blind), its stack
+for every seat (in a limit file without one, ACPC's 2147483647), and in
+limit its raise size and its cap on raises for each round. It sets
+``stack``, ``small_blind`` and ``big_blind`` (and ``ante`` is 0: ACPC has
+no antes); it is played in cash with as many seats as its ``numPlayers``.
+The match keeps the definition as read (``match_start``'s ``params`` have
+it under ``gamedef``, its keys those of the file in snake case, every one
+filled in), so a stored match plays again without the file. Refused, in
+words naming the file and the line: a file that is not a game definition
+(a line it does not know, a value that is not a whole number, a key twice,
+a list longer or shorter than its players or rounds, a blind above its
+stack...), and one the arena does not play: another deck than 13 ranks of
+4 suits, another number of hole cards than 2, other rounds than preflop,
+flop (3 cards), turn and river, other blinds or first players than
+hold'em's, unequal stacks, a cap on raises in no-limit.
+
+* **Limit betting.** Everything above holds but the size of a raise: a
+  bet or raise is to the bet plus the round's raise size, exactly (a seat
+  whose stack does not cover it raises all-in for less), and once a round
+  has had its cap of bets and raises (``maxRaises``; before the flop the
+  big blind is not one), nobody may raise in it. An all-in is legal only
+  where it is a call or that raise. What reopens the betting is as in
+  no-limit. The requests say it: ``min_raise_to`` and ``max_raise_to``
+  are the one ``to`` a raise may have, and ``act`` has ``raise_size``,
+  ``raises`` and ``max_raises`` (below). A raise to another amount is a
+  fault ("raise to 35 is not this limit game's raise: before the flop a
+  raise is to 30, ..."), as is one past the cap ("the betting on the turn
+  has reached its cap, 4 bets and raises: call or fold").
+
 Formats
 =======
 
 * ``cash`` (default): ``hands`` hands (1000); every hand starts with
   ``stack`` chips a seat (400, that is 200 big blinds), so hands are
-  independent; blinds ``small_blind``/``big_blind`` (1/2), ``ante`` (0).
+  independent; blinds ``small_blind``/``big_blind`` (1/2), ``ante`` (0);
+  or those of a ``gamedef``.
   The button is seat ``hand % seats``. Score: chips won. With
   ``--duplicate`` every seating of the same bots gets the same cards by
   position.
@@ -89,7 +127,11 @@ JSON lines, after the shared ``match_start``/``ready`` and before
   acted, the big blind's post, action ``big_blind``), ``legal`` (the
   actions you may take), ``min_raise_to`` and ``max_raise_to`` (the bounds
   of a raise's ``to``, null when raise is not legal; the largest is your
-  bet plus your stack).
+  bet plus your stack; in limit both are the one ``to`` a raise may
+  have). In a limit game only (no-limit requests have none of these):
+  ``raise_size`` (the round's size of a bet or raise), ``raises`` (the
+  bets and raises made in the round so far) and ``max_raises`` (the
+  round's cap).
 * The reply ``action``: ``action`` is fold, call, raise or allin; ``to``
   goes with raise only, your bet on the street after raising (raise to, not
   by): ``{"type": "action", "action": "raise", "to": 12}``.
@@ -119,17 +161,23 @@ freezeout it is out of the tournament in play, last. With fewer than two
 seats left the match ends. Its score (tournaments), the worst it could have
 had by playing on, fixed when it left: cash, the chips it had won in finished
 hands minus its whole stack for every hand not finished, the one in play
-included; freezeout, the points of the tournaments it finished (last place,
-no points, in the others). The others play on and keep what they win.
+included (in limit, the most the caps let a seat put in a hand, if that is
+less); freezeout, the points of the tournaments it finished (last place,
+no points, in the others). The others play on and keep what they win. In a
+game definition's match the table then has fewer seats than its
+``numPlayers``: its hands are dealt as hold'em deals them at that size,
+with the same blinds and raise sizes.
 
 The engine is ``HoldemHand`` (one hand, in C: ``_engine.c``, built once
-into the arena's cache) and ``Freezeout`` (one tournament); the wire
+into the arena's cache) and ``Freezeout`` (one tournament); game
+definitions are read by ``read_gamedef`` into a ``GameDef``; the wire
 protocol is ``protocols.holdem`` and docs/protocols/holdem.md.
 """
 
 from __future__ import annotations
 
 from ._cards import NAMES, RANKS, SUITS, card_names, describe, evaluate, load_evaluator, parse_cards
+from ._gamedef import GameDef, GameDefError, parse_gamedef, read_gamedef
 from ._params import HoldemParams
 from ._rules import ACTIONS, ALLIN, CALL, FOLD, OVER, PREFLOP, RAISE, STREETS, HoldemHand, Legal, Pot
 from ._tournament import Freezeout
@@ -147,6 +195,8 @@ __all__ = [
     "STREETS",
     "SUITS",
     "Freezeout",
+    "GameDef",
+    "GameDefError",
     "HoldemHand",
     "HoldemParams",
     "Legal",
@@ -156,4 +206,6 @@ __all__ = [
     "evaluate",
     "load_evaluator",
     "parse_cards",
+    "parse_gamedef",
+    "read_gamedef",
 ]

@@ -1,8 +1,15 @@
-/* One hand of no-limit Texas Hold'em in C: the engine of games.holdem
- * (blinds, betting, side pots, showdown), exposed to Python as the type
- * ``Hand`` that games/holdem/_rules.py's ``HoldemHand`` is. The rules are
- * those of games/holdem/__init__.py's rules page, checked against PokerKit by
- * tests/games/test_holdem_oracle.py.
+/* One hand of Texas Hold'em in C, no-limit or limit: the engine of
+ * games.holdem (blinds, betting, side pots, showdown), exposed to Python as
+ * the type ``Hand`` that games/holdem/_rules.py's ``HoldemHand`` is. The
+ * rules are those of games/holdem/__init__.py's rules page, checked against
+ * PokerKit by tests/games/test_holdem_oracle.py (and limit hands by
+ * tests/protocols/test_holdem_limit.py, through PHH).
+ *
+ * Limit (a hand made with ``limit``: per street a raise size and a cap on
+ * bets and raises) is the same betting with two rules more: a raise is to
+ * the bet plus the street's size, exactly (all-in for less when the stack
+ * does not cover it), and once the street's cap of bets and raises is made
+ * nobody may raise. Which raises reopen the betting is as in no-limit.
  *
  * Seats are indexes (at most MAXSEATS), cards ints; the showdown's values
  * come from eval7 through games.holdem._cards.evaluate_holes (Python, C
@@ -17,9 +24,17 @@
 #include <limits.h>
 
 #define MAXSEATS 10
+#ifdef HOLDEM_ENGINE_EMBEDDED /* the type's tables are the module's: a dialogue that includes the rules has none */
+#define MODULE_ONLY __attribute__((unused))
+#else
+#define MODULE_ONLY
+#endif
 enum { PREFLOP, FLOP, TURN, RIVER, OVER };
 enum { A_FOLD, A_CALL, A_RAISE, A_ALLIN, A_BIG_BLIND };
 static const char *ACTION[] = {"fold", "call", "raise", "allin", "big_blind"};
+/* the streets' names (a compiled dialogue's messages) and, in refusals, when they are */
+__attribute__((unused)) static const char *STREET_NAME[] = {"preflop", "flop", "turn", "river"};
+static const char *STREET_WHEN[] = {"before the flop", "on the flop", "on the turn", "on the river"};
 
 typedef struct {
     long long amount;
@@ -55,6 +70,12 @@ typedef struct {
     int has_value[MAXSEATS];
     long long value[MAXSEATS];
     long long posted_stack[MAXSEATS], posted_bet[MAXSEATS];
+    /* limit betting (0: no-limit): per street the raise size and the most bets and raises; kept
+     * from hand to hand (hand_setup deals the next hand into the same object) */
+    int limit;
+    long long limit_size[4];
+    int max_raises[4];
+    int raises; /* bets and raises made on this street */
 } Hand;
 
 static PyObject *IllegalAction, *LegalType, *PotType, *Evaluate;
@@ -81,8 +102,24 @@ static int index_in_order(Hand *h, int s) {
     return -1;
 }
 
+/* What a raise adds to the bet at least (no-limit), or exactly (limit: all-in for less when the
+ * stack does not cover it). */
+static long long raise_unit(Hand *h) {
+    if (h->limit)
+        return h->limit_size[h->street];
+    return h->raise_size > h->big_blind ? h->raise_size : h->big_blind;
+}
+
 /* Why s (who must put in to_call to call) may not raise now, or NULL. */
 static const char *raise_refusal(Hand *h, int s, long long to_call) {
+    if (h->limit && h->raises >= h->max_raises[h->street]) {
+        static char capped[160];
+        int cap = h->max_raises[h->street];
+        snprintf(capped, sizeof capped, "the betting %s has reached its cap, %d %s: call or fold",
+                 STREET_WHEN[h->street], cap,
+                 h->street == PREFLOP ? (cap == 1 ? "raise" : "raises") : (cap == 1 ? "bet" : "bets and raises"));
+        return capped;
+    }
     long long short_sum = 0;
     for (int i = 0; i < h->nshort; i++)
         short_sum += h->short_allins[i];
@@ -120,6 +157,11 @@ static int check(Hand *h, int s, int action, PyObject *to_obj, long long *put) {
             const char *refusal = raise_refusal(h, s, to_call);
             if (refusal != NULL)
                 return illegal("all-in would be a raise, and %s", refusal);
+            long long target = raise_unit(h) + h->max_bet;
+            if (h->limit && stack + bet_s > target)
+                return illegal("all-in would be a raise to %lld, and in this limit game a raise %s is to %lld: "
+                               "raise to %lld, or call",
+                               stack + bet_s, STREET_WHEN[h->street], target, target);
         }
         *put = stack;
         return 0;
@@ -131,18 +173,51 @@ static int check(Hand *h, int s, int action, PyObject *to_obj, long long *put) {
     if (to_obj == NULL || to_obj == Py_None)
         return illegal("a raise needs the amount to raise to");
     long long top = stack + bet_s;
-    long long size = h->raise_size > h->big_blind ? h->raise_size : h->big_blind;
+    long long size = raise_unit(h);
     long long low = size + h->max_bet < top ? size + h->max_bet : top;
     int overflow = 0;
     long long to = PyLong_AsLongLongAndOverflow(to_obj, &overflow);
     if (to == -1 && PyErr_Occurred())
         return -1;
+    if (h->limit && (overflow || to != low)) {
+        if (low < size + h->max_bet)
+            return illegal("raise to %S is not this limit game's raise: your stack does not cover a full raise %s "
+                           "(to %lld), so a raise is all-in, to %lld",
+                           to_obj, STREET_WHEN[h->street], size + h->max_bet, low);
+        return illegal("raise to %S is not this limit game's raise: %s a raise is to %lld, the bet (%lld) and one "
+                       "raise of %lld",
+                       to_obj, STREET_WHEN[h->street], low, h->max_bet, size);
+    }
     if (overflow < 0 || (!overflow && to < low))
         return illegal("raise to %S is below the minimum raise to %lld", to_obj, low);
     if (overflow > 0 || to > top)
         return illegal("raise to %S is more than you have: all-in is a raise to %lld", to_obj, top);
     *put = to - bet_s;
     return 0;
+}
+
+/* What the seat to act, s, may do now: Hand_legal's answer, which a compiled dialogue renders too. */
+typedef struct {
+    int fold, raise, allin; /* call is always legal (a check when nothing is owed) */
+    long long call;         /* what a call puts in */
+    long long low, high;    /* the bounds of a raise's `to`, when it may raise */
+} Options;
+
+static void options(Hand *h, int s, Options *o) {
+    long long stack = h->stack[s], bet_s = h->bet[s], to_call = h->max_bet - bet_s;
+    o->call = to_call < stack ? to_call : stack;
+    o->fold = to_call > 0;
+    o->low = o->high = 0;
+    if (raise_refusal(h, s, to_call) == NULL) {
+        long long top = stack + bet_s, target = raise_unit(h) + h->max_bet;
+        o->raise = 1;
+        o->low = target < top ? target : top;
+        o->high = h->limit ? o->low : top;
+        o->allin = !h->limit || top <= target; /* limit: only as the raise itself */
+    } else {
+        o->raise = 0;
+        o->allin = stack <= to_call; /* all-in is a call */
+    }
 }
 
 static int action_code(PyObject *action) {
@@ -162,6 +237,7 @@ static void raise_to(Hand *h, int s, long long to) {
     h->committed[s] += put;
     h->pot += put;
     h->max_bet = to;
+    h->raises++;
     int at = index_in_order(h, s);
     h->nactors = 0;
     for (int j = 1; j < h->k; j++) {
@@ -250,6 +326,7 @@ static int begin_betting(Hand *h) {
             h->actors[h->nactors++] = s;
     }
     h->raise_size = 0;
+    h->raises = 0;
     memset(h->acted, 0, sizeof h->acted);
     h->nshort = 0;
     if (!h->nactors || (h->nactors == 1 && h->bet[h->actors[0]] >= h->max_bet))
@@ -519,12 +596,47 @@ static int hand_setup(Hand *h, const long long *stacks, int n, int button, long 
     return begin_betting(h);
 }
 
-static int Hand_init(Hand *h, PyObject *args, PyObject *kwds) {
-    static char *kw[] = {"stacks", "button", "small_blind", "big_blind", "ante", "deck", NULL};
-    PyObject *stacks_obj, *deck_obj;
+/* `limit`: None (no-limit), or (raise sizes, caps on bets and raises), 4 of each, one per street. */
+static int read_limit(Hand *h, PyObject *limit) {
+    h->limit = 0;
+    if (limit == NULL || limit == Py_None)
+        return 0;
+    PyObject *sizes, *caps;
+    long long v[2][4];
+    if (!PyArg_ParseTuple(limit, "OO;limit is (raise sizes, caps on raises), one of each per street", &sizes,
+                          &caps))
+        return -1;
+    PyObject *given[2] = {sizes, caps};
+    for (int i = 0; i < 2; i++) {
+        int n = read_ll(given[i], v[i], 4, i ? "limit's caps on raises" : "limit's raise sizes");
+        if (n < 0)
+            return -1;
+        if (n != 4) {
+            PyErr_SetString(PyExc_ValueError, "limit: one raise size and one cap on raises per street, 4 of each");
+            return -1;
+        }
+    }
+    for (int r = 0; r < 4; r++) {
+        if (v[0][r] < 1 || v[1][r] < 0 || v[1][r] > INT_MAX) {
+            PyErr_SetString(PyExc_ValueError, "limit: a raise size is 1 chip or more, a cap 0 or more");
+            return -1;
+        }
+        h->limit_size[r] = v[0][r];
+        h->max_raises[r] = (int)v[1][r];
+    }
+    h->limit = 1;
+    return 0;
+}
+
+MODULE_ONLY static int Hand_init(Hand *h, PyObject *args, PyObject *kwds) {
+    static char *kw[] = {"stacks", "button", "small_blind", "big_blind", "ante", "deck", "limit", NULL};
+    PyObject *stacks_obj, *deck_obj, *limit = NULL;
     int button;
     long long sb, bb, ante;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OiLLLO", kw, &stacks_obj, &button, &sb, &bb, &ante, &deck_obj))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OiLLLO|$O", kw, &stacks_obj, &button, &sb, &bb, &ante, &deck_obj,
+                                     &limit))
+        return -1;
+    if (read_limit(h, limit) < 0)
         return -1;
     long long stacks[MAXSEATS], deck[52];
     int n = read_ll(stacks_obj, stacks, MAXSEATS, "stacks");
@@ -542,29 +654,29 @@ static PyObject *Hand_legal(Hand *h, PyObject *unused) {
         PyErr_SetString(PyExc_IndexError, "nobody is to act: the hand is over");
         return NULL;
     }
-    int s = h->actors[0];
-    long long stack = h->stack[s], bet_s = h->bet[s], to_call = h->max_bet - bet_s;
-    long long call = to_call < stack ? to_call : stack;
-    PyObject *actions;
-    PyObject *min_to = Py_None, *max_to = Py_None;
-    PyObject *lo = NULL, *hi = NULL;
-    if (raise_refusal(h, s, to_call) == NULL) {
-        long long top = stack + bet_s;
-        long long low = (h->raise_size > h->big_blind ? h->raise_size : h->big_blind) + h->max_bet;
-        actions = to_call ? Py_BuildValue("(ssss)", "fold", "call", "raise", "allin")
-                          : Py_BuildValue("(sss)", "call", "raise", "allin");
-        lo = PyLong_FromLongLong(low < top ? low : top);
-        hi = PyLong_FromLongLong(top);
-        min_to = lo;
-        max_to = hi;
-    } else if (stack <= to_call) { /* all-in is a call */
-        actions = Py_BuildValue("(sss)", "fold", "call", "allin");
-    } else {
-        actions = to_call ? Py_BuildValue("(ss)", "fold", "call") : Py_BuildValue("(s)", "call");
-    }
+    static PyObject *word[4]; /* the actions' names, made once */
+    for (int a = 0; a < 4; a++)
+        if (word[a] == NULL && (word[a] = PyUnicode_InternFromString(ACTION[a])) == NULL)
+            return NULL;
+    Options o;
+    options(h, h->actors[0], &o);
+    PyObject *names[4];
+    int k = 0;
+    if (o.fold)
+        names[k++] = word[A_FOLD];
+    names[k++] = word[A_CALL];
+    if (o.raise)
+        names[k++] = word[A_RAISE];
+    if (o.allin)
+        names[k++] = word[A_ALLIN];
+    PyObject *actions = PyTuple_New(k);
+    for (int i = 0; actions != NULL && i < k; i++)
+        PyTuple_SET_ITEM(actions, i, Py_NewRef(names[i]));
+    PyObject *lo = o.raise ? PyLong_FromLongLong(o.low) : Py_NewRef(Py_None);
+    PyObject *hi = o.raise ? PyLong_FromLongLong(o.high) : Py_NewRef(Py_None);
     PyObject *r = NULL;
-    if (actions != NULL && min_to != NULL && max_to != NULL)
-        r = PyObject_CallFunction(LegalType, "OLOO", actions, call, min_to, max_to);
+    if (actions != NULL && lo != NULL && hi != NULL)
+        r = PyObject_CallFunction(LegalType, "OLOO", actions, o.call, lo, hi);
     Py_XDECREF(actions);
     Py_XDECREF(lo);
     Py_XDECREF(hi);
@@ -728,7 +840,17 @@ GET_LL(raise_size, h->raise_size)
 GET_LL(live, h->live)
 GET_LL(pot, h->pot)
 
+GET_LL(raises, h->raises)
+
 static PyObject *get_order(Hand *h, void *c) { (void)c; return ints_list(h->order, h->k); }
+
+static PyObject *get_limit(Hand *h, void *c) {
+    (void)c;
+    if (!h->limit)
+        Py_RETURN_NONE;
+    return Py_BuildValue("((LLLL)(iiii))", h->limit_size[0], h->limit_size[1], h->limit_size[2], h->limit_size[3],
+                         h->max_raises[0], h->max_raises[1], h->max_raises[2], h->max_raises[3]);
+}
 static PyObject *get_actors(Hand *h, void *c) { (void)c; return ints_list(h->actors, h->nactors); }
 static PyObject *get_board(Hand *h, void *c) { (void)c; return ints_list(h->board, h->nboard); }
 
@@ -861,7 +983,7 @@ static PyObject *Hand_in_hand(Hand *h, PyObject *unused) {
     return ints_list(seats, n);
 }
 
-static PyGetSetDef Hand_getset[] = {
+MODULE_ONLY static PyGetSetDef Hand_getset[] = {
     {"order", (getter)get_order, NULL, "the seats dealt in, clockwise from the seat after the button", NULL},
     {"start", (getter)get_start, NULL, NULL, NULL},
     {"stack", (getter)get_stack, NULL, NULL, NULL},
@@ -891,10 +1013,12 @@ static PyGetSetDef Hand_getset[] = {
     {"posted", (getter)get_posted, NULL, "(stacks, bets) just after the antes and blinds", NULL},
     {"to_act", (getter)get_to_act, NULL, "the seat whose turn it is (None once the hand is over)", NULL},
     {"over", (getter)get_over, NULL, NULL, NULL},
+    {"limit", (getter)get_limit, NULL, "None (no-limit), or per street (raise sizes, caps on bets and raises)", NULL},
+    {"raises", (getter)get_raises, NULL, "the bets and raises made on this street", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static PyMethodDef Hand_methods[] = {
+MODULE_ONLY static PyMethodDef Hand_methods[] = {
     {"legal", (PyCFunction)Hand_legal, METH_NOARGS, "What the seat to act may do now (a Legal)."},
     {"verify", (PyCFunction)Hand_verify, METH_VARARGS,
      "Raise IllegalAction, with the reason in words, unless the seat to act may take the action."},
@@ -911,7 +1035,7 @@ static PyTypeObject HandType = {
     .tp_name = "games.holdem.Hand",
     .tp_basicsize = sizeof(Hand),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "One hand of no-limit hold'em, from the blinds to the payment of the pots.",
+    .tp_doc = "One hand of hold'em, no-limit or limit, from the blinds to the payment of the pots.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Hand_init,
     .tp_methods = Hand_methods,

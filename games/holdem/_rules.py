@@ -1,4 +1,4 @@
-"""One hand of no-limit Texas Hold'em: blinds, betting, side pots, showdown.
+"""One hand of Texas Hold'em, no-limit or limit: blinds, betting, side pots, showdown.
 
 The engine is C (``_engine.c``, built once into the arena's cache by
 ``_native``): ``HoldemHand`` is its type, the only copy of the rules, which
@@ -58,10 +58,16 @@ _EngineHand: Any = _engine.Hand
 class HoldemHand(_EngineHand):
     """A hand from the posting of antes and blinds to the payment of the pots.
 
-    ``HoldemHand(stacks, button, small_blind, big_blind, ante, deck)``:
-    ``stacks`` has one entry per seat (at most 10); seats with no chips are
-    not dealt in. ``deck`` gives the cards: two per seat in ``order``, then
-    five for the board.
+    ``HoldemHand(stacks, button, small_blind, big_blind, ante, deck, *,
+    limit=None)``: ``stacks`` has one entry per seat (at most 10); seats with
+    no chips are not dealt in. ``deck`` gives the cards: two per seat in
+    ``order``, then five for the board. ``limit`` makes it a limit hand:
+    ``(raise_sizes, max_raises)``, one of each per street (preflop, flop,
+    turn, river; ``HoldemParams.limit()``): a raise is to the bet plus the
+    street's size (all-in for less when the stack does not cover it), and
+    at most ``max_raises`` bets and raises are made on the street; the
+    ``legal()`` bounds of a raise are then one amount, and an all-in is
+    legal only where it is a call or that raise.
 
     ``legal()`` (a ``Legal``), ``verify(action, to=None)`` and ``act(action,
     to=None)`` (the chips put in; streets are dealt and the pots paid as the
@@ -70,7 +76,9 @@ class HoldemHand(_EngineHand):
     turn it is. Views: ``to_act``, ``over``, ``profits()``, ``in_hand()``,
     ``last_action`` (seat, action, chips put in), ``after_action`` (that
     seat's bet and stack just after), ``posted`` (stacks and bets after the
-    antes and blinds), ``pots`` and ``values`` (eval7's, at a showdown).
+    antes and blinds), ``pots`` and ``values`` (eval7's, at a showdown);
+    ``limit`` (as given) and ``raises`` (the bets and raises made on the
+    street).
     """
 
     __slots__ = ()

@@ -1,7 +1,7 @@
 /* An ACPC agent behind an arena seat, run by the arena in the bot's sandbox
  * in place of the agent (docs/acpc.md):
  *
- *   acpc-relay [--connect-timeout S] [--hand-over FD] -- CMD...
+ *   acpc-relay [--connect-timeout S] [--hand-over FD] [--lenient] -- CMD...
  *
  * At the match's first message it writes the game definition to its private
  * /tmp, listens on 127.0.0.1 (the loopback of the bot's own network
@@ -16,14 +16,18 @@
  * It stays as the agent's parent until the arena closes its stdin.
  *
  * kuhn3: it translates, each message of the game (text blocks) becoming
- * MATCHSTATE lines and each response an action.
+ * MATCHSTATE lines and each response an action. With --lenient (the arena's
+ * --acpc-lenient) it translates holdem too, keeping the agent's connection:
+ * the agent's lines are then read as the ACPC dealer reads them, its
+ * tolerances included (acpc_text.h).
  *
- * An agent that misbehaves ends the relay with a sentence: on stdout in
- * place of the reply when it sent a wrong line (the arena reports it as the
- * seat's invalid reply), on stderr when it never connected or hung up (exit
- * 3: the arena charges a crash; exit 0: a disconnect). Strings are quoted in
- * the sentences as Python's repr quotes them, so the words are those the
- * arena says everywhere. */
+ * An agent that misbehaves ends the relay: a wrong line is reported on
+ * stdout in place of the reply, as the fault line (acpc_text.h's
+ * acpc_fault), which the arena refuses as the seat's invalid reply and puts
+ * in ACPC's words; an agent that never connected or hung up is said on
+ * stderr (exit 3: the arena charges a crash; exit 0: a disconnect). Strings
+ * are quoted in those sentences as Python's repr quotes them, so the words
+ * are those the arena says everywhere. */
 
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,6 +56,10 @@ static void out_of_memory(void) {
 }
 
 #include "acpc_text.h"
+
+/* The most of an agent's line a fault line quotes: kuhn3 takes replies of
+ * 256 bytes at most, and the fault line stands in place of one. */
+#define FAULT_CAP 64
 
 /* -- lines from a descriptor ------------------------------------------------ */
 
@@ -325,9 +333,9 @@ static void connect_agent(Agent *a, char **argv, int argc, double timeout, const
         hello = "", len = 0;
     if (len < 10 || memcmp(hello, "VERSION:2.", 10) != 0) {
         Buf b = {0};
-        adds(&b, "ACPC agent sent ");
-        add_repr(&b, hello, len);
-        adds(&b, " on connecting; expected VERSION:2.0.0");
+        adds(&b, "{\"acpc_fault\": \"version\", \"received\": ");
+        add_json_str(&b, hello, len, FAULT_CAP);
+        adds(&b, "}");
         say(b.p, b.n);
         exit(0);
     }
@@ -392,26 +400,79 @@ static void hang_up(Agent *a) {
     alarm(0);
 }
 
-/* A wrong response: said on stdout as the seat's reply; the relay ends. */
-static void fault(Buf *words) {
-    Buf b = {0};
-    adds(&b, "ACPC agent ");
-    add(&b, words->p, words->n);
-    say(b.p, b.n);
+/* A wrong response: its fault line said on stdout as the seat's reply; the relay ends. */
+static void fault(Buf *line) {
+    say(line->p, line->n);
     exit(0);
 }
 
-/* The action of a response, or the relay ends with the words of what is wrong. */
-static const char *split_response(const char *line, size_t len, const char *state, const char *expected) {
-    Buf why = {0};
-    const char *action = response_action(line, len, state, expected, &why);
-    if (action == NULL)
-        fault(&why);
-    return action;
+/* -- the match's game definition (params.gamedef: ACPC's keys in snake case) -- */
+
+#define DEF_PLAYERS 10 /* ACPC's MAX_PLAYERS */
+#define DEF_ROUNDS 4
+#define DEF_STACK 2147483647LL /* ACPC's default stack, the largest int32 */
+#define DEF_MAX_RAISES 255
+#define DEF_ACTIONS 64 /* ACPC's MAX_NUM_ACTIONS, a round's */
+
+typedef struct {
+    int limit, players, rounds;
+    long long stack[DEF_PLAYERS], blind[DEF_PLAYERS];
+    long long raise_size[DEF_ROUNDS], first_player[DEF_ROUNDS], max_raises[DEF_ROUNDS], board[DEF_ROUNDS];
+    int nraise; /* raise sizes given: 0 in a no-limit game */
+    long long suits, ranks, hole;
+} Def;
+
+/* The list of numbers ``key`` of ``def`` into ``v``: how many (-1: not a list of numbers, or more than ``most``). */
+static int def_list(const char *def, const char *key, long long *v, int most) {
+    const char *p = get(def, key);
+    if (p == NULL || *p != '[')
+        return -1;
+    int n = 0;
+    for (const char *e = first(p); e != NULL; e = next(e)) {
+        if (n == most || (*e != '-' && (*e < '0' || *e > '9')))
+            return -1;
+        v[n++] = num(e, 0);
+    }
+    return n;
 }
 
-/* Why a holdem match with these parameters cannot be played by an ACPC agent (NULL: it can). */
-static const char *refusal(const char *params) {
+static int def_number(const char *def, const char *key, long long *v) {
+    const char *p = get(def, key);
+    if (p == NULL || (*p != '-' && (*p < '0' || *p > '9')))
+        return -1;
+    *v = num(p, 0);
+    return 0;
+}
+
+/* The game definition ``def`` (a JSON object): 0, or -1 when it is not a whole one. */
+static int read_def(const char *def, Def *d) {
+    memset(d, 0, sizeof *d);
+    const char *betting = get(def, "betting");
+    if (!is_str(betting, "limit") && !is_str(betting, "nolimit"))
+        return -1;
+    d->limit = is_str(betting, "limit");
+    long long players, rounds;
+    if (def_number(def, "num_players", &players) || def_number(def, "num_rounds", &rounds) || players < 2 ||
+        players > DEF_PLAYERS || rounds < 1 || rounds > DEF_ROUNDS)
+        return -1;
+    d->players = (int)players;
+    d->rounds = (int)rounds;
+    d->nraise = def_list(def, "raise_size", d->raise_size, DEF_ROUNDS);
+    if (def_list(def, "stack", d->stack, DEF_PLAYERS) != d->players ||
+        def_list(def, "blind", d->blind, DEF_PLAYERS) != d->players ||
+        (d->nraise != d->rounds && (d->limit || d->nraise != 0)) ||
+        def_list(def, "first_player", d->first_player, DEF_ROUNDS) != d->rounds ||
+        def_list(def, "max_raises", d->max_raises, DEF_ROUNDS) != d->rounds ||
+        def_list(def, "num_board_cards", d->board, DEF_ROUNDS) != d->rounds ||
+        def_number(def, "num_suits", &d->suits) || def_number(def, "num_ranks", &d->ranks) ||
+        def_number(def, "num_hole_cards", &d->hole))
+        return -1;
+    return 0;
+}
+
+/* Why a holdem match with these parameters cannot be played by an ACPC agent (NULL: it can), in
+ * ``why`` when it needs numbers: the words of protocols/acpc/_translate.py's refusal, the same checks. */
+static const char *refusal(const char *params, Buf *why) {
     const char *mode = get(params, "mode");
     if (mode == NULL)
         mode = get(params, "format");  /* the key's name in an arena before 0.2 */
@@ -422,11 +483,92 @@ static const char *refusal(const char *params) {
         return "ACPC game definitions have no antes: play ACPC agents with ante 0";
     if (num(get(params, "small_blind"), 1) == 0)
         return "an ACPC game definition needs a small blind above 0";
+    if (num(get(params, "stack"), 400) < num(get(params, "big_blind"), 2))
+        return "the ACPC dealer refuses a game definition whose blind is above a player's stack: play ACPC agents "
+               "with a stack of at least the big blind";
+    const char *def = get(params, "gamedef");
+    if (def == NULL || strncmp(def, "null", 4) == 0)
+        return NULL;
+    Def d;
+    if (read_def(def, &d) != 0)
+        return "the match's gamedef is not a whole ACPC game definition (its every key, as the arena writes one), "
+               "and ACPC agents are given the match's own";
+    if (d.players == 2 && d.blind[0] == d.blind[1])
+        return "heads-up with equal blinds the arena asks the big blind first before the flop, and this game "
+               "definition the button (firstPlayer = 2): ACPC agents would be asked out of turn; play them with "
+               "a big blind above the small blind";
+    if (!d.limit)
+        return NULL;
+    for (int r = 0; r < d.rounds; r++) {
+        if (d.max_raises[r] * (d.players - 1) + d.players > DEF_ACTIONS) {
+            addf(why, "the ACPC dealer allows no raise that could take a round past %d actions, and a cap of %lld "
+                 "bets and raises a round can with %d players: play ACPC agents with maxRaises of at most %d a round",
+                 DEF_ACTIONS, d.max_raises[r], d.players, (DEF_ACTIONS - d.players) / (d.players - 1));
+            return why->p;
+        }
+    }
+    long long most = 0, put = 0;
+    for (int p = 0; p < d.players; p++)
+        most = d.blind[p] > most ? d.blind[p] : most;
+    for (int r = 0; r < d.rounds; r++)
+        put += d.max_raises[r] * d.raise_size[r];
+    most += put;
+    if (d.stack[0] < most) {
+        addf(why, "in a limit game whose stacks can run out the ACPC dealer's betting is not the arena's (it lets "
+             "a seat that can only call raise, and a short all-in reopen the betting): play ACPC agents with "
+             "stacks of at least %lld, what the caps let a seat put in (or no stack line: ACPC's %lld)",
+             most, DEF_STACK);
+        return why->p;
+    }
     return NULL;
 }
 
-/* The ACPC game definition of a holdem cash match with ``seats`` seats. */
-static void gamedef(const char *params, int seats, Buf *out) {
+/* One line of a game definition: ``key = v0 v1 ...``. */
+static void def_line(Buf *out, const char *key, const long long *v, int n) {
+    adds(out, key);
+    adds(out, " =");
+    for (int i = 0; i < n; i++)
+        addf(out, " %lld", v[i]);
+    adds(out, "\n");
+}
+
+/* The match's own definition, as games/holdem/_gamedef.py's GameDef.to_acpc writes it (the layout
+ * the ACPC dealer prints one in, its defaults left out). */
+static void write_def(const Def *d, Buf *out) {
+    addf(out, "GAMEDEF\n%s\nnumPlayers = %d\nnumRounds = %d\n", d->limit ? "limit" : "nolimit", d->players,
+         d->rounds);
+    int stacks = 0, firsts = 0, caps = 0;
+    for (int p = 0; p < d->players; p++)
+        stacks |= d->stack[p] != DEF_STACK;
+    for (int r = 0; r < d->rounds; r++) {
+        firsts |= d->first_player[r] != 1;
+        caps |= d->max_raises[r] != DEF_MAX_RAISES;
+    }
+    if (stacks)
+        def_line(out, "stack", d->stack, d->players);
+    def_line(out, "blind", d->blind, d->players);
+    if (d->nraise > 0)
+        def_line(out, "raiseSize", d->raise_size, d->nraise);
+    if (firsts)
+        def_line(out, "firstPlayer", d->first_player, d->rounds);
+    if (caps)
+        def_line(out, "maxRaises", d->max_raises, d->rounds);
+    addf(out, "numSuits = %lld\nnumRanks = %lld\nnumHoleCards = %lld\n", d->suits, d->ranks, d->hole);
+    def_line(out, "numBoardCards", d->board, d->rounds);
+    adds(out, "END GAMEDEF\n");
+}
+
+/* The ACPC game definition of a holdem cash match with ``seats`` seats: its gamedef when it has
+ * one (``limit`` says whether it is a limit game), else the no-limit game of its stack and blinds. */
+static void gamedef(const char *params, int seats, Buf *out, int *limit) {
+    Def d;
+    const char *def = get(params, "gamedef");
+    *limit = 0;
+    if (def != NULL && read_def(def, &d) == 0) {
+        write_def(&d, out);
+        *limit = d.limit;
+        return;
+    }
     long long stack = num(get(params, "stack"), 400), sb = num(get(params, "small_blind"), 1),
               bb = num(get(params, "big_blind"), 2);
     adds(out, "GAMEDEF\nnolimit\n");
@@ -434,7 +576,10 @@ static void gamedef(const char *params, int seats, Buf *out) {
     for (int i = 0; i < seats; i++)
         addf(out, " %lld", stack);
     if (seats == 2) {  /* positions (big blind, button): reverse blinds */
-        addf(out, "\nblind = %lld %lld\nfirstPlayer = 2 1 1 1\n", bb, sb);
+        /* The button acts first before the flop, as the arena asks it; but with equal blinds
+         * the arena takes the button's as the largest posted (a tie goes to the later position)
+         * and asks the seat after it, position 0, first: so does this definition. */
+        addf(out, "\nblind = %lld %lld\nfirstPlayer = %d 1 1 1\n", bb, sb, sb == bb ? 1 : 2);
     } else {  /* positions (small blind, big blind, ..., button) */
         addf(out, "\nblind = %lld %lld", sb, bb);
         for (int i = 2; i < seats; i++)
@@ -477,7 +622,42 @@ static void give_socket(Agent *a, int hand_over, int seat) {
     a->sock = -1;
 }
 
-static void holdem(const char *first_line, char **argv, int argc, double timeout, int hand_over) {
+/* --acpc-lenient: the relay keeps the agent's connection and translates
+ * itself, with the codec's translation (acpc_text.h), reading the agent's
+ * lines as the ACPC dealer reads them, its tolerances included. */
+static void holdem_lenient(Agent *a, int seat, int limit) {
+    Holdem h = {0};
+    h.seat = seat;
+    h.limit = limit;
+    h.known = 1;
+    Buf held = {0}, reply = {0};
+    says("{\"type\": \"ready\"}");
+    size_t len;
+    char *message;
+    while ((message = line_in(&in, &len)) != NULL) {
+        int due = he_message(&h, message, &held);
+        if (due == HE_NOTICE)
+            continue;
+        add(&a->pending, held.p ? held.p : "", held.n);
+        clear(&held);
+        clear(&a->last_sent);
+        add(&a->last_sent, h.sent.p ? h.sent.p : "", h.sent.n);
+        flush_states(a);
+        if (due == HE_END)
+            continue;
+        for (;;) {  /* the lines the dealer would skip are skipped */
+            size_t rlen;
+            char *line = response(a, h.sent.p ? h.sent.p : "", &rlen);
+            clear(&reply);
+            if (he_reply(&h, line, rlen, 1, &reply))
+                break;
+        }
+        say(reply.p, reply.n);
+    }
+    hang_up(a);
+}
+
+static void holdem(const char *first_line, char **argv, int argc, double timeout, int hand_over, int lenient) {
     const char *start = first_line[0] == '{' ? first_line : NULL;
     const char *game = get(start, "game");
     if (!is_str(get(start, "type"), "match_start") || !is_str(game, "holdem")) {
@@ -493,13 +673,14 @@ static void holdem(const char *first_line, char **argv, int argc, double timeout
         say(b.p, b.n);
         exit(0);
     }
-    if (hand_over < 0) {
+    if (hand_over < 0 && !lenient) {
         says("the ACPC relay plays holdem only with --hand-over FD, a unix socket to the arena "
              "(the arena gives it; run agents as acpc:CMD)");
         exit(0);
     }
     const char *params = get(start, "params");
-    const char *why = refusal(params);
+    Buf words = {0};
+    const char *why = refusal(params, &words);
     if (why != NULL) {
         says(why);
         exit(0);
@@ -513,9 +694,16 @@ static void holdem(const char *first_line, char **argv, int argc, double timeout
         exit(0);
     }
     Buf definition = {0};
-    gamedef(params, seats, &definition);
+    int limit;
+    gamedef(params, seats, &definition, &limit);
     Agent a = {0};
     connect_agent(&a, argv, argc, timeout, definition.p);
+    if (lenient) {
+        if (hand_over >= 0)
+            close(hand_over);  /* nothing handed over: the arena goes on speaking to the relay */
+        holdem_lenient(&a, (int)seat, limit);
+        return;
+    }
     give_socket(&a, hand_over, (int)seat);
     says("{\"type\": \"ready\"}");
     /* The arena speaks to the agent now; its messages here are read and dropped until it closes our stdin. */
@@ -529,27 +717,33 @@ static void holdem(const char *first_line, char **argv, int argc, double timeout
 /* -- kuhn3 ------------------------------------------------------------------- */
 
 /* The ACPC package's kuhn.limit.3p game: antes of 1 (its "blinds"), one bet
- * of 1 more, four ranks (J Q K A) of one suit, position 0 acting first. */
+ * of 1 more, four ranks (J Q K A) of one suit, position 0 acting first. Its
+ * dealer deals the deck's last suit and ranks: Js, Qs, Ks, As. */
 static const char KUHN3_GAMEDEF[] =
     "GAMEDEF\nlimit\nnumPlayers = 3\nnumRounds = 1\nblind = 1 1 1\nraiseSize = 1\nfirstPlayer = 1\nmaxRaises = 1\n"
     "numSuits = 1\nnumRanks = 4\nnumHoleCards = 1\nnumBoardCards = 0\nstack = 2 2 2\nEND GAMEDEF\n";
 
+static const AcpcShape KUHN3_SHAPE = {3, 1, 0, {0, 0, 0, 0}};
+
 /* One seat of kuhn3 in its local view (local 0 is this seat, +1 clockwise).
  * Position 0 is the seat clockwise of the button and acts first; the button
  * is position 2. The dealer's play lines show each seat's latest action
- * only, so the betting is replayed by the rules. */
+ * only, so the betting is replayed by the rules. As the ACPC dealer does,
+ * the agent is sent the state before the first action, the state after
+ * each action, and the final one with the cards shown (every seat's not
+ * folded, when more than one is left: the arena tells an ACPC seat's relay
+ * them all). */
 typedef struct {
     int button;
     long long totals[3];
     long long hand;
     int order[3], me;
-    char card[8];
-    int front[3], folded[3], bettor, responded[3], next;  /* next: -1 once betting is over */
+    int front[3], folded[3], bettor, responded[3], next; /* next: -1 once betting is over */
     char tokens[16];
     int ntokens;
     char shown[3][8];
-    char sent[128];
-    int asked;
+    char sent[128]; /* the last state sent */
+    int lenient;
 } Kuhn3;
 
 static int k3_after(Kuhn3 *k, int p) {
@@ -559,7 +753,7 @@ static int k3_after(Kuhn3 *k, int p) {
     if (live <= 1)
         return -1;
     if (k->bettor < 0)
-        return p == 2 ? -1 : p + 1;  /* the first pass ends when the button checks */
+        return p == 2 ? -1 : p + 1; /* the first pass ends when the button checks */
     for (int d = 1; d < 3; d++) {
         int q = (p + d) % 3;
         if (q != k->bettor && !k->folded[q] && !k->responded[q])
@@ -568,7 +762,15 @@ static int k3_after(Kuhn3 *k, int p) {
     return -1;
 }
 
-static void k3_apply(Kuhn3 *k, int p, char token) {
+static void k3_send(Kuhn3 *k, Agent *a) {
+    snprintf(k->sent, sizeof k->sent, "MATCHSTATE:%d:%lld:%s:%s|%s|%s", k->me, k->hand, k->tokens, k->shown[0],
+             k->shown[1], k->shown[2]);
+    queue(a, k->sent, strlen(k->sent));
+}
+
+/* Position ``p`` acts; the state after it is queued while the betting goes on
+ * (the last one waits for the cards shown at end_hand). */
+static void k3_apply(Kuhn3 *k, Agent *a, int p, char token) {
     if (token == 'f') {
         k->folded[p] = 1;
     } else if (token == 'r') {
@@ -583,6 +785,8 @@ static void k3_apply(Kuhn3 *k, int p, char token) {
         k->tokens[k->ntokens++] = token;
     k->tokens[k->ntokens] = 0;
     k->next = k3_after(k, p);
+    if (k->next >= 0)
+        k3_send(k, a);
 }
 
 static char k3_token(Kuhn3 *k, int p, long long amount, int fold) {
@@ -591,12 +795,6 @@ static char k3_token(Kuhn3 *k, int p, long long amount, int fold) {
     if (amount > k->front[p])
         return k->bettor < 0 ? 'r' : 'c';
     return k->bettor >= 0 ? 'f' : 'c';
-}
-
-static void k3_send(Kuhn3 *k, Agent *a) {
-    snprintf(k->sent, sizeof k->sent, "MATCHSTATE:%d:%lld:%s:%s|%s|%s", k->me, k->hand, k->tokens, k->shown[0],
-             k->shown[1], k->shown[2]);
-    queue(a, k->sent, strlen(k->sent));
 }
 
 /* The text after the first colon, stripped (the kuhn3 lines' values). */
@@ -620,34 +818,42 @@ static void block(char lines[][256], int count) {
     }
 }
 
-static void k3_reply(Kuhn3 *k, const char *line, size_t len) {
-    char expected[256];
-    snprintf(expected, sizeof expected, "the state it was sent followed by :f, :c or :r, i.e. %s:c", k->sent);
-    k->asked = 0;
-    const char *action = split_response(line, len, k->sent, expected);
-    size_t alen = len - (size_t)(action - line);
+/* The agent's response to the state sent, as the seat's reply (BET n or FOLD n). */
+static void k3_reply(Kuhn3 *k, Agent *a) {
+    char valid[4];
+    snprintf(valid, sizeof valid, "%s", k->bettor < 0 ? "cr" : "cf");
     char token;
-    if (k->bettor < 0 && ((alen == 1 && *action == 'r') || (alen == 2 && action[0] == 'r' && action[1] == '2')))
-        token = 'r';
-    else if ((alen == 1 && *action == 'c') || (alen == 1 && *action == 'f' && k->bettor < 0))
-        token = 'c';  /* a fold where a check is free is the check it means, as ACPC's dealer takes it */
-    else if (alen == 1 && *action == 'f')
-        token = 'f';
-    else if (alen >= 1 && *action == 'r' && k->bettor >= 0) {
-        Buf w = {0};
-        adds(&w, "raised in ");
-        add_repr(&w, line, len);
-        adds(&w, ", and the one bet of the hand was made; expected :c or :f");
-        fault(&w);
-        return;
-    } else {
-        Buf why = {0};
-        bad_action(action, line, len, expected, &why);
-        fault(&why);
-        return;
+    for (;;) {
+        size_t len;
+        char *line = response(a, k->sent, &len);
+        AcpcAction act;
+        int read = acpc_response(&KUHN3_SHAPE, k->sent, line, &act);
+        static const char *const code[] = {"", "comment", "bad_state", "other_state", "bad_action"};
+        if (read == ACPC_BAD_ACTION && k->lenient) {
+            act.type = 'c'; /* the dealer: "bad action format in response, changed to call" */
+            read = ACPC_ACTION;
+        }
+        if (read != ACPC_ACTION) {
+            if (k->lenient)
+                continue; /* the dealer ignores the line and waits for another */
+            Buf f = {0};
+            acpc_fault(&f, code[read], line, len, FAULT_CAP, k->sent, act.at, valid, 1, 0);
+            fault(&f);
+        }
+        if (act.type == 'r' && k->bettor >= 0) { /* the one bet of the hand was made */
+            if (!k->lenient) {
+                Buf f = {0};
+                acpc_fault(&f, "invalid_action", line, len, FAULT_CAP, k->sent, act.at, valid, 1, 0);
+                fault(&f);
+            }
+            act.type = 'c'; /* "invalid action, changed to call" */
+        }
+        /* a fold where a check is free is the check it means, as the dealer takes it */
+        token = act.type == 'f' && k->bettor < 0 ? 'c' : act.type;
+        break;
     }
     int p = k->me, before = k->front[p];
-    k3_apply(k, p, token);
+    k3_apply(k, a, p, token);
     char out[32];
     if (token == 'f')
         snprintf(out, sizeof out, "FOLD %d", before);
@@ -656,9 +862,9 @@ static void k3_reply(Kuhn3 *k, const char *line, size_t len) {
     says(out);
 }
 
-static void kuhn3(char **argv, int argc, double timeout) {
+static void kuhn3(char **argv, int argc, double timeout, int lenient) {
     char lines[5][256];
-    block(lines, 4);  /* Money, Blinds, Button, EndProb */
+    block(lines, 4); /* Money, Blinds, Button, EndProb */
     char *blinds = value(lines[1]);
     if (strcmp(blinds, "1,1,1") != 0) {
         Buf b = {0};
@@ -670,7 +876,8 @@ static void kuhn3(char **argv, int argc, double timeout) {
     Agent a = {0};
     connect_agent(&a, argv, argc, timeout, KUHN3_GAMEDEF);
     Kuhn3 k = {0};
-    k.button = (((int)strtol(value(lines[2]), NULL, 10) - 1) % 3 + 3) % 3;  /* moved before every hand, the first too */
+    k.lenient = lenient;
+    k.button = (((int)strtol(value(lines[2]), NULL, 10) - 1) % 3 + 3) % 3; /* moved before every hand, the first too */
     says("READY");
     for (;;) {
         size_t len;
@@ -682,11 +889,10 @@ static void kuhn3(char **argv, int argc, double timeout) {
             k.hand = strtoll(value(lines[0]), NULL, 10);
             k.button = (k.button + 1) % 3;
             for (int p = 0; p < 3; p++) {
-                k.order[p] = (k.button + 1 + p) % 3;  /* local seats by position */
+                k.order[p] = (k.button + 1 + p) % 3; /* local seats by position */
                 if (k.order[p] == 0)
                     k.me = p;
             }
-            snprintf(k.card, sizeof k.card, "%sc", value(lines[1]));
             for (int p = 0; p < 3; p++) {
                 k.front[p] = 1;
                 k.folded[p] = k.responded[p] = 0;
@@ -696,10 +902,8 @@ static void kuhn3(char **argv, int argc, double timeout) {
             k.next = 0;
             k.ntokens = 0;
             k.tokens[0] = 0;
-            snprintf(k.shown[k.me], sizeof k.shown[0], "%s", k.card);
-            if (k.next != k.me)
-                k3_send(&k, &a);
-            flush_states(&a);
+            snprintf(k.shown[k.me], sizeof k.shown[0], "%.1ss", value(lines[1]));
+            k3_send(&k, &a); /* the state before the first action */
             says("READY");
         } else if (strcmp(head, "play") == 0) {
             block(lines, 3);
@@ -708,14 +912,10 @@ static void kuhn3(char **argv, int argc, double timeout) {
                 char *v = value(lines[k.order[p]]);
                 char *space = strchr(v, ' ');
                 long long amount = space ? strtoll(space + 1, NULL, 10) : 0;
-                k3_apply(&k, p, k3_token(&k, p, amount, strncmp(v, "FOLD", 4) == 0 && (v[4] == ' ' || !v[4])));
+                k3_apply(&k, &a, p, k3_token(&k, p, amount, strncmp(v, "FOLD", 4) == 0 && (v[4] == ' ' || !v[4])));
             }
-            k.asked = 1;
-            k3_send(&k, &a);
-            flush_states(&a);
-            size_t rlen;
-            char *line = response(&a, k.sent, &rlen);
-            k3_reply(&k, line, rlen);
+            flush_states(&a); /* the states it need not answer go with the one it must */
+            k3_reply(&k, &a);
         } else if (strcmp(head, "end_hand") == 0) {
             block(lines, 5);
             long long amounts[3];
@@ -725,19 +925,21 @@ static void kuhn3(char **argv, int argc, double timeout) {
             }
             while (k.next >= 0) {
                 int p = k.next;
-                k3_apply(&k, p, k3_token(&k, p, amounts[k.order[p]], 0));
+                k3_apply(&k, &a, p, k3_token(&k, p, amounts[k.order[p]], 0));
             }
             char *show = value(lines[3]);
             char cards[3][8] = {"", "", ""};
             for (int i = 0; i < 3 && show; i++) {
+                while (*show == ' ')
+                    show++;
                 char *comma = strchr(show, ',');
                 size_t n = comma ? (size_t)(comma - show) : strlen(show);
                 snprintf(cards[i], sizeof cards[i], "%.*s", (int)(n < 6 ? n : 6), show);
                 show = comma ? comma + 1 : NULL;
             }
             for (int p = 0; p < 3; p++)
-                if (strcmp(cards[k.order[p]], "-") != 0)
-                    snprintf(k.shown[p], sizeof k.shown[p], "%sc", cards[k.order[p]]);
+                if (strcmp(cards[k.order[p]], "-") != 0 && cards[k.order[p]][0])
+                    snprintf(k.shown[p], sizeof k.shown[p], "%.1ss", cards[k.order[p]]);
             for (int i = 0; i < 3; i++)
                 k.totals[i] -= amounts[i];
             char *pots = value(lines[4]), *save = NULL;
@@ -747,16 +949,16 @@ static void kuhn3(char **argv, int argc, double timeout) {
                 if (winner >= 0 && winner < 3)
                     k.totals[winner] += strtoll(pot, NULL, 10);
             }
-            k3_send(&k, &a);
-            flush_states(&a);
+            k3_send(&k, &a); /* the final state: sent with the next one it must answer, or at the end */
             says("OK");
         } else if (strncmp(head, "EndAction:", 10) == 0) {
             block(lines, 2);
             char out[96];
             snprintf(out, sizeof out, "Money: %lld,%lld,%lld", k.totals[0], k.totals[1], k.totals[2]);
             says(out);
-        } else {  /* end_round, or the end of the input */
+        } else { /* end_round, or the end of the input */
             block(lines, 2);
+            flush_states(&a);
             says("Thank you dealer, have a nice day!");
             break;
         }
@@ -766,9 +968,9 @@ static void kuhn3(char **argv, int argc, double timeout) {
 
 
 int main(int argc, char **argv) {
-    signal(SIGPIPE, SIG_IGN);  /* a closed pipe or socket is an error return, said in words */
+    signal(SIGPIPE, SIG_IGN); /* a closed pipe or socket is an error return, said in words */
     double timeout = 10.0;
-    int hand_over = -1;
+    int hand_over = -1, lenient = 0;
     int i = 1;
     for (;;) {
         if (i + 1 < argc && strcmp(argv[i], "--connect-timeout") == 0) {
@@ -777,6 +979,9 @@ int main(int argc, char **argv) {
         } else if (i + 1 < argc && strcmp(argv[i], "--hand-over") == 0) {
             hand_over = atoi(argv[i + 1]);
             i += 2;
+        } else if (i < argc && strcmp(argv[i], "--lenient") == 0) {
+            lenient = 1;
+            i++;
         } else {
             break;
         }
@@ -784,26 +989,26 @@ int main(int argc, char **argv) {
     if (i < argc && strcmp(argv[i], "--") == 0)
         i++;
     if (i >= argc) {
-        fputs("usage: acpc-relay [--connect-timeout S] [--hand-over FD] -- CMD...\n", stderr);
+        fputs("usage: acpc-relay [--connect-timeout S] [--hand-over FD] [--lenient] -- CMD...\n", stderr);
         return 2;
     }
     if (hand_over >= 0) {
         struct stat st;
         if (fstat(hand_over, &st) != 0 || !S_ISSOCK(st.st_mode))
-            hand_over = -1;  /* not given after all: holdem says so */
+            hand_over = -1; /* not given after all: holdem says so */
         else
-            fcntl(hand_over, F_SETFD, FD_CLOEXEC);  /* never the agent's */
+            fcntl(hand_over, F_SETFD, FD_CLOEXEC); /* never the agent's */
     }
     size_t len;
     char *first_line = line_in(&in, &len);
     if (first_line != NULL && strcmp(first_line, "init_round") == 0) {
         if (hand_over >= 0)
             close(hand_over);
-        kuhn3(argv + i, argc - i, timeout);
+        kuhn3(argv + i, argc - i, timeout, lenient);
         return 0;
     }
     /* the first line is copied: the reader's buffer moves under later lines */
     char *start = strdup(first_line ? first_line : "");
-    holdem(start, argv + i, argc - i, timeout, hand_over);
+    holdem(start, argv + i, argc - i, timeout, hand_over, lenient);
     return 0;
 }

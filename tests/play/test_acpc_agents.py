@@ -102,14 +102,19 @@ def test_an_agent_that_does_not_connect_in_time(acpc):
 
 
 def test_an_agent_that_sends_an_invalid_line(acpc):
+    """Said in ACPC's words: the agent's own line, what the dealer makes of
+    it, the response it expected; never the words meant for JSON bots."""
     fault = _fault("invalid")
-    text = json.dumps(fault)
-    assert "the action 'x'" in text and "expected the state it was sent followed by :f, :c or :r<N>" in text, fault
+    assert fault["kind"] == "malformed_reply" and fault["received"].endswith(":x"), fault
+    assert fault["detail"].startswith("ACPC agent sent the action 'x', which the ACPC dealer cannot read"), fault
+    assert fault["expected"].startswith(f"a response to '{fault['received'][:-2]}': that state followed by :c"), fault
+    assert "JSON" not in json.dumps(fault) and "{" not in fault["detail"] + fault["expected"], fault
 
 
 def test_an_agent_that_answers_another_state(acpc):
-    fault = _fault("other")
-    assert "answered another state: sent 'MATCHSTATE:9:" in json.dumps(fault), fault
+    fault = _fault("other")  # MATCHSTATE:9:...: heads-up there is no position 9
+    assert fault["received"].startswith("MATCHSTATE:9:"), fault
+    assert "not a state the ACPC dealer can read" in fault["detail"], fault
 
 
 def test_an_agent_that_closes_the_connection(acpc):
@@ -124,6 +129,8 @@ def test_acpc_cannot_express_antes_or_freezeouts(acpc):
     from arena._plan import plan_play
 
     for game, raw, why in (("holdem", {"ante": 1}, "no antes"), ("holdem", {"mode": "freezeout"}, "freezeout"),
+                           ("holdem", {"stack": 90, "big_blind": 100, "small_blind": 50},
+                            "blind is above a player's stack"),
                            ("kuhn3", {"max_bet": 3}, "a bet to 2"),
                            # a game whose plugin gives no ACPC translation (GamePlugin.acpc_refusal's default)
                            ("vonneumann", {}, "vonneumann does not")):
@@ -131,6 +138,36 @@ def test_acpc_cannot_express_antes_or_freezeouts(acpc):
         with pytest.raises(UsageError, match=f"cannot play this match: .*{why}"):
             plan_play(game, bots, [raw], keys=True, seed=1, lifetime="match", timeout=1.0, startup_timeout=10.0,
                       budget=None, log_dir=None)
+
+
+@pytest.mark.parametrize("game, seats", [("holdem.limit.2p.reverse_blinds.game", 2), ("holdem.limit.3p.game", 3)])
+def test_example_players_play_the_packages_limit_games(acpc, tmp_path, game, seats):
+    """arena holdem --gamedef: the agents get the limit definition, raise with a bare r, and
+    --acpc-log writes the dealer's header for the game and its bare r."""
+    log = tmp_path / "limit.log"
+    proc, result = arena(*[example(acpc)] * seats, "--gamedef", str(acpc["games"] / game), "--hands", "30",
+                         "--seed", replay_key("7"), "--acpc-log", str(log))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert result["completed"] and result["faults"] == [] and result["hands"] == 30, result["faults"]
+    assert sum(s["payoff"] for s in result["seats"]) == 0
+    lines = log.read_text().splitlines()
+    assert lines[0].split(" ")[3] == game
+    betting = [line.split(":")[2] for line in lines if line.startswith("STATE:")]
+    assert len(betting) == 30 and any("r" in b for b in betting)
+    assert not any(c.isdigit() for b in betting for c in b)  # limit: r without an amount
+
+
+def test_a_limit_game_acpc_plays_otherwise_is_refused(acpc, tmp_path):
+    """Stacks the caps can reach: the dealer's limit betting is not the arena's there."""
+    from arena._checks import UsageError
+    from arena._plan import plan_play
+
+    short = tmp_path / "short.game"
+    short.write_text((acpc["games"] / "holdem.limit.2p.reverse_blinds.game").read_text()
+                     .replace("numRounds = 4\n", "numRounds = 4\nstack = 100 100\n"))
+    with pytest.raises(UsageError, match="cannot play this match: .*stacks of at least 240"):
+        plan_play("holdem", [example(acpc)] * 2, [{"gamedef": str(short)}], keys=True, seed=1, lifetime="match",
+                  timeout=1.0, startup_timeout=10.0, budget=None, log_dir=None)
 
 
 def test_example_players_on_the_pure_python_path(acpc):
@@ -220,3 +257,48 @@ def test_an_agents_match_is_the_same_native_or_not():
         runs.append((lines, [s.payoff for s in result.seats]))
     assert runs[0] == runs[1]
     assert sum(t.count('"type":"act"') for d, t in runs[0][0][0] if d == "->") > 20  # the agents were asked
+
+
+TOLERATED = ROOT / "tests" / "bots" / "acpc_tolerated_agent.py"
+KUHN3_OTHERS = [KUHN3_NATIVE, f"python3 {ROOT / 'sample_bots' / 'kuhn3' / 'random_bot.py'} --seed 5"]
+
+
+@pytest.mark.parametrize("native", ["1", "0"])
+@pytest.mark.parametrize("game", ["holdem", "kuhn3"])
+def test_acpc_lenient_does_what_the_dealer_does(acpc, game, native):
+    """--acpc-lenient: comment lines and lines the dealer skips are skipped,
+    a bare r (no-limit: no size) is a call, a raise above the stack or below
+    the least raise is brought to the bound; the match is played."""
+    others = [NATIVE] if game == "holdem" else KUHN3_OTHERS
+    proc, result = arena(f"acpc:python3 {TOLERATED} all", *others, "--hands", "25", "--seed", replay_key("6"),
+                         "--acpc-lenient", env={"ARENA_NATIVE": native}, game=game)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert result["completed"] and result["faults"] == [] and result["hands"] == 25, result["faults"]
+
+
+@pytest.mark.parametrize("game, mode, kind, words", [
+    ("holdem", "comment", "malformed_reply", "ACPC agent sent a comment line; the dealer skips it"),
+    ("holdem", "skipped", "malformed_reply", "ACPC agent sent a line that is not a state the ACPC dealer can read"),
+    ("holdem", "bare", "malformed_reply", "ACPC agent sent the action 'r', which the ACPC dealer cannot read"),
+    ("holdem", "big", "illegal_action", "ACPC agent sent the raise 'r999999', outside the sizes allowed"),
+    ("holdem", "small", "illegal_action", "ACPC agent sent the raise 'r1', outside the sizes allowed"),
+    ("kuhn3", "comment", "malformed_reply", "ACPC agent sent a comment line; the dealer skips it"),
+    ("kuhn3", "skipped", "malformed_reply", "ACPC agent sent a line that is not a state the ACPC dealer can read"),
+])
+def test_without_acpc_lenient_what_the_dealer_tolerates_is_a_fault_in_acpc_words(acpc, game, mode, kind, words):
+    others = [NATIVE] if game == "holdem" else KUHN3_OTHERS
+    proc, result = arena(f"acpc:python3 {TOLERATED} {mode}", *others, "--hands", "5", "--seed", replay_key("6"),
+                         game=game)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    (fault,) = result["faults"]
+    assert (fault["seat"], fault["kind"], fault["hand"]) == (0, kind, 0), fault
+    assert fault["detail"].startswith(words) and fault["detail"].endswith("and so does --acpc-lenient"), fault
+    assert fault["expected"].startswith("a response to 'MATCHSTATE:"), fault
+    assert "JSON" not in json.dumps(fault) and "hint:" not in proc.stderr, proc.stderr[-2000:]
+
+
+def test_acpc_lenient_wants_an_agent():
+    from ..conftest import run_arena
+
+    proc = run_arena("holdem", NATIVE, NATIVE, "--hands", "2", "--acpc-lenient")
+    assert proc.returncode == 2 and "--acpc-lenient reads ACPC agents' lines, and no bot here is one" in proc.stderr

@@ -1,11 +1,13 @@
 """The ACPC translation. Hold'em's is the codec (protocols/acpc/codec.c),
-sans-I/O: positions, r<N> against ``to``, the batching of states, the
-sentences of a wrong response, any bytes in. The relay
-(protocols/acpc/relay.c) as a real process: the hand-over of the agent's
-connection, game definitions, refusals, a bad VERSION, an agent that exits
-or never connects; and kuhn3's translation, which the relay does and the
-``--acpc-log`` export (protocols/acpc/_translate.py) replays, held to each
-other.
+sans-I/O: positions, r<N> against ``to``, the batching of states, a
+response read as the ACPC dealer reads it, the fault line of a wrong one
+and its words, any bytes in. The relay (protocols/acpc/relay.c) as a real
+process: the hand-over of the agent's connection, hold'em translated by the
+relay under --acpc-lenient, game definitions, refusals, a bad VERSION, an
+agent that exits or never connects; and kuhn3's translation, which the
+relay does and the ``--acpc-log`` export (protocols/acpc/_translate.py)
+replays, held to each other. tests/protocols/test_acpc_dealer.py holds
+both to the ACPC dealer itself.
 
 For the relay the test plays the agent itself: the relay starts a tiny
 shell command as "the agent", which says the relay's address (on the
@@ -24,7 +26,7 @@ import subprocess
 import pytest
 
 from arena.play._stepping import step_through
-from protocols.acpc import Kuhn3Translator, refusal, relay_path
+from protocols.acpc import Kuhn3Translator, agent_fault, refusal, relay_path
 
 from ..conftest import ACPC
 
@@ -36,11 +38,13 @@ class Relay:
     """One relay process, its stdin/stdout (the arena's side) and its agent's socket (the test's side)."""
 
     def __init__(self, first: str, *, connect: bool = True, version: bytes = b"VERSION:2.0.0\r\n",
-                 agent: list[str] = WAITER, timeout: str = "10", hand_over: bool = True) -> None:
+                 agent: list[str] = WAITER, timeout: str = "10", hand_over: bool = True,
+                 lenient: bool = False) -> None:
         # the arena's end of the hand-over socket, as arena.sandbox._supervision.Channel makes it
         self.arena, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         over = ["--hand-over", str(theirs.fileno())] if hand_over else []
-        self.proc = subprocess.Popen([relay_path(), "--connect-timeout", timeout, *over, "--", *agent],
+        self.proc = subprocess.Popen([relay_path(), "--connect-timeout", timeout, *over,
+                                      *(["--lenient"] if lenient else []), "--", *agent],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      start_new_session=True, pass_fds=[theirs.fileno()])
         theirs.close()
@@ -105,6 +109,11 @@ def _action(seat, action, amount):
     return {"type": "action", "seat": seat, "action": action, "amount": amount}
 
 
+def _act(to_call, low=None, high=None):
+    """A request: what a call costs and a raise's bounds on the street (None: no raise)."""
+    return {"type": "act", "to_call": to_call, "min_raise_to": low, "max_raise_to": high}
+
+
 def _codec(seat: int):
     from arena.native import acpc_codec
 
@@ -119,13 +128,13 @@ def test_positions_follow_the_button_and_raises_count_the_whole_hand():
     c = _codec(0)  # 3 seats, button 2: order 0 (small blind), 1 (big blind), 2 (button)
     # the states it need not answer go out with the one it must, in order, in one send (one wake-up)
     assert c.translate(_lines(_hand(0, 2), _action(2, "raise", 300))) == b""
-    assert c.translate(_lines({"type": "act", "to_call": 250})) == (
+    assert c.translate(_lines(_act(250, 550, 20000))) == (
         b"MATCHSTATE:0:3::AhKd||\r\nMATCHSTATE:0:3:r300:AhKd||\r\n")
     assert c.state == "MATCHSTATE:0:3:r300:AhKd||"
     assert c.reply(b"MATCHSTATE:0:3:r300:AhKd||:c\r") == b'{"type": "action", "action": "call"}'
     sent = c.translate(_lines(_action(0, "call", 250), _action(1, "call", 200),
                               {"type": "street", "board": ["2c", "7h", "Kd"]}, _action(0, "call", 0),
-                              _action(1, "raise", 500), _action(2, "call", 500), {"type": "act", "to_call": 500}))
+                              _action(1, "raise", 500), _action(2, "call", 500), _act(500, 1000, 19700)))
     assert sent.decode().split("\r\n") == [
         "MATCHSTATE:0:3:r300c:AhKd||", "MATCHSTATE:0:3:r300cc/:AhKd||/2c7hKd", "MATCHSTATE:0:3:r300cc/c:AhKd||/2c7hKd",
         "MATCHSTATE:0:3:r300cc/cr800:AhKd||/2c7hKd", "MATCHSTATE:0:3:r300cc/cr800c:AhKd||/2c7hKd", ""]
@@ -144,7 +153,7 @@ def test_positions_follow_the_button_and_raises_count_the_whole_hand():
 
 
 def test_messages_split_anywhere_translate_the_same():
-    messages = _lines(_hand(0, 2), _action(2, "raise", 300), {"type": "act", "to_call": 250})
+    messages = _lines(_hand(0, 2), _action(2, "raise", 300), _act(250, 550, 20000))
     whole = _codec(0).translate(messages)
     c = _codec(0)
     assert b"".join(c.translate(messages[i:i + 7]) for i in range(0, len(messages), 7)) == whole
@@ -163,40 +172,82 @@ def test_heads_up_the_button_is_position_1_and_a_free_fold_is_a_check():
     assert c.reply((states[-2] + ":f").encode()) == b'{"type": "action", "action": "call"}'
 
 
-@pytest.mark.parametrize("response, words", [
-    ("MATCHSTATE:0:2::AhKd|:c",
-     "ACPC agent answered another state: sent 'MATCHSTATE:0:2::AhKd|:c'; expected a response to 'MATCHSTATE:0:3::AhKd|'"),
-    ("MATCHSTATE:0:3::AhKd|:x",
-     "ACPC agent sent the action 'x' in 'MATCHSTATE:0:3::AhKd|:x'; expected the state it was sent followed by :f, "
-     ":c or :r<N> (N: its chips committed in the hand after raising), i.e. MATCHSTATE:0:3::AhKd|:c"),
-    ("MATCHSTATE:0:3::AhKd|:r12x", "ACPC agent sent the action 'r12x' in "),
-    ("hello 'you'", "ACPC agent sent \"hello 'you'\", which is not an ACPC response; expected the state"),
+@pytest.mark.parametrize("response, code, action", [
+    ("MATCHSTATE:0:2::AhKd|:c", "other_state", None),  # another hand
+    ("MATCHSTATE:1:3::AhKd|:c", "other_state", None),  # another position
+    ("MATCHSTATE:0:3::AhKs|:c", "other_state", None),  # other cards
+    ("MATCHSTATE:0:3::AhKd|:x", "bad_action", "'x'"),
+    ("MATCHSTATE:0:3::AhKd|:r", "bad_action", "'r'"),  # no-limit: a raise says its size
+    ("MATCHSTATE:0:3::AhKd|:", "bad_action", "''"),
+    ("MATCHSTATE:0:3::AhKd|x:c", "bad_action", "'x:c'"),  # the state read, then not ':'
+    ("MATCHSTATE:0:3::AhKd|:r12x", "raise_size", "'r12x'"),  # the dealer reads r12 and no further
+    ("MATCHSTATE:0:3::AhKd|:r20001", "raise_size", "'r20001'"),
+    ("# thinking", "comment", None),
+    ("; thinking", "comment", None),
+    ("hello 'you'", "bad_state", None),
+    ("MATCHSTATE:2:3::AhKd|:c", "bad_state", None),  # no position 2 heads-up
     # not UTF-8: each bad byte is U+FFFD, as Python decodes it with errors="replace"
-    ("caf\xe9 \x00\x07", "ACPC agent sent 'caf\ufffd \\x00\\x07', which is not an ACPC response"),
+    ("caf\xe9 \x00\x07", "bad_state", None),
 ])
-def test_a_wrong_response_is_said_in_words_in_place_of_the_reply(response, words):
+def test_a_wrong_response_is_a_fault_line_said_in_acpc_words(response, code, action):
+    """In place of the reply, the fault line; the arena reports it in ACPC's
+    words (what the agent sent, what the dealer would do, what it expected)."""
     c = _codec(0)
-    c.translate(_lines(_hand(0, 1, seats=(0, 1), bets=(100, 50)), {"type": "act", "to_call": 0}))
+    c.translate(_lines(_hand(0, 1, seats=(0, 1), bets=(100, 50)), _act(0, 200, 20000)))
     raw = response.encode("latin-1")
     said = c.reply(raw).decode()
-    assert said.startswith(words), said
     assert c.reply(raw).decode() == said  # reading a reply changes nothing: a line handed back reads the same
+    line = json.loads(said)
+    assert line["acpc_fault"] == code and line["state"] == "MATCHSTATE:0:3::AhKd|"
+    assert line["received"] == raw.decode("utf-8", "replace") and line.get("action") == (action and eval(action))
+    kind, detail, received, expected = agent_fault(said)
+    assert kind == ("illegal_action" if code == "raise_size" else "malformed_reply")
+    assert received == raw.decode("utf-8", "replace") and "so does --acpc-lenient" in detail
+    assert expected == ("a response to 'MATCHSTATE:0:3::AhKd|': that state followed by :c or :r<N>, N from 200 to "
+                        "20000 (its chips in the hand after raising)")
+    assert "{" not in detail + expected  # never the JSON bots' words
 
 
-def test_a_reply_in_python_words_for_every_byte():
-    """Any response becomes a reply or a sentence (the fuzz invariant), and
-    the sentence quotes it as Python's repr of its text would."""
+@pytest.mark.parametrize("response, reply", [
+    ("MATCHSTATE:0:3::AhKd|:c", {"action": "call"}),
+    ("MATCHSTATE:0:3::AhKd|:f", {"action": "call"}),  # a fold where a check is free is the check it means
+    ("MATCHSTATE:0:3::AhKd|:r300", {"action": "raise", "to": 300}),  # before the flop: all on this street
+    ("MATCHSTATE:0:3::AhKd|:r20000", {"action": "raise", "to": 20000}),
+    # what the dealer reads without a word: any case and k/b for c/r, a size as scanf reads it, whatever
+    # follows the action, another player's cards, '/' in the betting; the state compared by its meaning
+    ("MATCHSTATE:0:3::ahkD|:K", {"action": "call"}),
+    ("MATCHSTATE:0:3::AhKd|:B 300 please", {"action": "raise", "to": 300}),
+    ("MATCHSTATE:0:3::AhKd|QsQd:c", {"action": "call"}),
+    ("MATCHSTATE:+0:03::AhKd:cc", {"action": "call"}),
+])
+def test_a_response_is_read_as_the_dealer_reads_it(response, reply):
+    c = _codec(0)
+    c.translate(_lines(_hand(0, 1, seats=(0, 1), bets=(100, 50)), _act(0, 200, 20000)))
+    assert json.loads(c.reply(response.encode())) == {"type": "action", **reply}
+
+
+def test_a_raise_where_none_is_allowed_is_an_invalid_action():
+    c = _codec(0)
+    c.translate(_lines(_hand(0, 1, seats=(0, 1), bets=(100, 50)), _act(50)))
+    kind, detail, received, expected = agent_fault(c.reply(b"MATCHSTATE:0:3::AhKd|:r400").decode())
+    assert kind == "illegal_action" and "the raise 'r400' where no raise is allowed" in detail
+    assert expected == "a response to 'MATCHSTATE:0:3::AhKd|': that state followed by :c or :f"
+
+
+def test_a_reply_for_every_byte():
+    """Any response becomes a reply or a fault line (the fuzz invariant),
+    and the fault line quotes it as Python decodes it."""
     rng = random.Random(7)
     c = _codec(0)
-    c.translate(_lines(_hand(0, 1, seats=(0, 1), bets=(100, 50)), {"type": "act", "to_call": 0}))
+    c.translate(_lines(_hand(0, 1, seats=(0, 1), bets=(100, 50)), _act(0, 200, 20000)))
     for _ in range(300):
         raw = bytes(rng.choice(b"MATCHSTATE:0|3r9cf\x00\xff\xc3\xa9'\"\\ \t") for _ in range(rng.randrange(30)))
-        said = c.reply(raw).decode()
-        if said.startswith("ACPC agent sent") and "which is not an ACPC response" in said:
-            text = raw.rstrip(b"\r\n").decode("utf-8", "replace")
-            assert said.startswith(f"ACPC agent sent {text!r}, "), (raw, said)
+        said = json.loads(c.reply(raw))
+        if "acpc_fault" in said:
+            assert said["received"] == raw.rstrip(b"\r\n").decode("utf-8", "replace"), (raw, said)
+            assert agent_fault(c.reply(raw).decode()) is not None
         else:
-            assert said.startswith(("{", "ACPC agent ")), (raw, said)
+            assert said["type"] == "action", (raw, said)
 
 
 def test_the_relay_hands_the_agents_connection_to_the_arena():
@@ -218,6 +269,31 @@ def test_the_relay_hands_the_agents_connection_to_the_arena():
     assert (code, out) == (0, ""), err
 
 
+def test_lenient_the_relay_keeps_the_connection_and_does_as_the_dealer_does():
+    """--acpc-lenient: the relay translates hold'em itself (the codec's
+    translation) and reads the agent's lines as the ACPC dealer does: it
+    skips a comment, a line it cannot read, a response to another state;
+    brings a raise out of bounds to the nearest bound; takes a bare r (no
+    size) as a call."""
+    r = Relay(json.dumps(_start(2, seat=1)), lenient=True)
+    assert r.said() == '{"type": "ready"}'
+    assert _handed(r.arena) == []  # nothing handed over: the arena goes on speaking to the relay
+    r.send(_hand(1, 1, seats=(0, 1), bets=(100, 50)), _act(50, 200, 20000))
+    assert r.state() == "MATCHSTATE:1:3::|AhKd"
+    for line in ("# thinking", "hello", "MATCHSTATE:1:2::|AhKd:c", "MATCHSTATE:1:3::|AhKd:r1"):
+        r.respond(line)
+    assert json.loads(r.said()) == {"type": "action", "action": "raise", "to": 200}
+    r.send(_action(1, "raise", 150), _action(0, "call", 100), {"type": "street", "board": ["2c", "7h", "Kd"]},
+           _action(0, "call", 0), _act(0, 100, 19800))
+    states = [r.state() for _ in range(3)]
+    assert states == ["MATCHSTATE:1:3:r200:|AhKd", "MATCHSTATE:1:3:r200c/:|AhKd/2c7hKd",
+                      "MATCHSTATE:1:3:r200c/c:|AhKd/2c7hKd"]
+    r.respond(states[-1] + ":r")
+    assert json.loads(r.said()) == {"type": "action", "action": "call"}
+    code, err, out = r.close()
+    assert (code, out) == (0, ""), err
+
+
 def test_without_a_hand_over_socket_holdem_is_refused_in_words():
     r = Relay(json.dumps(_start(2)), connect=False, hand_over=False)
     assert r.said().startswith("the ACPC relay plays holdem only with --hand-over FD")
@@ -226,7 +302,8 @@ def test_without_a_hand_over_socket_holdem_is_refused_in_words():
 
 def test_a_bad_version_is_said():
     r = Relay(json.dumps(_start(2)), version=b"VERSION:1.0.0\r\n")
-    assert r.said() == "ACPC agent sent 'VERSION:1.0.0' on connecting; expected VERSION:2.0.0"
+    assert agent_fault(r.said()) == ("malformed_reply", "ACPC agent sent 'VERSION:1.0.0' on connecting; expected "
+                                     "VERSION:2.0.0", "VERSION:1.0.0", "VERSION:2.0.0")
     assert _handed(r.arena) == []  # nothing was handed over: the arena goes on with the relay's words
     r.close()
 
@@ -268,9 +345,21 @@ def test_the_game_definitions_are_the_acpc_packages(seats):
     assert {2: "blind = 100 50", 3: "blind = 50 100 0", 4: "blind = 50 100 0 0"}[seats] in text, text
 
 
+@pytest.mark.parametrize("seats, first", [(2, "firstPlayer = 1 1 1 1"), (3, "firstPlayer = 3 1 1 1")])
+def test_with_equal_blinds_the_definition_asks_first_whom_the_arena_asks(seats, first):
+    """Heads-up with equal blinds the arena asks position 0 (the big blind)
+    first before the flop, not the button: so does the game definition
+    (tests/protocols/test_acpc_dealer.py plays it under the ACPC dealer)."""
+    r = Relay(json.dumps(_start(seats, small_blind=100, big_blind=100)), connect=False,
+              agent=["sh", "-c", 'cat "$0" >&2', "{gamedef}"])
+    _, err, _ = r.close()
+    assert first in err and ("blind = 100 100" in err), err
+
+
 @pytest.mark.parametrize("params, game", [
     ({"mode": "freezeout"}, "holdem"), ({"format": "freezeout"}, "holdem"), ({"ante": 1}, "holdem"),
-    ({"small_blind": 0}, "holdem"), ({}, "vonneumann"),
+    ({"small_blind": 0}, "holdem"), ({"stack": 99}, "holdem"),
+    ({"gamedef": {"betting": "limit", "num_players": 2}}, "holdem"), ({}, "vonneumann"),
 ])
 def test_what_acpc_cannot_express_is_refused_in_the_arenas_words(params, game):
     start = _start(2)
@@ -286,6 +375,7 @@ def test_what_acpc_cannot_express_is_refused_in_the_arenas_words(params, game):
     else:
         assert said == refusal(start["params"])  # the arena refuses it at the command line in the same words
     assert refusal({"mode": "cash", "ante": 0}) is None
+    assert refusal({"stack": 100, "big_blind": 100, "gamedef": None}) is None  # all in from the blind: the dealer's too
 
 
 def _kuhn3_blocks(seed: int, hands: int) -> list[tuple[int, list[str], str | None]]:
@@ -312,9 +402,11 @@ def _kuhn3_blocks(seed: int, hands: int) -> list[tuple[int, list[str], str | Non
 
 def test_kuhn3_the_relay_and_the_log_replay_the_same_betting():
     """One seat's relay against the Python translator the ACPC log uses: the
-    same states, the same replies (each dialogue reply sent as the agent's
-    ACPC response), the same Money; and every seat's translator agrees on
-    the betting the dialogue made."""
+    same states sent at the same moments (the states it need not answer go
+    with the one it must, the last ones at the round's end), the same
+    replies (each dialogue reply sent as the agent's ACPC response), the
+    same Money; and every seat's translator agrees on the betting the
+    dialogue made."""
     blocks = _kuhn3_blocks(seed=3, hands=25)
     seat = 1
     relay: Relay | None = None
@@ -334,10 +426,12 @@ def test_kuhn3_the_relay_and_the_log_replay_the_same_betting():
         mine = s == seat and relay is not None
         if mine:
             relay.send("\n".join(lines))
+        expected: list[str] = []
         if head == "init_hand":
-            expected = t.start_hand(int(lines[1].split(": ")[1]), lines[2].split(": ")[1])
+            t.start_hand(int(lines[1].split(": ")[1]), lines[2].split(": ")[1])
         elif head == "play":
-            (state,) = expected = t.play([(a.split()[1], int(a.split()[2])) for a in lines[1:4]])
+            expected = t.play([(a.split()[1], int(a.split()[2])) for a in lines[1:4]])
+            state = expected[-1]
             verb, amount = value.split()
             token = "f" if verb == "FOLD" else ("c" if int(amount) == t.front[t.me] or t.bettor is not None else "r")
             assert t.reply(f"{state}:{token}") == value, (state, token, value)
@@ -345,22 +439,35 @@ def test_kuhn3_the_relay_and_the_log_replay_the_same_betting():
         elif head == "end_hand":
             amounts = [int(a.split()[2]) for a in lines[1:4]]
             pots = [tuple(map(int, p.split(","))) for p in lines[5].split(": ")[1].split()]
-            (state,) = expected = t.end_hand(amounts, lines[4].split(": ")[1].split(","), pots)
-            finals[s] = state.split(":")[3]
+            t.end_hand(amounts, lines[4].split(": ")[1].split(","), pots)
+            finals[s] = t.sent.split(":")[3]
+            assert all(c in ("", "Js", "Qs", "Ks", "As") for c in t.sent.split(":")[4].split("|"))
             if len(finals) == 3:
                 assert set(finals.values()) == {"".join(truth)}, (finals, truth)
                 finals.clear()
                 truth.clear()
                 hands_seen += 1
-        else:
-            expected = []
-            if head.startswith("EndAction"):
-                assert t.money() == value
+        elif head.startswith("EndAction"):
+            assert t.money() == value
+        elif head == "end_round":
+            expected = t.flush()
         if mine:
             assert [relay.state() for _ in expected] == expected
             if head == "play":
-                relay.respond(f"{expected[0]}:{token}")
+                relay.respond(f"{expected[-1]}:{token}")
             assert relay.said() == value, (head, value)
     assert hands_seen == 25
     assert relay.states.readline() == b""  # end_round: the relay hung up
     assert relay.close()[0] == 0
+
+
+def test_kuhn3_states_are_the_ones_the_dealer_sends():
+    """Every state, in order: the one before the first action, one after
+    each action, the final one with the cards shown; cards of the ACPC deck."""
+    t = Kuhn3Translator(2)  # the button at local seat 2 in hand 0: this seat is position 0
+    t.start_hand(0, "K")
+    assert t.play([("BLIND", 1), ("BLIND", 1), ("BLIND", 1)]) == ["MATCHSTATE:0:0::Ks||"]
+    assert t.reply("MATCHSTATE:0:0::Ks||:r") == "BET 2"
+    t.end_hand([2, 1, 2], ["K", "-", "Q"], [(5, 0)])  # the next seat folded, the button called
+    assert t.flush() == ["MATCHSTATE:0:0:r:Ks||", "MATCHSTATE:0:0:rf:Ks||", "MATCHSTATE:0:0:rfc:Ks||Qs"]
+    assert t.money() == "Money: 3,-1,-2"

@@ -311,7 +311,7 @@ def test_kuhn3_the_acpc_log_reads_the_same_hands(n):
         tokens = {"checks": "c", "calls": "c", "bets": "r", "folds": "f"}
         assert "".join(tokens[a["words"].split()[0]] for a in hand["streets"][0]["actions"]) == betting
         by_name = dict(zip(names.split("|"), zip(cards.split("|"), map(int, results.split("|")))))
-        assert by_name == {name: (s["cards"][0] + "c", s["profit"]) for name, s in zip("abc", hand["seats"])}
+        assert by_name == {name: (s["cards"][0] + "s", s["profit"]) for name, s in zip("abc", hand["seats"])}
 
 
 # -- hold'em ----------------------------------------------------------------------
