@@ -19,11 +19,14 @@ import random
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from games import GameSpec
+
+if TYPE_CHECKING:
+    from .exploit import ExploitModel
 
 #: A match's place in a series (``GamePlugin.open_dialogue``): one number, or one per seat.
 MatchIndex = int | Sequence[int]
@@ -467,6 +470,17 @@ class GamePlugin(Generic[P]):
         """Bots a league started with ``--demo`` submits for this game (and its
         variants), so that a new league has tables at once. Default: none."""
         return ()
+
+    # --- how exploitable a bot is -------------------------------------------
+    def exploit(self, params: P) -> "ExploitModel | None":
+        """What ``arena exploit`` needs to estimate a bot's strategy from
+        play and solve a best response to it, for a game small enough to
+        solve: a ``protocols.exploit.ExploitModel`` (how a seat's lines read
+        as decisions, the opponents and matches to sample with, the solver).
+        Raise ``ValueError`` with a sentence when the game supports it but
+        not with these parameters. None (the default): the game does not,
+        and the command refuses in words."""
+        return None
 
     # --- variants -----------------------------------------------------------
     def variant(self, name: str) -> "GamePlugin[Any]":

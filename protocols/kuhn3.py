@@ -150,6 +150,9 @@ class Kuhn3Dealer:
         self._chance = chance
         self.step = Step.INIT_ROUND
         self.answers = ["", "", ""]  # each seat's answer to end_hand, for EndAction
+        #: the seats ACPC agents play (the match sets it, docs/acpc.md): their end_hand shows every
+        #: card not folded at a showdown, as the ACPC dealer shows them, not only those kuhn3's muck turns up
+        self.acpc_seats: frozenset[int] = frozenset()
 
     def context(self) -> dict[str, int | None]:
         """The hand being played, or None before the first and at end_round."""
@@ -214,6 +217,8 @@ class Kuhn3Dealer:
         it draws deals and ends from, when that chance is the seeded kind (a
         rigged test dialogue keeps the Python path)."""
         chance = self._chance
+        if self.acpc_seats:  # the compiled end_hand knows kuhn3's muck only
+            return None
         return (self.round, chance) if isinstance(chance, SeededChance) else None
 
     def native_state(self) -> dict[str, int | tuple[int, ...]]:
@@ -264,7 +269,10 @@ class Kuhn3Dealer:
         while s != seat:
             actions[s] = Action("PASS", res.in_front[s])
             s = (s + 1) % SEATS
-        shown = ",".join(res.shown[(seat + i) % SEATS] or "-" for i in range(SEATS))
+        cards = res.shown
+        if seat in self.acpc_seats and sum(a.verb != "FOLD" for a in res.actions) > 1:
+            cards = tuple(None if a.verb == "FOLD" else c for a, c in zip(res.actions, res.cards))
+        shown = ",".join(cards[(seat + i) % SEATS] or "-" for i in range(SEATS))
         pots = " ".join(f"{value},{(winner - seat) % SEATS}" for value, winner in res.pots)
         return (
             "end_hand\n" + self._actions(actions, seat) + f"Showdown: {shown}\nPots: {pots}\n"
@@ -585,6 +593,12 @@ class Kuhn3Plugin(BuiltinGame[Kuhn3Params]):
         # Every hand's pot is made of the chips the seats put in and goes
         # whole to one seat: what the winner gains the others lose.
         return ("zero_sum",)
+
+    def exploit(self, params: Kuhn3Params) -> Any:
+        """``arena exploit``: a seat's hands read as OpenSpiel's kuhn_poker(players=3) (protocols/kuhn3_exploit.py)."""
+        from .kuhn3_exploit import exploit_model
+
+        return exploit_model(params)
 
     def open_dialogue(self, params: Kuhn3Params, rng: random.Random, names: list[str] | None = None,
                       match_index: MatchIndex = 0) -> Kuhn3Dealer:

@@ -349,6 +349,13 @@ class OpenSpielPlugin(BuiltinGame[OpenSpielParams]):
                                                                 "playthrough_matches": (({}, 7),)})
         return variant()
 
+    def exploit(self, params: OpenSpielParams) -> Any:
+        """``arena exploit`` for kuhn_poker and leduc_poker (protocols/openspiel_exploit.py); any
+        other game string is refused there in words."""
+        from .openspiel_exploit import exploit_model
+
+        return exploit_model(params)
+
     def catalogue(self) -> list[tuple[str, str, str | None]]:
         """Every registered game: (name, player counts, why it is refused or None)."""
         return [(g.name, str(g.min_players) if g.min_players == g.max_players

@@ -399,6 +399,12 @@ class TwoCardDrawPlugin(BuiltinGame[TwoCardDrawParams]):
         # between two bots every chip one wins the other loses; against a strategy file only the bot is paid
         return ("zero_sum",) if params.strategy is None else ()
 
+    def exploit(self, params: TwoCardDrawParams) -> Any:
+        """``arena exploit``: the bot's play as the second player, solved exactly (protocols/twocarddraw_exploit.py)."""
+        from .twocarddraw_exploit import exploit_model
+
+        return exploit_model(params)
+
     def check_seats(self, params: TwoCardDrawParams, seats: int) -> None:
         if params.strategy is not None and seats != 1:
             raise ValueError(f"against a strategy file give exactly one bot, got {seats}")

@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 import traceback
+from dataclasses import replace
 from functools import cache, partial
 from pathlib import Path
 from types import FrameType
@@ -26,6 +27,7 @@ import typer
 import typer.main
 
 from ._game import field_range
+from ._results import output_width, say
 from .._games import DISTRIBUTION, PluginLoadError, available_games, load_game
 
 from ..play._match import MatchSettings, SeriesResult, run_series, summarize_series
@@ -106,8 +108,8 @@ def games_cmd(
         rows.append((spec.id, str(spec.version), _seats(spec), spec.description))
     width = max([len(r[0]) for r in rows] + [4])
     typer.echo(f"{'GAME':<{width}}  VERSION  SEATS  DESCRIPTION")
-    for game_id, version, seats, description in rows:
-        typer.echo(f"{game_id:<{width}}  {version:<7}  {seats:<5}  {description}")
+    for game_id, version, seats, description in rows:  # a description wraps under its column
+        say(f"{game_id:<{width}}  {version:<7}  {seats:<5}  {description}", err=False, indent=" " * (width + 18))
 
 
 def _seats(spec) -> str:
@@ -128,7 +130,8 @@ def _list_variants(game_id: str) -> None:
     width = max([len(r[0]) for r in rows] + [4])
     typer.echo(f"{'NAME':<{width}}  SEATS   PLAYABLE")
     for name, seats, refusal in rows:
-        typer.echo(f"{name:<{width}}  {seats:<6}  {'yes' if refusal is None else 'no: ' + refusal}")
+        say(f"{name:<{width}}  {seats:<6}  {'yes' if refusal is None else 'no: ' + refusal}", err=False,
+            indent=" " * (width + 10))
     playable = sum(r[2] is None for r in rows)
     typer.echo(f"{playable} of {len(rows)} can be played here", err=True)
 
@@ -139,11 +142,10 @@ def _describe_game(game_id: str) -> None:
     except PluginLoadError as exc:
         raise _usage_error(str(exc)) from None
     spec = plugin.spec
-    typer.echo(f"{spec.id} version {spec.version}: {spec.description}")
+    say(f"{spec.id} version {spec.version}: {spec.description}", err=False)
     typer.echo(f"seats: {_seats(spec)}")
-    typer.echo(f"tournament: lifetime {plugin.default_lifetime}, "
-               f"max faults {plugin.default_max_faults or 'never'}"
-               + (f"; a round is {plugin.round_note}" if plugin.round_note else ""))
+    say(f"tournament: lifetime {plugin.default_lifetime}, max faults {plugin.default_max_faults or 'never'}"
+        + (f"; a round is {plugin.round_note}" if plugin.round_note else ""), err=False)
     typer.echo("parameters (-p KEY=VALUE):")
     for name, field in plugin.Params.model_fields.items():
         default = field.default
@@ -151,7 +153,7 @@ def _describe_game(game_id: str) -> None:
         bounds = field_range(field)
         about = f"  {field.description}" if field.description else ""
         line = f"  {name:<18} default {shown:<12}{'  range ' + bounds if bounds else ''}{about}"
-        typer.echo(line.rstrip())
+        say(line.rstrip(), err=False, indent="      ")
 
 
 def _check(option: str, value: float | None, low: float, high: float) -> None:
@@ -232,7 +234,7 @@ def _print_table(result: SeriesResult, units: dict[str, str]) -> None:
                     + ([] if same else [f"{seat.score:.3f}"]) + [str(fault.kind) if fault else ""])
     title = f"{result.game} · seed {result.seed} · {matches}{result.hands:,} {units['hands']} · {status}"
     # Off a terminal nothing is cut: the bot names must stay greppable.
-    Console(width=None if sys.stdout.isatty() else 10_000).print(fit_table(title, columns, rows, wrap="bot"))
+    Console(width=output_width()).print(fit_table(title, columns, rows, names=("bot",)))
 
 
 # Options every game command shares (the same words as the first game's).
@@ -286,7 +288,12 @@ def play_cmd(
         help="Write every hand as PHH (a .phhs file PokerKit reads).")] = None,
     acpc_log: Annotated[Optional[Path], typer.Option(
         "--acpc-log", metavar="FILE",
-        help="Write every hand as the ACPC dealer's STATE-line log.")] = None,
+        help="Write the match as the ACPC dealer's log: its header, a STATE line a hand, its SCORE.")] = None,
+    acpc_lenient: Annotated[bool, typer.Option(
+        "--acpc-lenient",
+        help="Read ACPC agents' lines as the ACPC dealer does, its tolerances included: comment lines and "
+             "lines it cannot take as a response are skipped, an unreadable action is a call, a raise out of "
+             "bounds is brought to the nearest bound (without: each is the agent's fault).")] = False,
 ) -> None:
     """Play any installed game: its parameters as -p KEY=VALUE (see `arena games`)."""
     try:
@@ -297,7 +304,7 @@ def play_cmd(
         game, bots, [raw], keys=True, matches=matches, seed=seed, timeout=timeout,
         startup_timeout=startup_timeout, budget=budget, log_dir=log_dir, trace=trace, json_out=json_out,
         sandbox=sandbox, memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids, lifetime=lifetime,
-        hand_history=hand_history, acpc_log=acpc_log))
+        hand_history=hand_history, acpc_log=acpc_log, acpc_lenient=acpc_lenient))
 
 
 def play_from_cli(
@@ -325,7 +332,7 @@ def doctor_cmd() -> None:
     """Show which sandbox levels work on this machine and what each guarantees."""
     from ..sandbox import doctor_report
 
-    typer.echo(doctor_report())
+    typer.echo(doctor_report(min(100, output_width())))
 register_games(app, play_cmd, play_from_cli)
 app.command("check-game")(check_game_cmd)
 
@@ -347,6 +354,7 @@ def _play(
     keys: bool = False,
     hand_history: Path | None = None,
     acpc_log: Path | None = None,
+    acpc_lenient: bool = False,
 ) -> int:
     """Validate everything, play one match (or a series), report; return the exit code.
 
@@ -373,6 +381,12 @@ def _play(
             why = plan.plugin.acpc_refusal(params.model_dump(mode="json"))
             if why:
                 raise _usage_error(f"--acpc-log: {why}")
+    if acpc_lenient:
+        if not any(b.loopback for b in plan.bots):
+            raise _usage_error("--acpc-lenient reads ACPC agents' lines, and no bot here is one (acpc:CMD)")
+        # their relays read them (docs/acpc.md): told so on their command lines
+        plan = replace(plan, bots=[replace(b, argv=(b.argv[0], "--lenient", *b.argv[1:])) if b.loopback else b
+                                   for b in plan.bots])
     level, limits = sandbox
     try:
         # ARENA_SANDBOX sets the default level for a whole environment (a CI job, a test suite).
@@ -428,7 +442,7 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     finally:
         host.close()
     progress.done()
-    _write_histories(histories, hand_history, acpc_log)
+    _write_histories(histories, hand_history, acpc_log, plan, results)
     series = summarize_series(plugin, specs, seed, plan.lifetime, len(matches), results)
     kept = _keep_logs(series, log_dir) if own_log_dir else str(log_dir)
     _report(series, kept, host.summary() if json_out else None, units)
@@ -444,13 +458,23 @@ def _say_started(game_id: str, shown: str, specs: list[BotSpec], host: BotHost) 
                                                  if people else ""), err=True)
 
 
-def _write_histories(histories: Any, hand_history: Path | None, acpc_log: Path | None) -> None:
+def _write_histories(histories: Any, hand_history: Path | None, acpc_log: Path | None, plan: PlayPlan,
+                     results: list[Any]) -> None:
     """The hands of the run, in the formats asked for (PHH, the ACPC dealer's log)."""
     if histories is not None and hand_history is not None:
         hand_history.write_text(histories.dumps())
         typer.echo(f"Hand histories: {len(histories.done)} hands in {hand_history}", err=True)
     if histories is not None and acpc_log is not None:
-        acpc_log.write_text(histories.acpc_log())
+        from protocols.acpc import dealer_log
+
+        seats = len(plan.bots)
+        # the dealer's SCORE line ends a match played to its end
+        totals = ([sum(r.seats[s].payoff for r in results) for s in range(seats)]
+                  if results and all(r.completed for r in results) else None)
+        acpc_log.write_text(dealer_log(
+            histories.acpc_log(), path=acpc_log, game=plan.plugin.spec.id, seats=seats, hands=len(histories.done),
+            seed=plan.seed, timeout=plan.timeout, budget=plan.budget, names=[b.name for b in plan.bots],
+            totals=totals, gamedef=getattr(plan.matches[0][0], "gamedef", None) if plan.matches else None))
         typer.echo(f"ACPC log: {len(histories.done)} hands in {acpc_log}", err=True)
 
 
@@ -508,8 +532,10 @@ def _report(series: SeriesResult, kept: str | None, sandbox_json: dict | None, u
 
 
 from ._quarantine import register as _register_quarantine  # noqa: E402
+from ._exploit import register as _register_exploit  # noqa: E402
 
 _register_quarantine(app)
+_register_exploit(app)
 
 from ._league import register as _register_league  # noqa: E402
 from ._cluster import register as _register_cluster  # noqa: E402

@@ -45,6 +45,8 @@ BASE = {
     "strategy generate": ["--bet1", "1", "--bet2", "2", "--iterations", "0", "-o", "{out}"],
     "show": ["--db", "{db}"],
     "serve": ["--check", "--db", "{db}", "--sandbox", "none"],
+    # the bot exits at once: a fault before any estimate, whatever the numbers
+    "exploit": ["kuhn3", TRUE, "--sandbox", "none", "--hands", "1"],
 }
 #: Options whose accepted values mean work in proportion: only small ones are tried.
 WORK = {"--rounds", "--matches", "--iterations", "--jobs"}
