@@ -13,18 +13,22 @@ than an archive can.
 Tournaments (scheduled every ``every`` seconds, a placement gauntlet for a
 newly active version, or one an admin starts) are ``arena.tournament._run``'s:
 every match is stored as it ends, and a tournament the server did not finish
-is resumed when it starts again (only the matches not stored are played).
+is resumed when it starts again (only the matches not stored are played). A
+tournament stopped while the server runs (the league paused for a full disk,
+a lost cluster, an error) is resumed by the same process: once there is room,
+or at the next scheduled time. Its lock is held only while it plays.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import math
 import shlex
 import shutil
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +47,7 @@ from ..cluster import ClusterError, ClusterSession, open_cluster
 from ..tournament._run import Progress, run_tournament
 from ..tournament._plan import create_tournament, load_tournament, plan_tournament
 from ._db import League, StepRecord, VersionRecord
-from ._disk import DiskWatch, no_room
+from ._disk import DiskWatch, blocked_write, in_words
 from ._uploads import BotManifest, UploadError, UploadLimits, run_argv, unpack
 
 BUILD_SCRIPT = (
@@ -82,6 +86,8 @@ class LeagueSettings:
 PROBATION_MATCHES, PROBATION_FAULTS = 5, 3
 #: How often the free disk space is looked at.
 DISK_CHECK_SECONDS = 1.0
+#: Why a tournament stopped when the league paused (the "Disk:" line before it says what the disk lacks).
+_WAITS = "the league waits until its disk takes writes again, and the tournament plays on from there then"
 
 
 @dataclass(slots=True)
@@ -157,6 +163,7 @@ class LeagueRunner:
         self._placement_send, self._placement_receive = trio.open_memory_channel[int](math.inf)
         self._run_now = trio.Event()
         self._resume_pending = False  # room came back: tournaments stopped for lack of it play on
+        self._playing: dict[int, trio.CancelScope] = {}  # the tournament in play: stopped when the league pauses
         self._now_games: set[str] = set()
         self.tournament_lock = trio.Lock()  # one tournament at a time: they share the workers
         self.nursery: trio.Nursery | None = None  # while ``run`` runs
@@ -207,8 +214,16 @@ class LeagueRunner:
     def _watch_disk_once(self) -> None:
         if self.disk.check() is None:
             self._room.set()
-        elif self._room.is_set():
+        else:
+            self._pause()
+
+    def _pause(self) -> None:
+        """No room: the work that writes waits, and the tournament in play stops where it
+        was (its stored matches are kept; it plays on once there is room)."""
+        if self._room.is_set():
             self._room = trio.Event()
+        for scope in self._playing.values():
+            scope.cancel()
 
     async def _disk_watcher(self) -> None:
         while True:
@@ -221,10 +236,11 @@ class LeagueRunner:
             await trio.sleep(DISK_CHECK_SECONDS)  # a poll of statvfs: nothing signals free space
 
     def out_of_room(self, exc: BaseException, what: str) -> None:
-        """A write failed for lack of space: the league waits for room (the watcher resumes it)."""
+        """A write failed for lack of space (or on a read-only disk): the league waits for
+        room (the watcher resumes it). An upload too big for the room left is refused
+        alone, by its request's answer (``_web.submit_bot``), and never comes here."""
         self.disk.failed(exc, what)
-        if self._room.is_set():
-            self._room = trio.Event()
+        self._pause()
 
     async def wait_for_room(self) -> None:
         while not self._room.is_set():
@@ -261,13 +277,13 @@ class LeagueRunner:
         try:
             await self.process(vid)
         except Exception as exc:  # an arena bug (or a full disk) must not stop the league
-            if no_room(exc):
+            if blocked_write(exc):
                 self.out_of_room(exc, f"the pipeline of version {vid}")
                 self._waiting.insert(0, vid)  # it goes on from its state once there is room
             else:
                 self._try(lambda: self.league.set_state(
-                    vid, "rejected", f"internal error in the arena (not the bot's fault): {exc!r}"))
-                self.log(f"arena: internal error while processing version {vid}: {exc!r}")
+                    vid, "rejected", f"internal error in the arena (not the bot's fault): {in_words(exc)}"))
+                self.log(f"arena: internal error while processing version {vid}: {in_words(exc)}")
         finally:
             self._busy_users.discard(owner)
             self._queue_changed.set()
@@ -277,7 +293,7 @@ class LeagueRunner:
         try:
             write()
         except Exception as exc:
-            if not no_room(exc):
+            if not blocked_write(exc):
                 raise
             self.out_of_room(exc, "a write to the database")
 
@@ -291,11 +307,11 @@ class LeagueRunner:
             try:
                 await self.placement(vid)
             except Exception as exc:  # an arena bug must not stop the league
-                if no_room(exc):
+                if blocked_write(exc):
                     self.out_of_room(exc, f"the placement of version {vid}")
                     self._placement_send.send_nowait(vid)  # once there is room
                 else:
-                    self.log(f"arena: internal error in the placement of version {vid}: {exc!r}")
+                    self.log(f"arena: internal error in the placement of version {vid}: {in_words(exc)}")
 
     async def _scheduler(self) -> None:
         await self.wait_for_room()
@@ -305,11 +321,12 @@ class LeagueRunner:
                 await self._run_now.wait()
             woken = self._run_now.is_set()
             self._run_now = trio.Event()
-            if self._resume_pending:
-                self._resume_pending = False
-                await self._resume_unfinished()
-                if not self._now_games and time.time() < self.next_run:
-                    continue  # woken only to resume
+            only_resume = self._resume_pending and not self._now_games and time.time() < self.next_run
+            self._resume_pending = False
+            # A tournament stopped on its way (a full disk, a lost cluster, an error) plays on first.
+            await self._resume_unfinished()
+            if only_resume:
+                continue
             manual = woken and bool(self._now_games)
             games = sorted(self._now_games) if manual else self.settings.games
             self._now_games = set()
@@ -323,10 +340,10 @@ class LeagueRunner:
                 try:
                     await self.tournament(game, "manual" if manual else "scheduled")
                 except Exception as exc:  # the scheduler goes on whatever one tournament met
-                    if no_room(exc):
+                    if blocked_write(exc):
                         self.out_of_room(exc, f"a tournament of {game}")
                     else:
-                        self.log(f"arena: internal error in a tournament of {game}: {exc!r}")
+                        self.log(f"arena: internal error in a tournament of {game}: {in_words(exc)}")
 
     def next_tournament(self) -> tuple[float | None, str]:
         """When the next scheduled tournament starts, as a time and in words (for the pages)."""
@@ -338,20 +355,38 @@ class LeagueRunner:
         return self.next_run, ""
 
     async def _resume_unfinished(self) -> None:
+        """Play on every league tournament left unfinished (by a stop, a full disk, an
+        error) that is not in play, while there is room."""
         kinds = self.league.tournament_kinds()
-        for t in self.store.tournaments():
-            if t["status"] == "running" and t["id"] in kinds and t["id"] not in self.live:
-                self.log(f"Resuming tournament {t['id']} ({t['game']}, {kinds[t['id']].kind})")
-                try:
-                    config, plugin = load_tournament(self.store, t["id"], self.settings.jobs)
-                except UsageError as exc:
-                    self.log(f"arena: cannot resume tournament {t['id']}: {exc}")
-                    continue
-                await self._play(config, plugin, t["id"], kinds[t["id"]].kind)
+        for tid in [t["id"] for t in self.store.tournaments() if t["status"] == "running"]:
+            t = self.store.tournament(tid)  # as it is now: the one before may have taken long
+            known = kinds.get(tid)
+            if t is None or t["status"] != "running" or known is None or known.kind == "friendly" or tid in self.live:
+                continue
+            if not self._room.is_set():
+                return  # paused again: the watcher calls for this once there is room
+            try:
+                config, plugin = load_tournament(self.store, tid, self.settings.jobs)
+            except UsageError as exc:
+                self.log(f"arena: cannot resume tournament {tid}: {exc}")
+                continue
+            with self._held(tid):
+                await self._play(config, plugin, tid, known.kind, resumed=True)
+
+    @contextlib.contextmanager
+    def _held(self, tid: int) -> Iterator[None]:
+        """Tournament ``tid``'s lock (taken by ``create_tournament`` or ``load_tournament``)
+        let go when its play ends, however it ends: the server plays many tournaments
+        and resumes one it stopped, and no lock or descriptor outlives its tournament."""
+        try:
+            yield
+        finally:
+            self.store.unlock_tournament(tid)
 
     # -- the pipeline ----------------------------------------------------------------
 
     async def process(self, vid: int) -> None:
+        await self.wait_for_room()  # every step writes (a version put back after a failed write waits here)
         v = self.league.version(vid)
         if v is None:
             return
@@ -449,7 +484,8 @@ class LeagueRunner:
         built = folder.with_name(folder.name + "-built")
         shutil.rmtree(built, ignore_errors=True)
         try:
-            unpack(data, "build.tar.gz", built, self.settings.limits)
+            # The pipeline waits for room as a whole: what a build left is not refused for the disk's sake.
+            unpack(data, "build.tar.gz", built, replace(self.settings.limits, keep_free=0))
         except UploadError as exc:
             return False, f"what the build left is not accepted: {exc}", log
         shutil.rmtree(folder)
@@ -622,21 +658,61 @@ class LeagueRunner:
                 self.log(f"No {kind} tournament of {game}: {problem}")
                 return None
             tid = create_tournament(self.store, config)
-            self.league.add_tournament(tid, kind, version)
-            stored = self.store.tournament(tid)
-            assert stored is not None  # created just above
-            for p, entrant in zip(pool, stored["entrants"]):
-                if p["store_bot"] is None:
-                    self.league.set_state(p["id"], p["state"], p["message"], store_bot=entrant["bot"])
-            await self._play(config, plugin, tid, kind, locked=True)
+            with self._held(tid):
+                self.league.add_tournament(tid, kind, version)
+                stored = self.store.tournament(tid)
+                assert stored is not None  # created just above
+                for p, entrant in zip(pool, stored["entrants"]):
+                    if p["store_bot"] is None:
+                        self.league.set_state(p["id"], p["state"], p["message"], store_bot=entrant["bot"])
+                await self._play(config, plugin, tid, kind, locked=True)
         return tid
 
-    async def _play(self, config: Any, plugin: Any, tid: int, kind: str, locked: bool = False) -> None:
+    async def _play(self, config: Any, plugin: Any, tid: int, kind: str, locked: bool = False,
+                    resumed: bool = False) -> None:
+        """Play tournament ``tid`` (locked by the caller) until it is finished or stopped: by
+        the league's pause (no room: it is cancelled where it was) or by an error. Either
+        way the matches stored are kept, and a stopped one plays on later
+        (``_resume_unfinished``). Each outcome is one sentence in the log."""
         config.seat_for(plugin)
         config.pseudonyms = True  # a tournament stored before the league told pseudonyms tells them now
+        config.cluster = self.settings.cluster
+        config.cluster_certs = self.settings.cluster_certs
         live = Live(tid=tid, game=config.game, kind=kind, total=len(config.pairings()))
         live.done = len(self.store.done_positions(tid))
+        progress = self._progress(config, live)
+        self.log(f"Resuming tournament {tid} ({config.game}, {kind}) at {live.done} of {live.total} matches"
+                 if resumed else
+                 f"Started tournament {tid} ({config.game}, {kind}, {len(config.bots)} bots, {live.total} matches)")
         self.live[tid] = live
+        stop = self._playing[tid] = trio.CancelScope()
+        finished = False
+        try:
+            with stop:
+                if locked:
+                    finished = await self._run(plugin, config, tid, progress)
+                else:
+                    async with self.tournament_lock:
+                        finished = await self._run(plugin, config, tid, progress)
+        except Exception as exc:
+            self._stopped(tid, live, exc)
+            return
+        finally:
+            self.live.pop(tid, None)
+            self._playing.pop(tid, None)
+        if not finished:
+            self.log(f"Tournament {tid} stopped at {live.done} of {live.total} matches: {_WAITS}")
+            return
+        self.log(f"Finished tournament {tid} ({config.game}, {kind}): {live.done} matches, {live.faults} faults")
+
+    async def _run(self, plugin: Any, config: Any, tid: int, progress: Progress) -> bool:
+        """``run_tournament`` for the league: whether the tournament is finished."""
+        outcome = await run_tournament(plugin, config, self.store, tid, progress, self._cluster,
+                                       sync_wait=self.host.sync_wait)
+        return outcome.finished
+
+    def _progress(self, config: Any, live: Live) -> Progress:
+        """What the pages show of a tournament in play, and each version's probation, as matches end."""
         progress = Progress(total=live.total)
         by_label = {v["label"]: v["id"] for v in self.league.versions("b.game=?", (config.game,))}
         entrant_version = [by_label.get(b.name) for b in config.bots]
@@ -650,32 +726,23 @@ class LeagueRunner:
                     self._on_league_match(entrant_version[entrant], seat in faulted)
 
         progress.on_finish = on_finish
-        self.log(f"Started tournament {tid} ({config.game}, {kind}, {len(config.bots)} bots, {live.total} matches)")
-        config.cluster = self.settings.cluster
-        config.cluster_certs = self.settings.cluster_certs
-        try:
-            if locked:
-                await run_tournament(plugin, config, self.store, tid, progress, self._cluster,
-                                     sync_wait=self.host.sync_wait)
-            else:
-                async with self.tournament_lock:
-                    await run_tournament(plugin, config, self.store, tid, progress, self._cluster,
-                                         sync_wait=self.host.sync_wait)
-        except ClusterError as exc:
-            self.log(f"arena: tournament {tid} stopped: {exc}; it resumes at the next start")
-            return
-        except Exception as exc:
-            # A full disk stops the tournament, never the server: it plays on
-            # once there is room. Any other error is the arena's, logged.
-            if no_room(exc) or self.disk.check() is not None:
-                self.out_of_room(exc, f"tournament {tid}")
-                self.log(f"Tournament {tid} stopped for lack of room ({exc!r}); it plays on once there is room")
-            else:
-                self.log(f"arena: internal error in tournament {tid}: {exc!r}; it resumes at the next start")
-            return
-        finally:
-            self.live.pop(tid, None)
-        self.log(f"Finished tournament {tid} ({config.game}, {kind}): {live.done} matches, {live.faults} faults")
+        return progress
+
+    def _stopped(self, tid: int, live: Live, exc: Exception) -> None:
+        """Tournament ``tid`` stopped on an error: one sentence in the log, never a traceback.
+        A write that found no room (or a read-only disk) pauses the league, and the
+        tournament plays on once there is room; another error, at the next scheduled time."""
+        at = f"at {live.done} of {live.total} matches"
+        if blocked_write(exc) or self.disk.check() is not None:
+            # A worker that died on a full disk says so only through the disk itself.
+            self.out_of_room(exc, f"tournament {tid}")
+            self.log(f"Tournament {tid} stopped {at}: {_WAITS}")
+        elif isinstance(exc, ClusterError) or (isinstance(exc, ExceptionGroup) and exc.subgroup(ClusterError)):
+            self.log(f"Tournament {tid} stopped {at}: the cluster failed ({in_words(exc)}); "
+                     "it plays on at the next scheduled time")
+        else:
+            self.log(f"arena: tournament {tid} stopped {at} by an error the arena did not expect "
+                     f"({in_words(exc)}); it plays on at the next scheduled time")
 
 
 def manifest_params(game: str) -> dict[str, Any]:

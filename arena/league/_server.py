@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import signal
 import sys
@@ -21,8 +22,9 @@ from ..quarantine._manifest import ManifestError, games_with_manifests, manifest
 from ..quarantine._run import make_plan
 from ..sandbox import SandboxPolicy, SandboxUnavailable, resolve_level
 from ..results._store import open_store
-from ._db import League
-from ._runner import LeagueRunner, LeagueSettings, manifest_params
+from ._db import League, UserRecord
+from ._disk import blocked_write, in_words
+from ._runner import DISK_CHECK_SECONDS, LeagueRunner, LeagueSettings, manifest_params
 from ._uploads import UploadLimits
 from ._web import Site, make_app, submit_bot
 
@@ -79,7 +81,20 @@ def _check_quarantine(game: str, options: ServeOptions) -> None:
 
 
 def log(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    """One line in the organiser's log (the server's stderr). A log on a full disk
+    loses the line: the league goes on (its pages say what the log would)."""
+    try:
+        print(text, file=sys.stderr, flush=True)
+    except OSError:
+        pass
+
+
+def _said_already(record: logging.LogRecord) -> bool:
+    """Whether the web server's log record is worth the organiser's log: not the traceback
+    of a request that met a known condition (a full or read-only disk), which the
+    league has answered in words (507 or 503) and said in one sentence of its own."""
+    exc = record.exc_info[1] if record.exc_info else None
+    return exc is None or blocked_write(exc) is None
 
 
 def _checked_games(options: ServeOptions) -> list[str]:
@@ -118,7 +133,9 @@ def _settings(options: ServeOptions, games: list[str], level: str) -> LeagueSett
         cluster_certs=options.cluster_certs, sandbox=level, games=games, params=options.params,
         rounds=options.rounds, timeout=options.timeout, quarantine_matches=options.quarantine_matches,
         placement_matches=options.placement_matches,
-        build_seconds=options.build_seconds, limits=UploadLimits(max_upload_bytes=options.max_upload_bytes),
+        build_seconds=options.build_seconds,
+        # An upload that would take the disk below --min-free-mb is refused alone (the league goes on).
+        limits=UploadLimits(max_upload_bytes=options.max_upload_bytes, keep_free=options.min_free_bytes),
         pipeline_jobs=options.pipeline_jobs, quarantine_seconds=options.quarantine_seconds,
         min_free=options.min_free_bytes, pool_limit=options.pool_limit, play_idle=options.play_idle)
 
@@ -169,6 +186,7 @@ async def _main(site: Site, options: ServeOptions) -> None:
     config.bind = [f"{options.host}:{options.port}"]
     config.accesslog = None
     config.errorlog = "-"
+    logging.getLogger("hypercorn.error").addFilter(_said_already)
     config.graceful_timeout = 2.0
     stop = trio.Event()
     async with trio.open_nursery() as nursery:
@@ -187,36 +205,82 @@ async def _main(site: Site, options: ServeOptions) -> None:
         binds = await nursery.start(lambda task_status=trio.TASK_STATUS_IGNORED: hypercorn_serve(
             make_app(site), config, shutdown_trigger=stop.wait, task_status=task_status))
         url = binds[0] if binds else f"http://{options.host}:{options.port}"
-        if options.demo:
-            _demo(site)
+        waiting = _demo(site) if options.demo else 0
         # The line scripts and tests wait for; its format is stable.
         print(f"League serving at {url} (games: {', '.join(site.runner.settings.games)}; "
               f"tournaments every {options.every:g} s; db {options.db})", flush=True)
         await nursery.start(site.runner.run)
+        if waiting:
+            nursery.start_soon(_demo_when_room, site, waiting)
 
 
-def _demo(site: Site) -> None:
-    """An admin 'demo' and the sample bots as its submissions (the first time only)."""
-    league = site.league
-    if any(u["name"] == "demo" for u in league.users()):
-        return
-    token = league.add_user("demo", admin=True)
-    path = site.store.data_dir / "demo-token"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(token + "\n")
-    log(f"Demo admin 'demo', token: {token} (also in {site.store.data_dir / 'demo-token'})")
-    user = league.user_by_token(token)
-    assert user is not None  # added just above
-    played = site.runner.settings.games
+def _demo(site: Site) -> int:
+    """An admin 'demo' (made once: its token is printed then) and each sample bot it
+    does not have yet, submitted as its bot; how many found no room on the disk
+    (``_demo_when_room`` submits those once there is). Only what was stored counts
+    as done: a demo seeded on a full disk is seeded at the next chance, not skipped."""
+    try:
+        user = _demo_user(site)
+    except Exception as exc:
+        if blocked_write(exc) is None:
+            raise
+        return len(demo_submissions()) or 1  # the admin too waits for room
+    waiting = 0
     # a game's demo bots play its variants too (GAME:NAME)
     for base, name, filename, data in demo_submissions():
-        for game in [g for g in played if g == base or g.startswith(base + ":")]:
+        for game in [g for g in site.runner.settings.games if g == base or g.startswith(base + ":")]:
+            found = site.league.find_bot(game, name)
+            if found is not None and site.league.versions("v.bot=?", (found.id,)):
+                continue  # submitted at an earlier start
             try:
                 out = submit_bot(site, user, game, name, filename, data, limited=False)
                 log(f"Demo: submitted {out['label']} ({game})")
             except Exception as exc:  # a demo bot that cannot be read is reported, not fatal
-                log(f"Demo: could not submit {name} ({game}): {getattr(exc, 'detail', exc)}")
+                if getattr(exc, "status_code", None) == 507 or blocked_write(exc) is not None:
+                    waiting += 1
+                    continue
+                log(f"Demo: could not submit {name} ({game}): {getattr(exc, 'detail', None) or in_words(exc)}")
+    return waiting
+
+
+def _demo_user(site: Site) -> UserRecord:
+    """The demo admin, made (with its token printed and kept in a file) if there is none;
+    given a new token if its file was never written (the disk was full)."""
+    league = site.league
+    path = site.store.data_dir / "demo-token"
+    found = next((u for u in league.users() if u["name"] == "demo"), None)
+    if found is not None and path.exists():
+        return found
+    token = league.add_user("demo", admin=True) if found is None else league.new_token("demo")
+    log(f"Demo admin 'demo', token: {token} (also in {path})")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(token + "\n")
+    except OSError as exc:
+        path.unlink(missing_ok=True)  # a new token at the next start, kept then
+        log(f"Demo: the token could not be kept in {path} ({in_words(exc)}); it is the one above")
+    user = league.user_by_token(token)
+    assert user is not None  # added just above
+    return user
+
+
+async def _demo_when_room(site: Site, waiting: int) -> None:
+    """The demo's sample bots that found no room at the start, submitted once there
+    is: when the league has room and more is free than at the last try."""
+    log(f"Demo: {waiting} sample bot(s) wait for room on the league's disk; they are submitted once there is")
+    tried_at = -1
+    while waiting:
+        await site.runner.wait_for_room()
+        if site.runner.disk.spare() > tried_at:
+            tried_at = site.runner.disk.spare()
+            try:
+                waiting = _demo(site)
+            except Exception as exc:  # the demo is not worth the league
+                log(f"arena: the demo could not be seeded: {in_words(exc)}")
+                return
+        if waiting:
+            await trio.sleep(DISK_CHECK_SECONDS)  # a poll of the free space, as the disk watcher's: nothing signals it
 
 
 def demo_submissions() -> list[tuple[str, str, str, bytes]]:

@@ -12,6 +12,7 @@ is refused without ever being held in memory.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import io
 import os
@@ -35,6 +36,18 @@ class UploadError(ValueError):
     """A rejected upload; str(exc) is one sentence for the bot author: what was received, what is expected."""
 
 
+class NoRoomForUpload(OSError):
+    """An upload that would take the disk below the room the league keeps free
+    (``UploadLimits.keep_free``): refused alone, before anything is written; the
+    league has room for smaller ones. An ``ENOSPC`` whose str() is one sentence."""
+
+    def __init__(self, sentence: str) -> None:
+        super().__init__(errno.ENOSPC, sentence)
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
 @dataclass(frozen=True)
 class UploadLimits:
     max_upload_bytes: int = 8 * 2**20  # the upload itself
@@ -42,6 +55,8 @@ class UploadLimits:
     max_total_bytes: int = 64 * 2**20  # sum of extracted file sizes
     max_ratio: float = 100.0  # extracted total / compressed upload size
     max_path_len: int = 200
+    #: bytes an upload must leave free on the disk it is unpacked on (0: not looked at)
+    keep_free: int = 0
 
 
 @dataclass(frozen=True)
@@ -693,7 +708,9 @@ def _write_archive(kind: str, data: bytes, dest: Path, scan: _Scan, strip: int, 
 def unpack(data: bytes, filename: str, dest: Path, limits: UploadLimits = UploadLimits()) -> Unpacked:
     """Check everything, then write the files under dest (which must not exist yet; created 0o700). On any error raise UploadError and leave NOTHING behind (dest removed).
 
-    A dest that already exists raises FileExistsError and is left as it is.
+    A dest that already exists raises FileExistsError and is left as it is. With
+    ``limits.keep_free``, an upload that would leave less free on dest's disk
+    raises NoRoomForUpload before anything is written.
     """
     dest = Path(dest)
     if os.path.lexists(dest):
@@ -711,6 +728,9 @@ def unpack(data: bytes, filename: str, dest: Path, limits: UploadLimits = Upload
         manifest = _manifest(_Scan(kept, scan.manifests), strip)
         _check_run_target(manifest, kept, strip)
 
+    if limits.keep_free:
+        sizes = [len(data)] if kind == "file" else [e.size for e in kept if not e.is_dir]
+        _check_room(dest.parent, footprint(len(data), sizes), limits.keep_free)
     dest.mkdir(mode=0o700)
     try:
         dest.chmod(0o700)
@@ -725,6 +745,33 @@ def unpack(data: bytes, filename: str, dest: Path, limits: UploadLimits = Upload
         shutil.rmtree(dest, ignore_errors=True)
         raise
     return Unpacked(kind=kind, sha256=digest, files=files, manifest=manifest)
+
+
+#: what a file costs its filesystem beyond its bytes, at most: the rest of its last block
+_BLOCK = 4096
+
+
+def footprint(upload: int, files: list[int]) -> int:
+    """Bytes of disk an upload of ``upload`` bytes takes once stored: its ``files``
+    unpacked and the upload kept as sent, each rounded up to whole blocks."""
+    return sum(-(-n // _BLOCK) * _BLOCK + _BLOCK for n in [upload, *files])
+
+
+def _check_room(folder: Path, need: int, keep_free: int) -> None:
+    """Raise NoRoomForUpload when writing ``need`` bytes under ``folder`` would leave less than ``keep_free``."""
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return  # the write itself will say what is wrong
+    free = st.f_bavail * st.f_frsize
+    if free - need >= keep_free:
+        return
+    spare = max(0, free - keep_free)
+    raise NoRoomForUpload(
+        f"this upload needs about {_size(need)} of the league's disk (its files unpacked and the upload kept "
+        f"as sent), and only {_size(spare)} are free above the {_size(keep_free)} the league keeps free; "
+        "nothing of it was kept, and the league goes on: a smaller bot fits, or send it again once the "
+        "organiser has made room")
 
 
 # -- running -----------------------------------------------------------------

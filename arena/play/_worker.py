@@ -12,6 +12,7 @@ per core is what scales (shared research: pipe-bench).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -113,8 +114,29 @@ def main() -> None:
         trio.run(serve, worker)
     except KeyboardInterrupt:
         pass
+    except Exception as exc:
+        refused = _refused_write(exc)
+        if refused is None:
+            raise
+        # A full or read-only disk is a known condition: one line in the coordinator's log (the
+        # organiser's, for the league), no traceback; the coordinator sees this worker end.
+        where = f" ({refused.filename})" if refused.filename else ""
+        try:
+            sys.stderr.write(f"arena: a tournament worker stopped: it could not write{where}: {refused.strerror}\n")
+            sys.stderr.flush()
+        except OSError:
+            pass  # the log's own disk is full: the coordinator still sees this worker end
+        sys.exit(1)
     finally:
         worker.close()
+
+
+def _refused_write(exc: BaseException) -> OSError | None:
+    """The write that failed for lack of room (or on a read-only disk) behind ``exc``, if any."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+        return exc
+    inner = list(exc.exceptions) if isinstance(exc, BaseExceptionGroup) else [exc.__cause__, exc.__context__]
+    return next((found for e in inner if e is not None and (found := _refused_write(e)) is not None), None)
 
 
 if __name__ == "__main__":

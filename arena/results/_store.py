@@ -324,7 +324,7 @@ class Store:
         return self.path.with_name(self.path.stem + "-data")
 
     def lock_tournament(self, tid: int) -> None:
-        """Hold tournament ``tid`` for this process (released at ``close`` or exit)."""
+        """Hold tournament ``tid`` for this process (released by ``unlock_tournament``, at ``close`` or at exit)."""
         folder = self.data_dir
         folder.mkdir(mode=0o700, exist_ok=True)
         fd = os.open(folder / f"t{tid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
@@ -336,6 +336,13 @@ class Store:
                 f"tournament {tid} in {self.path} is being played by another arena process right now"
             ) from None
         self._locks[tid] = fd
+
+    def unlock_tournament(self, tid: int) -> None:
+        """Let go of tournament ``tid`` (held by ``lock_tournament``), if this process holds it:
+        a long-lived process (the league) plays many tournaments, and resumes one it stopped."""
+        fd = self._locks.pop(tid, None)
+        if fd is not None:
+            os.close(fd)  # closing the only descriptor of the open file releases its flock
 
     def add_event(self, tid: int, text: str) -> None:
         self.db.execute("INSERT INTO events (tournament, time, text) VALUES (?, ?, ?)", (tid, time.time(), text))

@@ -63,9 +63,10 @@ class League:
         self.http = _client(url)
         return self
 
-    def __init__(self, db: Path, *args: str, cwd: Path = ROOT, extra_env: dict[str, str] | None = None) -> None:
+    def __init__(self, db: Path, *args: str, cwd: Path = ROOT, extra_env: dict[str, str] | None = None,
+                 log: Path | None = None) -> None:
         self.db = cwd / db
-        self.log = self.db.with_suffix(".stderr.log")
+        self.log = log or self.db.with_suffix(".stderr.log")  # the server's stderr: the organiser's log
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
                 [PY, "-m", "arena", "serve", "--db", str(db), "--port", "0", *args],

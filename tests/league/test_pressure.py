@@ -51,14 +51,19 @@ def test_a_league_on_a_tiny_disk_fills_it_stays_up_refuses_work_in_words_and_rec
         try:
             assert server.http.get("/api/games").json()["paused"] is None
             # Leave 1.5 MB: above the 1 MB the league wants, below what the next upload needs
-            # (it is written twice: unpacked, and kept as sent).
+            # (it is written twice: unpacked, and kept as sent). It is refused alone
+            # (tests/league/test_self_healing.py): the league goes on.
             filler = disk / "filler"
             filler.write_bytes(b"\0" * (free_bytes(disk) - 1536 * 1024))
             big = b"#!/bin/sh\n#" + b"x" * (1200 * 1024) + b"\nexit 1\n"
             r = server.submit(ada, "big.sh", big, name="big")
             assert r.status_code == 507, r.text
             error = r.json()["error"]
-            assert "disk is full" in error and "refused" in error, error
+            assert "this upload needs" in error and "refused" in error, error
+            assert server.http.get("/api/games").json()["paused"] is None
+            # Below the 1 MB the league wants: it pauses.
+            (disk / "filler2").write_bytes(b"\0" * (free_bytes(disk) - 512 * 1024))
+            server.wait("the league to pause", lambda: server.http.get("/api/games").json()["paused"])
             # The server is up and says why, everywhere.
             games = server.http.get("/api/games").json()
             assert games["paused"] and "disk is full" in games["paused"]
@@ -75,6 +80,7 @@ def test_a_league_on_a_tiny_disk_fills_it_stays_up_refuses_work_in_words_and_rec
             assert not any((db.with_name("league-data") / "league" / "bots").iterdir())
             # Room again: the league resumes by itself.
             filler.unlink()
+            (disk / "filler2").unlink()
             server.wait("the league to resume", lambda: server.http.get("/api/games").json()["paused"] is None,
                         timeout=60)
             r = server.submit(ada, "small.sh", b"#!/bin/sh\nexit 1\n", name="small")
