@@ -156,8 +156,10 @@ def entrant_names(specs: list[tuple[str | None, BotSpec]]) -> list[str]:
     """A name for every entrant: ``NAME=`` as given, or the program's file name
     (``rule_bot``, ``random_bot.py``). Where two programs share a file name
     their folder is put first (``v1-bot``); where one program is given twice
-    with different arguments, the arguments are added (``random_bot.py-seed-1``);
-    the same command twice is ``-2``, ``-3``."""
+    with different arguments, the word that tells them apart names them: a
+    file among those arguments (``node runner.js a/rps_Simple.js`` is
+    ``rps_Simple.js``), else the arguments after the program
+    (``random_bot.py-seed-1``); only the same command twice is ``-2``, ``-3``."""
     given = [n for n, _ in specs if n is not None]
     for name in set(given):
         if given.count(name) > 1:
@@ -178,11 +180,10 @@ def entrant_names(specs: list[tuple[str | None, BotSpec]]) -> list[str]:
 
 def _auto_name(specs: list[tuple[str | None, BotSpec]], i: int) -> str:
     """Entrant ``i``'s name from its program: its folder first where another
-    entrant's program has the same file name, its arguments added where the
-    same program is given with others."""
-    auto = [(j, spec) for j, (n, spec) in enumerate(specs) if n is None]
+    entrant's program has the same file name; where the same program is given
+    with other arguments, the file argument that differs, else its arguments."""
     program, args = _program(_own_argv(specs[i][1]))
-    same = [(j, spec) for j, spec in auto if _program(_own_argv(spec))[0] == program]
+    same = [(j, spec) for j, (n, spec) in enumerate(specs) if n is None and _program(_own_argv(spec))[0] == program]
 
     def path_of(spec: BotSpec) -> str:
         return next((w for w in _own_argv(spec) if Path(w).name == program), program)
@@ -191,8 +192,51 @@ def _auto_name(specs: list[tuple[str | None, BotSpec]], i: int) -> str:
     if len({path_of(spec) for _, spec in same}) > 1:  # two different files of one name: say whose folder
         base = f"{Path(path_of(specs[i][1])).parent.name}-{program}"
     if len({spec.command for _, spec in same}) > 1 and args:  # one program, told apart by its arguments
-        base = f"{base}-{' '.join(a.lstrip('-') for a in args)}"
+        others = [_program(_own_argv(spec))[1] for j, spec in same if j != i]
+        told = _told_apart(args, others)
+        if told is None:  # its arguments, or where they are too long for a name, those that differ
+            told = "-".join([base, *(a.lstrip("-") for a in args)])
+            if len(_clean(told)) >= 40:
+                told = "-".join([base, *(w.lstrip("-") for w in _differing(args, others))])
+        base = told
     return _clean(base)
+
+
+def _told_apart(args: list[str], others: list[list[str]]) -> str | None:
+    """The name a program's arguments ``args`` give it beside the same program's ``others``:
+    the first file among the words that differ (its folder first where another's file of that
+    name is elsewhere; the other words that differ after it where another's is the same file),
+    or None where no file differs."""
+    files = [p for p in _differing_at(args, others) if _file_like(args[p])]
+    if not files:
+        return None
+    at, word = files[0], args[files[0]]
+    name = Path(word).name
+    alike = [o[at] for o in others if len(o) > at and Path(o[at]).name == name]
+    if any(w != word for w in alike):  # the same file name in another folder
+        name = f"{Path(word).parent.name}-{name}"
+    if word in alike:  # the same file: what else differs
+        name = "-".join([name, *(w.lstrip("-") for w in _differing(args, others, leave=at))])
+    return name
+
+
+def _differing_at(args: list[str], others: list[list[str]]) -> list[int]:
+    """The positions of ``args`` whose word is not the same in all of ``others``."""
+    return [p for p in range(len(args)) if any(o[p:p + 1] != args[p:p + 1] for o in others)]
+
+
+def _differing(args: list[str], others: list[list[str]], leave: int = -1) -> list[str]:
+    """The words of ``args`` that differ from ``others`` (but the one at ``leave``), each with
+    the option before it that it belongs to (``--seed 2``)."""
+    at = _differing_at(args, others)
+    return [w for p in at if p != leave
+            for w in ([args[p - 1]] if p and args[p - 1].startswith("-") and p - 1 not in at else []) + [args[p]]]
+
+
+def _file_like(word: str) -> bool:
+    """A word of a command that names a file: a path, or a name with an extension (not an option)."""
+    return not word.startswith("-") and "=" not in word and (
+        "/" in word or bool(re.fullmatch(r"[\w.+-]*[A-Za-z_][\w+-]*\.[A-Za-z][\w]{0,7}", word)))
 
 
 def entrant_specs(texts: list[str]) -> list[BotSpec]:

@@ -6,8 +6,8 @@ Everything a bot wrote (its name, its lines) is printed inert.
 from __future__ import annotations
 
 import csv
-import shutil
 import gzip
+import os
 import json
 import sys
 import time
@@ -45,54 +45,121 @@ def _tournament(store: Store, tid: int, db: Path) -> TournamentRecord:
     return saved
 
 
-
-
-
-
+#: the narrowest a column of names gets before columns are dropped (a name cut shorter tells little)
+NAME_MIN = 12
 
 
 def fit_table(title: str, columns: list[tuple[str, str]], rows: list[list[str]], *, width: int | None = None,
-              wrap: str | None = None, drop: tuple[str, ...] = ()) -> Any:
-    """The title line and a rich table that fits ``width`` columns (the terminal's; off a terminal, no limit).
+              names: tuple[str, ...] = (), drop: tuple[str, ...] = (), words: tuple[str, ...] = ("faults", "fault")
+              ) -> Any:
+    """The title line and a rich table that fits ``width`` columns (default: ``output_width()``).
 
     ``columns``: (header, "l" or "r"). When the table is too wide, the
-    column ``wrap`` (the names) wraps down to 12 characters, then the columns
-    in ``drop`` go, first named first; numbers are never cut.
+    columns of ``names`` give way first, down to ``NAME_MIN`` characters
+    each, a name cut short ending in "…" (never wrapped, so never broken
+    across lines); then the columns in ``drop`` go, first named first. The
+    columns of ``words`` wrap between words; nothing else is cut.
     """
     from rich import box
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
-    limit = width or _width()
+    limit = width or output_width()
     keep = list(range(len(columns)))
 
-    def need(cols: list[int], squeeze: bool) -> int:
-        widths = []
-        for c in cols:
-            w = max([len(columns[c][0])] + [len(r[c]) for r in rows])
-            if squeeze and columns[c][0] == wrap:
-                w = min(w, max(12, len(columns[c][0])))
-            widths.append(w)
-        return sum(widths) + 2 * (len(cols) - 1)
+    def natural(c: int) -> int:
+        return max([cell_width(columns[c][0])] + [cell_width(r[c]) for r in rows])
+
+    def need(cols: list[int]) -> int:
+        return sum(min(natural(c), NAME_MIN) if columns[c][0] in names else natural(c) for c in cols) \
+            + 2 * (len(cols) - 1)
 
     for name in drop:
-        if need(keep, squeeze=True) <= limit:
+        if need(keep) <= limit:
             break
         keep = [c for c in keep if columns[c][0] != name]
+    room = _name_room([natural(c) for c in keep if columns[c][0] in names],
+                      limit - sum(natural(c) for c in keep if columns[c][0] not in names) - 2 * (len(keep) - 1))
+    widths = dict(zip([c for c in keep if columns[c][0] in names], room))
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
     for c in keep:
         header, justify = columns[c]
-        table.add_column(header, justify="right" if justify == "r" else "left",
-                         overflow="fold", no_wrap=header != wrap)
+        # Names never wrap (a name split over two lines reads as two); words wrap between words.
+        table.add_column(header, justify="right" if justify == "r" else "left", overflow="ellipsis",
+                         no_wrap=header not in words)
     for r in rows:
-        table.add_row(*(Text(r[c]) for c in keep))
+        table.add_row(*(Text(clip(r[c], widths[c]) if c in widths else r[c]) for c in keep))
     return Group(Text(title), table)  # the title on its own line(s): a table would wrap it to its width
 
 
-def _width() -> int:
-    """The terminal's columns; off a terminal no limit, so that files and pipes keep every character."""
-    return shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 10_000
+def _name_room(naturals: list[int], room: int) -> list[int]:
+    """How wide each column of names may be: its widest name where all fit in ``room``, else
+    the room shared out evenly (a column that needs less gives the rest to the others), at
+    least ``NAME_MIN`` each."""
+    out = [0] * len(naturals)
+    left = room
+    for k, i in enumerate(sorted(range(len(naturals)), key=lambda i: naturals[i])):
+        share = left // (len(naturals) - k)
+        out[i] = min(naturals[i], max(NAME_MIN, share))
+        left -= out[i]
+    return out
+
+
+def cell_width(text: str) -> int:
+    """The columns ``text`` takes on a terminal (a wide character takes two)."""
+    from rich.cells import cell_len
+
+    return cell_len(text)
+
+
+def clip(text: str, width: int) -> str:
+    """``text`` in at most ``width`` columns: whole, else cut with "…". A list of names
+    ("a, b, c") keeps whole names where it can and says how many more there are ("a, b +1 more")."""
+    from rich.cells import set_cell_size
+
+    if cell_width(text) <= width:
+        return text
+    parts = text.split(", ")
+    for k in range(len(parts) - 1, 0, -1):
+        shown = ", ".join(parts[:k]) + f" +{len(parts) - k} more"
+        if cell_width(shown) <= width:
+            return shown
+    more = f" +{len(parts) - 1} more" if len(parts) > 1 and width - len(str(len(parts))) - 6 >= NAME_MIN else ""
+    return set_cell_size(parts[0] if more else text, max(width - len(more) - 1, 0)).rstrip() + "…" + more
+
+
+def output_width(stream: Any = None) -> int:
+    """The columns that output to ``stream`` (stdout) fits: on a terminal, $COLUMNS where it is
+    set, else the terminal's width; off a terminal no limit, so that files and pipes keep every
+    character (and a $COLUMNS some program exported, as readline does, cuts nothing there)."""
+    stream = sys.stdout if stream is None else stream
+    if not stream.isatty():
+        return 10_000
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) >= 20:
+        return int(columns)
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    except (OSError, ValueError):
+        return 80
+
+
+def say(text: str, *, err: bool = True, indent: str = "  ", command: str = "") -> None:
+    """A line for a person (``text`` and ``command``), wrapped between words to the terminal's
+    width, continuation lines indented; a ``command`` too long for the rest of the line goes
+    whole on a line of its own, to be copied. Off a terminal, the one line as it is, for grep."""
+    import textwrap
+
+    stream = sys.stderr if err else sys.stdout
+    width = output_width(stream)
+    whole = f"{text} {command}" if command else text
+    if cell_width(whole) <= width:
+        lines = [whole]
+    else:
+        lines = textwrap.wrap(text if command else whole, width, subsequent_indent=indent, break_long_words=False,
+                              break_on_hyphens=False) + ([indent + command] if command else [])
+    typer.echo("\n".join(lines), err=err)
 
 
 def _ci(low: float, high: float) -> str:
@@ -121,7 +188,7 @@ def print_standings(game: str, tid: int, table: Standings, settings: dict[str, A
     from rich.console import Console
 
     unit = game_units(game, params)["tournament"]
-    console = console or Console(width=_width())
+    console = console or Console(width=output_width())
     width = console.width
     margin = table.get("cross_table_measure") == "margin"
     console.print(_standings_table(game, tid, table, settings, unit, width))
@@ -129,12 +196,47 @@ def print_standings(game: str, tid: int, table: Standings, settings: dict[str, A
     console.print(_cross_table(table, unit, margin, width))
     console.print()
     console.print(_head_to_head(table, margin, width))
+    console.print()
+    for line in measure_words(table, unit, sprt=bool(settings.get("sprt"))):
+        console.print(line, markup=False, highlight=False)
+
+
+def measure_words(table: Standings, unit: str, *, sprt: bool = False) -> list[str]:
+    """What the rank counts and what every other verdict counts (in a two-seat game: matches won,
+    not their size), and, where they disagree at the top, that they do and why."""
+    by = f"mean {unit} per match" if table.get("ranked_by") == "mean" else f"{unit} in total"
+    if table.get("seats") == 2:
+        counted = "won, lost, drawn, Elo, LOS" + (", SPRT" if sprt else "") + " and the rating"
+        words = [f"The rank counts {by}; {counted} count matches (each won by the bot with more {unit} in it), "
+                 f"not how many {unit}."]
+    else:
+        words = [f"The rank counts {by}; the rating counts each match's order of finish, not how many {unit}."]
+    return words + [w for w in [rank_and_wins_disagree(table, unit)] if w]
+
+
+def rank_and_wins_disagree(table: Standings, unit: str) -> str | None:
+    """In a two-seat game, when the first by the rank won fewer of its matches against the
+    second than it lost: a sentence that says so, with both measures."""
+    rows = [r for r in table["standings"] if not r["disqualified"]]
+    if table.get("seats") != 2 or len(rows) < 2:
+        return None
+    first, second = rows[0], rows[1]
+    pair = next((h for h in table["head_to_head"] if h["bot"] == first["bot"] and h["opponent"] == second["bot"]),
+                None)
+    if pair is None or pair["wins"] >= pair["losses"]:
+        return None
+    by_mean = table.get("ranked_by") == "mean"
+    ours, theirs = (first["mean"], second["mean"]) if by_mean else (first["score"], second["score"])
+    elo = f" (Elo {_elo(pair)}, LOS {100 * pair['los']:.1f}%)" if "los" in pair else ""
+    a, b = inert(first["bot"]), inert(second["bot"])
+    return (f"{a} ranks first by {unit} ({ours:g} to {theirs:g}{' a match' if by_mean else ''}) but won {pair['wins']} and lost "
+            f"{pair['losses']} of its {pair['matches']} matches against {b}{elo}: {a} won by more, {b} more often.")
 
 
 def _standings_table(game: str, tid: int, table: Standings, settings: dict[str, Any], unit: str,
                      width: int) -> Any:
-    ranked = ["ranked by mean score per match (entrants played different numbers of matches)"] \
-        if table.get("ranked_by") == "mean" else []
+    ranked = [f"ranked by mean {unit} per match (entrants played different numbers of matches)"
+              if table.get("ranked_by") == "mean" else f"ranked by {unit}"]
     rows = []
     for rank, row in enumerate(table["standings"], 1):
         faults = ", ".join(f"{k} {v}" for k, v in row["faults"].items())
@@ -146,7 +248,7 @@ def _standings_table(game: str, tid: int, table: Standings, settings: dict[str, 
     columns = [("rank", "r"), ("bot", "l"), (unit, "r"), ("mean", "r"), ("95% CI", "r"), ("matches", "r"),
                ("rating", "r"), ("faults", "l")]
     return fit_table(" · ".join([f"tournament {tid}", game, *format_words(settings), *ranked]),
-                     columns, rows, wrap="bot", drop=("rating", "matches", "95% CI"), width=width)
+                     columns, rows, names=("bot",), drop=("rating", "matches", "95% CI"), width=width)
 
 
 def _cross_table(table: Standings, unit: str, margin: bool, width: int) -> Any:
@@ -155,14 +257,15 @@ def _cross_table(table: Standings, unit: str, margin: bool, width: int) -> Any:
             if margin else f"mean {unit} of the row bot in matches with the column bot")
     cells = [["-" if a == b else f"{table['cross_table'][a].get(b, 0.0):.3f}" for b in names] for a in names]
     heads = [inert(n) for n in names]
-    wide = max(map(len, heads), default=0) * len(names) + max((len(c) for r in cells for c in r), default=0)
-    if wide + 2 * len(names) + max(map(len, heads), default=0) > width:
+    widest = max(map(cell_width, heads), default=0)
+    wide = widest * len(names) + max((len(c) for r in cells for c in r), default=0)
+    if wide + 2 * len(names) + widest > width:
         # Too wide with names over the columns: the columns are the rows' ranks.
         heads = [str(i) for i in range(1, len(names) + 1)]
         cross_rows = [[f"{i}. {inert(a)}", *row] for i, (a, row) in enumerate(zip(names, cells), 1)]
     else:
         cross_rows = [[inert(a), *row] for a, row in zip(names, cells)]
-    return fit_table(f"cross-table: {what}", [("", "l")] + [(h, "r") for h in heads], cross_rows, wrap="",
+    return fit_table(f"cross-table: {what}", [("", "l")] + [(h, "r") for h in heads], cross_rows, names=("",),
                      width=width)
 
 
@@ -182,7 +285,7 @@ def _head_to_head(table: Standings, margin: bool, width: int) -> Any:
     if two_seats:
         columns += [("Elo", "r"), ("LOS", "r")]
     return fit_table("head to head: the row bot against the other, in the matches they shared",
-                     columns, rows, wrap="bot", drop=("drawn", "95% CI", "matches"), width=width)
+                     columns, rows, names=("bot", "opponent"), drop=("drawn", "95% CI", "matches"), width=width)
 
 
 def _elo(row: HeadToHeadRow) -> str:
@@ -217,14 +320,14 @@ def tournaments_cmd(
                          f"{row['played']}/{row['scheduled']}", status, started])
     columns = [("id", "r"), ("game", "l"), ("entrants", "l"), ("matches", "r"), ("status", "l"),
                ("started (UTC)", "l")]
-    _console().print(fit_table(f"tournaments in {db}", columns, rows_out, wrap="entrants",
+    _console().print(fit_table(f"tournaments in {db}", columns, rows_out, names=("entrants",),
                                drop=("started (UTC)",)))
 
 
 def _console():
     from rich.console import Console
 
-    return Console(width=_width())
+    return Console(width=output_width())
 
 
 def standings_cmd(

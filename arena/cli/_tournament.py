@@ -17,7 +17,7 @@ from ..cluster import ClusterError, check_shippable
 from ..cluster._security import certs_folder
 from .._plan import entrant_specs, load_plugin
 from ..results._report import standings_format, standings_of
-from ._results import game_units, print_standings
+from ._results import cell_width, clip, game_units, print_standings, rank_and_wins_disagree, say
 from ..results._sprt import Sprt
 from ..results._standings import Disqualification
 from ..results._store import MatchRecord as StoredMatch
@@ -40,8 +40,6 @@ def _rounds_help() -> str:
             "(`arena games GAME`). With --until-ci, the most. (default: 1)")
 
 
-
-
 def tournament_cmd(
     game: Annotated[Optional[str], typer.Argument(help="The game (see `arena games`).")] = None,
     bots: Annotated[Optional[list[str]], typer.Argument(
@@ -49,7 +47,8 @@ def tournament_cmd(
     rounds: Annotated[Optional[int], typer.Option(help=_rounds_help())] = None,
     seats: Annotated[Optional[int], typer.Option(
         help="Bots per match, for games played by 2 or more (default: the game's table size for the entrants).")] = None,
-    jobs: Annotated[int, typer.Option(help="Matches at once (one pinned worker process each).")] = 1,
+    jobs: Annotated[Optional[int], typer.Option(
+        help="Matches at once (one pinned worker process each) (default: 1; on --resume, the run's own).")] = None,
     cluster: Annotated[Optional[str], typer.Option(
         metavar="ADDRESS", help="Play the matches on the Dask cluster whose scheduler is at ADDRESS "
         "(tls://HOST:8786; workers: `arena worker`); see docs/cluster.md.")] = None,
@@ -102,11 +101,12 @@ def tournament_cmd(
                                  accept_changed_bots=accept_changed_bots, json_out=json_out))
 
 
-def _tournament(game: str | None, bots: list[str] | None, given: dict[str, Any], *, jobs: int, cluster: str | None,
-                certs: Path | None, db: Path, resume: int | None, accept_changed_bots: bool, json_out: bool) -> int:
+def _tournament(game: str | None, bots: list[str] | None, given: dict[str, Any], *, jobs: int | None,
+                cluster: str | None, certs: Path | None, db: Path, resume: int | None, accept_changed_bots: bool,
+                json_out: bool) -> int:
     """Start or resume, play and report: the exit code."""
     try:
-        check_range("--jobs", jobs, 1, 256)
+        check_range("--jobs", jobs, 1, 256, optional=True)
         certs = certs_folder(certs) if cluster else None
         check_cluster(cluster, given.get("lifetime", "match"), reach=True, certs=certs)  # before the database is touched
         if resume is None and cluster is not None and game is not None and "lifetime" not in given:
@@ -115,7 +115,7 @@ def _tournament(game: str | None, bots: list[str] | None, given: dict[str, Any],
         if resume is not None:
             config, plugin, store, tid = _resume(resume, db, game, bots, given, accept_changed_bots, jobs)
         else:
-            config, plugin, store, tid = _start(game, bots, given, jobs, db, cluster)
+            config, plugin, store, tid = _start(game, bots, given, jobs or 1, db, cluster)
     except UsageError as exc:
         raise _usage(str(exc)) from None
     try:
@@ -128,7 +128,7 @@ def _tournament(game: str | None, bots: list[str] | None, given: dict[str, Any],
         store.close()
         raise _usage(str(exc)) from None
     try:
-        return _play_and_report(config, plugin, store, tid, db, json_out)
+        return _play_and_report(config, plugin, store, tid, db, json_out, resumed=resume is not None)
     finally:
         store.close()
 
@@ -152,16 +152,8 @@ def _start(game, bots, given: dict[str, Any], jobs: int, db: Path, cluster: str 
     return config, plugin, store, tid
 
 
-
-
-
-
-
-
-
-
-def _resume(tid: int, db: Path, game, bots, given: dict[str, Any], accept_changed: bool, jobs: int):
-    """Tournament ``tid`` as it was started: every option from the database."""
+def _resume(tid: int, db: Path, game, bots, given: dict[str, Any], accept_changed: bool, jobs: int | None):
+    """Tournament ``tid`` as it was started: every option from the database (``jobs`` too, unless given)."""
     changed = sorted(given)
     if changed:
         raise UsageError(
@@ -177,51 +169,55 @@ def _resume(tid: int, db: Path, game, bots, given: dict[str, Any], accept_change
     return config, plugin, store, tid
 
 
-
-
-def _play_and_report(config: Any, plugin: Any, store: Store, tid: int, db: Path, json_out: bool) -> int:
+def _play_and_report(config: Any, plugin: Any, store: Store, tid: int, db: Path, json_out: bool, *,
+                     resumed: bool = False) -> int:
     specs = config.bots
     config.seat_for(plugin)
     per_round = len(config.pairings(rounds=1))
     total = per_round * config.rounds
+    already = len(store.done_positions(tid)) if resumed else 0
     extras = _options_said(config)
-    typer.echo(
-        f"Started tournament {tid} ({config.game}, {len(specs)} entrants, "
-        f"{total} matches{' at most' if config.until_ci or config.sprt else ''}, {f'cluster {config.cluster}' if config.cluster else f'jobs {config.jobs}'}, sandbox {config.sandbox}, "
-        f"db {db}{''.join(', ' + w for w in extras)})",
-        err=True,
-    )
-    progress = _progress(total, per_round)
+    where = f"cluster {config.cluster}" if config.cluster else f"jobs {config.jobs}"
+    say(f"{'Resumed' if resumed else 'Started'} tournament {tid} ({config.game}, {len(specs)} entrants, "
+        f"{total} matches{' at most' if config.until_ci or config.sprt else ''}"
+        f"{f', {already} played before' if resumed else ''}, {where}, sandbox {config.sandbox}, "
+        f"db {db}{''.join(', ' + w for w in extras)})")
+    progress = _progress(total, per_round, already)
     try:
         outcome, signum = trio.run(_run_until_signal, plugin, config, store, tid, progress)
     except (UsageError, ClusterError) as exc:
         _progress_done(progress)
-        typer.echo(f"arena: error: {exc}", err=True)
-        typer.echo(f"Stopped tournament {tid} after {progress.done} of {total} matches; "
-                   f"resume with: arena tournament --resume {tid} --db {db}", err=True)
+        say(f"arena: error: {exc}")
+        say(f"Stopped tournament {tid} after {progress.done} of {total} matches; resume with:",
+            command=f"arena tournament --resume {tid} --db {db}")
         return EXIT_USAGE if isinstance(exc, UsageError) else EXIT_INTERNAL
     _progress_done(progress)
     if outcome is None:
         name = signal.Signals(signum).name if signum else "interrupted"
-        typer.echo(f"Interrupted tournament {tid} ({name}) after {progress.done} of {total} matches; "
-                   f"resume with: arena tournament --resume {tid} --db {db}", err=True)
+        say(f"Interrupted tournament {tid} ({name}) after {progress.done} of {total} matches; resume with:",
+            command=f"arena tournament --resume {tid} --db {db}")
         return EXIT_INTERRUPTED
+    return _report(config, store, tid, db, json_out, outcome, per_round)
+
+
+def _report(config: Any, store: Store, tid: int, db: Path, json_out: bool, outcome: Outcome, per_round: int) -> int:
+    """The end lines (stderr) and the standings (stdout) of a tournament played to its end."""
     table = standings_of(store, tid)
     saved = store.tournament(tid)
     assert saved is not None, "the tournament just played is stored"
     settings = saved["settings"]
     matches = store.matches(tid)
     faults = sum(1 for m in matches if m["faults"])
-    played_total = per_round * outcome.rounds
     early = f" (stopped early after {outcome.rounds} of {config.rounds} rounds)" if outcome.stopped_early else ""
-    typer.echo(
-        f"Finished tournament {tid}: {len(matches)} of {played_total} matches, {faults} with a fault{early}, "
-        f"seed {config.seed}",
-        err=True,
-    )
+    say(f"Finished tournament {tid}: {len(matches)} of {per_round * outcome.rounds} matches, {faults} with a "
+        f"fault{early}, seed {config.seed}")
     if outcome.sprt is not None:
-        typer.echo(sprt_line(outcome.sprt, [s.name for s in specs]), err=True)
+        say(sprt_line(outcome.sprt, [s.name for s in config.bots], game_units(config.game, config.params)["tournament"]))
     if json_out:
+        # No table follows: the end lines say it when the rank and the matches won disagree.
+        disagree = rank_and_wins_disagree(table, game_units(config.game, config.params)["tournament"])
+        if disagree:
+            say(disagree)
         sys.stdout.write(json.dumps(_as_json(config, store, tid, db, outcome, matches, settings, table)) + "\n")
     else:
         print_standings(config.game, tid, table, settings, config.params)
@@ -302,31 +298,46 @@ _BOARDS: dict[int, "_Board | None"] = {}
 class _Board:
     """rich's live progress display, on a terminal only: a bar, matches
     done/total, elapsed, time left, faults and the current leader (the most
-    points so far). Off a terminal the stable lines are printed instead."""
+    points so far), fitted to the terminal's width (``board_text``). Off a
+    terminal the stable lines are printed instead."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, done: int = 0) -> None:
         from rich.console import Console
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn,
-                                   TimeRemainingColumn)
+        from rich.progress import Progress as Bar, ProgressColumn
+        from rich.text import Text
 
-        self.bar = Bar(BarColumn(), MofNCompleteColumn(), TextColumn("matches ·"), TimeElapsedColumn(),
-                       TextColumn("elapsed ·"), TimeRemainingColumn(), TextColumn("left ·"),
-                       TextColumn("faults {task.fields[faults]} · leader {task.fields[leader]}"),
-                       console=Console(stderr=True), transient=True)
-        self.task = self.bar.add_task("tournament", total=total, faults=0, leader="-")
+        console = Console(stderr=True)  # its width is the terminal's as it is now (resized, too)
+        board = self
+
+        class Line(ProgressColumn):
+            def render(self, task: Any) -> Text:
+                return board.render(console.width, task)
+
+        self.bar = Bar(Line(), console=console, transient=True)
+        self.task = self.bar.add_task("tournament", total=total, completed=done, faults=0)
+        self.leader: tuple[str, str] | None = None
         self.points: dict[int, list] = {}  # entrant -> [name, points so far]
         self.bar.start()
 
-    def finished(self, p: Pairing, names: list[str], record: MatchRecord, progress: Progress) -> None:
-        from rich.markup import escape
+    def render(self, width: int, task: Any) -> Any:
+        from rich.text import Text
 
+        bar, first, second = board_text(width, int(task.completed), int(task.total or 0), task.elapsed,
+                                        task.time_remaining, task.fields.get("faults", 0), self.leader)
+        done = round(bar * task.completed / task.total) if task.total else 0
+        text = Text("━" * done, style="bar.complete")
+        text.append("━" * (bar - done), style="bar.back")
+        text.append((" " if bar else "") + first + ("\n" + second if second else ""))
+        return text
+
+    def finished(self, p: Pairing, names: list[str], record: MatchRecord, progress: Progress) -> None:
         for seat, entrant in enumerate(p.seats):
             row = self.points.setdefault(entrant, [names[seat], 0.0])
             if seat < len(record.tournament_scores):
                 row[1] += record.tournament_scores[seat]
         name, points = max(self.points.values(), key=lambda row: row[1])
-        self.bar.update(self.task, completed=progress.done, faults=progress.faults,
-                        leader=escape(f"{inert(name)} ({points:+g})"))
+        self.leader = (inert(name), f"{points:+g}")
+        self.bar.update(self.task, completed=progress.done, faults=progress.faults)
 
     def note(self, text: str) -> None:
         self.bar.console.print(text, markup=False, highlight=False)  # above the bar, which stays
@@ -335,8 +346,39 @@ class _Board:
         self.bar.stop()
 
 
-def sprt_line(state: dict[str, Any], names: list[str]) -> str:
-    """The test's verdict in fastchess's words: LLR against its bounds, and what was accepted."""
+def board_text(width: int, done: int, total: int, elapsed: float | None, left: float | None, faults: int,
+               leader: tuple[str, str] | None) -> tuple[int, str, str]:
+    """The live display in ``width`` columns: (the bar's width, the words beside it, a second
+    line or ""). One line where it fits beside a bar of 20; else the bar with the matches and
+    times, and faults and the leader below; the leader's name is cut with "…" to fit, never wrapped."""
+    first = f"{done}/{total} matches · {_clock(elapsed)} elapsed · {_clock(left)} left"
+
+    def who(room: int) -> str:
+        head = f"faults {faults} · leader "
+        if leader is None:
+            return head + "-"
+        name, points = leader
+        return head + clip(name, max(room - cell_width(head) - len(points) - 3, 4)) + f" ({points})"
+
+    one = f"{first} · {who(10_000)}"
+    if cell_width(one) + 21 <= width:
+        return min(40, width - 1 - cell_width(one)), one, ""
+    if len(first) + 11 > width:  # narrower still: the times without their words
+        first = f"{done}/{total} · {_clock(left)} left"
+    return max(0, min(40, width - 1 - len(first))), first, who(width)
+
+
+def _clock(seconds: float | None) -> str:
+    """H:MM:SS, as rich's time columns show it (-:--:-- before it is known)."""
+    if seconds is None:
+        return "-:--:--"
+    s = max(0, int(seconds))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+def sprt_line(state: dict[str, Any], names: list[str], unit: str = "score") -> str:
+    """The test's verdict in fastchess's words: LLR against its bounds, and what was accepted,
+    and what it counts: matches won, drawn and lost (by ``unit``), never how much they were won by."""
     low, high = state["bounds"]
     # Accepting a hypothesis says which of the two differences the results favour, at the
     # test's error rates; it is not a bound on the difference itself.
@@ -351,9 +393,12 @@ def sprt_line(state: dict[str, Any], names: list[str]) -> str:
         elo_text = (f"; Elo {state['elo']:+.1f}" + (f" +/- {err:.1f}" if err == err else "")
                     + f", LOS {100 * state['los']:.1f}%")
     counts = "/".join(map(str, state["counts"]))
-    kind = "LL/LD/WL+DD/WD/WW" if state["model_counts"] == "pentanomial" else "L/D/W"
+    pairs = state["model_counts"] == "pentanomial"
+    kind = "LL/LD/WL+DD/WD/WW" if pairs else "L/D/W"
+    what = "pairs of matches (a deal in both seats)" if pairs else "matches"
     return (f"SPRT [{e0:g}, {e1:g}] {model} Elo: LLR {state['llr']:.2f} ({low:.2f}, {high:.2f}), "
-            f"{verdict}{elo_text} (logistic Elo; {kind} {counts})")
+            f"{verdict}{elo_text} (logistic Elo of {what} won, drawn and lost, not of how many {unit}: "
+            f"{kind} {counts})")
 
 
 def outcome_words(record: MatchRecord, names: list[str]) -> str:
@@ -368,34 +413,32 @@ def outcome_words(record: MatchRecord, names: list[str]) -> str:
     return ", ".join(f"{inert(n)} {s:g}" for n, s in zip(names, record.tournament_scores))
 
 
-def _progress(total: int, per_round: int) -> Progress:
-    """Progress lines (stable, greppable) off a terminal; rich's live display on it (``_Board``)."""
+def _progress(total: int, per_round: int, already: int = 0) -> Progress:
+    """Progress lines (stable, greppable) off a terminal; rich's live display on it (``_Board``).
+    ``already``: the matches a resumed tournament had played before."""
     tty = sys.stderr.isatty()
-    progress = Progress(total=total)
+    progress = Progress(total=total, done=already)
 
     def number(p: Pairing) -> str:
         return f"{p.round * per_round + p.idx + 1}/{total}"
 
     def on_start(match_id: int, p: Pairing, names: list[str]) -> None:
         if not tty:
-            sys.stderr.write(f"Started match {match_id} [{number(p)}]: {' vs '.join(map(inert, names))}\n")
-            sys.stderr.flush()
+            say(f"Started match {match_id} [{number(p)}]: {' vs '.join(map(inert, names))}")
 
-    board = _BOARDS[id(progress)] = _Board(total) if tty else None
+    board = _BOARDS[id(progress)] = _Board(total, already) if tty else None
 
     def on_finish(match_id: int, p: Pairing, names: list[str], record: MatchRecord) -> None:
         if board is not None:
             board.finished(p, names, record, progress)
             return
-        sys.stderr.write(f"Finished match {match_id} [{number(p)}]: {outcome_words(record, names)}\n")
-        sys.stderr.flush()
+        say(f"Finished match {match_id} [{number(p)}]: {outcome_words(record, names)}")
 
     def on_note(text: str) -> None:
         if board is not None:
             board.note(f"arena: cluster: {inert(text)}")
             return
-        sys.stderr.write(f"arena: cluster: {inert(text)}\n")
-        sys.stderr.flush()
+        say(f"arena: cluster: {inert(text)}")
 
     progress.on_start = on_start
     progress.on_finish = on_finish

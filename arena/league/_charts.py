@@ -7,9 +7,16 @@ from collections.abc import Callable, Sequence
 
 from markupsafe import Markup, escape
 
-#: a palette that stays apart for the colour-blind (Okabe-Ito), one per seat
+#: a palette that stays apart for the colour-blind (Okabe-Ito), one per seat: the stylesheet's
+#: classes ``s0``.. ``s9`` (templates/style.css; the pages' Content-Security-Policy allows no
+#: inline style, so a colour is a class, never a ``style`` attribute)
 COLOURS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#f0e442",
            "#999999", "#882255")
+
+
+def colour_class(i: int) -> str:
+    """The stylesheet's class of the ``i``-th line's colour (the same in the chart and its legend)."""
+    return f"s{i % len(COLOURS)}"
 
 
 def lines_chart(series: Sequence[tuple[str, Sequence[float]]], *, title: str, x_label: str,
@@ -48,21 +55,23 @@ def lines_chart(series: Sequence[tuple[str, Sequence[float]]], *, title: str, x_
                  f'<text x="{(left + width - right) / 2:.0f}" y="{height - 8}" font-size="13" '
                  f'text-anchor="middle">{escape(x_label)}</text>')
     for i, (label, v) in enumerate(series):
-        colour = COLOURS[i % len(COLOURS)]
         points = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, v))
-        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}">'
+        # (stroke: the stylesheet's colour; currentColor only where no stylesheet applies)
+        parts.append(f'<polyline class="line {colour_class(i)}" fill="none" stroke="currentColor" stroke-width="2" '
+                     f'points="{points}">'
                      f'<title>{escape(label)}: {v[-1]:g}</title></polyline>')
     parts.append("</svg>")
     return Markup("".join(parts) + _legend(series))
 
 
 def _legend(series: Sequence[tuple[str, Sequence[float]]]) -> str:
-    """Each line's colour, label and last value, below the chart (none for a single line)."""
+    """Each line's colour (the stylesheet's class), label and last value, below the chart (none for
+    a single line). The key is drawn by the stylesheet too: a page without it still names every line."""
     if len(series) <= 1:
         return ""
-    items = "".join(f'<li><span class="key" style="background:{COLOURS[i % len(COLOURS)]}"></span>'
-                    f'{escape(label)} <b>{v[-1]:+g}</b></li>' for i, (label, v) in enumerate(series) if v)
-    return f'<ul class="legend">{items}</ul>'
+    items = "".join(f'<li><span class="key {colour_class(i)}" aria-hidden="true">'
+                    f'</span>{escape(label)} <b>{v[-1]:+g}</b></li>' for i, (label, v) in enumerate(series) if v)
+    return f'<ul class="legend" aria-label="lines of the chart">{items}</ul>'
 
 
 def _band(xs: Sequence[float], band: Sequence[tuple[float, float]], px: Callable[[float], float],
@@ -70,7 +79,7 @@ def _band(xs: Sequence[float], band: Sequence[tuple[float, float]], px: Callable
     """The shaded interval behind the first line."""
     upper = " ".join(f"{px(x):.1f},{py(hi):.1f}" for x, (_, hi) in zip(xs, band))
     lower = " ".join(f"{px(x):.1f},{py(lo):.1f}" for x, (lo, _) in reversed(list(zip(xs, band))))
-    return f'<polygon class="band" points="{upper} {lower}" fill="{COLOURS[0]}" fill-opacity="0.15"/>'
+    return f'<polygon class="band" points="{upper} {lower}"/>'
 
 
 def sparkline(values: Sequence[float], *, width: int = 80, height: int = 18) -> Markup:

@@ -52,6 +52,7 @@ from protocols.seatview import card_text
 from .._checks import current_names
 from .._games import PluginLoadError, load_game
 from ..results._report import format_words, replay_command, standings_of
+from ..results._standings import Standings
 from ..results._store import FaultRecord, MatchRecord, TournamentRecord, shown_seed
 from .._seeds import pseudonyms
 from ._charts import cumulative, lines_chart, sparkline
@@ -62,7 +63,7 @@ from ._ratings import Z95, Ratings
 from ._runner import LeagueRunner
 from ..results._store import write_problem
 from ._disk import no_room
-from ._uploads import BlobStore, UploadError, bot_name_problem, inspect_upload, unpack
+from ._uploads import BlobStore, NoRoomForUpload, UploadError, bot_name_problem, inspect_upload, unpack
 
 HERE = Path(__file__).parent
 TRANSCRIPT_LINES = 50_000  # read at most this much of one transcript
@@ -436,11 +437,7 @@ def _read_hands(game: str, path: str | None, stamp: tuple[int, int] | None) -> l
 
 def _hands_word(game: str, params: dict[str, Any]) -> str:
     """The game's word for what a match is counted in ("hands", "rounds", "games": ``units()``)."""
-    plugin = load_game(game)
-    try:
-        return plugin.units(plugin.Params.model_validate(params))["hands"]
-    except ValueError:  # parameters an older version of the game stored
-        return plugin.units()["hands"]
+    return _units(game, params)["hands"]
 
 
 def _read_back(game: str, params: str, seed: str | None, told: tuple[tuple[str, ...], ...],
@@ -533,12 +530,14 @@ async def tournament_page(request: Request) -> Response:
     done = [m for m in matches if m["status"] != "pending"]
     # Its standings under its own rules (so far, while it plays), with each entrant's league name.
     standings = []
+    ranking = None
     if done:
         found = standings_of(site.store, tid)
         label = {e["name"]: n for e, n in zip(t["entrants"], names)}
         # (an interval of one match is infinite: null in the JSON twin, blank on the page)
         standings = [{**{k: None if isinstance(x, float) and not math.isfinite(x) else x for k, x in row.items()},
                       "bot": label.get(row["bot"], row["bot"])} for row in found["standings"]]
+        ranking = _ranking(found, _units(t["game"], t["params"])["tournament"], label)
     settings = t["settings"]
     rules = {"rounds": t["rounds"], "lifetime": t.get("lifetime", "match"), "timeout (s)": settings.get("timeout"),
              "seats per match": settings.get("seats")}
@@ -548,9 +547,38 @@ async def tournament_page(request: Request) -> Response:
                            "playing": tid in site.runner.live,
                            "rules": {k: v for k, v in rules.items() if v is not None},
                            "format": format_words(settings)},
-            "standings": standings,
+            "standings": standings, "ranking": ranking,
             "matches": [_match_summary(m, names) for m in done[-200:]][::-1]}
     return _render(site, request, "tournament.html", data, auth)
+
+
+def _ranking(found: Standings, unit: str, label: dict[str, str]) -> dict[str, Any]:
+    """What the standings' rank counts and what the rating counts (in a two-seat game: matches won,
+    not by how much), and, where the two disagree at the top, a sentence that says so."""
+    two = found.get("seats") == 2
+    out: dict[str, Any] = {"by": found["ranked_by"], "unit": unit,
+                           "rating_counts": "matches won, drawn and lost" if two else "each match's order of finish",
+                           "disagree": None}
+    rows = [r for r in found["standings"] if not r["disqualified"]]
+    if not two or len(rows) < 2:
+        return out
+    first, second = rows[0], rows[1]
+    pair = next((h for h in found["head_to_head"] if h["bot"] == first["bot"] and h["opponent"] == second["bot"]),
+                None)
+    if pair is not None and pair["wins"] < pair["losses"]:
+        a, b = label.get(first["bot"], first["bot"]), label.get(second["bot"], second["bot"])
+        out["disagree"] = (f"{a} ranks first by {unit} but won {pair['wins']} and lost {pair['losses']} of its "
+                           f"{pair['matches']} matches against {b}: {a} won by more, {b} more often.")
+    return out
+
+
+def _units(game: str, params: dict[str, Any]) -> dict[str, str]:
+    """The game's words for its scores (docs/vocabulary.md)."""
+    plugin = load_game(game)
+    try:
+        return plugin.units(plugin.Params.model_validate(params))
+    except ValueError:  # parameters an older version of the game stored
+        return plugin.units()
 
 
 # -- accounts ----------------------------------------------------------------------------
@@ -630,6 +658,9 @@ def submit_bot(site: Site, user: UserRecord, game: str, name: str, filename: str
         vid, bot, game = _store_upload(site, user, game, name, filename, data, work)
     except HTTPException:
         raise
+    except NoRoomForUpload as exc:  # this upload alone does not fit: refused, the league goes on
+        site.runner.log(f"Disk: the upload of {filename!r} was refused, the league going on: {exc}")
+        raise HTTPException(507, f"a submission is refused: {exc}") from None
     except Exception as exc:
         if not no_room(exc):
             raise
@@ -949,6 +980,12 @@ async def style(request: Request) -> Response:
                     headers={"Cache-Control": "max-age=300"})
 
 
+async def icon(request: Request) -> Response:
+    """The pages' icon (a browser asks for one; a 404 there is an error in its console)."""
+    return Response((HERE / "templates" / "icon.svg").read_text(), media_type="image/svg+xml",
+                    headers={"Cache-Control": "max-age=86400"})
+
+
 async def _error(request: Request, exc: Exception) -> Response:
     site: Site = request.app.state.site
     if isinstance(exc, HTTPException):
@@ -1077,6 +1114,8 @@ def make_app(site: Site) -> Any:
         Route("/logout", logout, methods=["POST"]),
         Route("/matches/{match:id}/stderr/{seat:id}", match_stderr, methods=["GET"]),
         Route("/static/style.css", style, methods=["GET"]),
+        Route("/static/icon.svg", icon, methods=["GET"]),
+        Route("/favicon.ico", icon, methods=["GET"]),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: _error, Exception: _error})
     app.state.site = site

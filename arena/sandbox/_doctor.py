@@ -49,8 +49,8 @@ NOT_COVERED = (
 )
 
 
-def doctor_report() -> str:
-    """Lines for a person: levels, what each guarantees here, defaults."""
+def doctor_report(width: int = 100) -> str:
+    """Lines for a person, wrapped to ``width`` columns: levels, what each guarantees here, defaults."""
     from ._probe import probe
 
     info = probe()
@@ -75,7 +75,7 @@ def doctor_report() -> str:
     for line in lines:
         # Continuation lines sit under the text, after "yes basic   ".
         indent = " " * 12 if line[:4] in ("yes ", "NO  ") else "  "
-        wrapped += textwrap.wrap(line, 100, subsequent_indent=indent) or [""]
+        wrapped += textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
     return "\n".join(wrapped)
 
 

@@ -34,8 +34,10 @@ class TournamentConfig:
     checks every option) or directly; ``to_dict``/``from_dict`` are what the
     store keeps, so a resume plays on with exactly the options it began with.
 
-    ``jobs`` and ``cluster`` say where the matches run, not what they are:
-    they are not stored, and may differ from one resume to the next.
+    ``jobs`` and ``cluster`` say where the matches run, not what they are.
+    ``jobs`` is stored, so that a resume plays as many at once as the run it
+    continues (a resume may give another); ``cluster`` is not: a resume names
+    the cluster it plays on, if any.
     """
 
     game: str
@@ -98,7 +100,7 @@ class TournamentConfig:
             "policy": self.policy.to_json(), "on_fault": self.on_fault, "max_faults": self.max_faults,
             "broken_start": self.broken_start, "duplicate": self.duplicate,
             "gauntlet": None if self.gauntlet is None else self.bots[self.gauntlet].name,
-            "until_ci": self.until_ci, "sample": self.sample, "unplayed": self.unplayed,
+            "until_ci": self.until_ci, "sample": self.sample, "unplayed": self.unplayed, "jobs": self.jobs,
             **({"sprt": self.sprt} if self.sprt else {}),
             # Written only when set, so that other tournaments store what they always did.
             **({"pseudonyms": True} if self.pseudonyms else {}),
@@ -106,9 +108,10 @@ class TournamentConfig:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], bots: list[BotSpec], *, jobs: int = 1,
+    def from_dict(cls, data: dict[str, Any], bots: list[BotSpec], *, jobs: int | None = None,
                   cluster: str | None = None) -> TournamentConfig:
-        """The config ``to_dict`` wrote (any version up to this arena's), with its entrants ``bots``."""
+        """The config ``to_dict`` wrote (any version up to this arena's), with its entrants ``bots``;
+        ``jobs``: as stored (1 where none was) unless given."""
         version = data.get("version", 1)
         if not isinstance(version, int) or version > CONFIG_VERSION:
             raise UsageError(f"this tournament's options were stored by a newer arena (version {version}; "
@@ -119,7 +122,8 @@ class TournamentConfig:
             raise UsageError(f"the stored gauntlet entrant {gauntlet!r} is not an entrant")
         return cls(
             game=data["game"], params=data["params"], bots=list(bots), seed=data["seed"], rounds=data["rounds"],
-            jobs=jobs, lifetime=data["lifetime"], seats=data.get("seats", 0),
+            jobs=jobs if jobs is not None else int(data.get("jobs") or 1), lifetime=data["lifetime"],
+            seats=data.get("seats", 0),
             timeout=data.get("timeout", 1.0), startup_timeout=data.get("startup_timeout", 10.0),
             budget=data.get("budget"), sandbox=data.get("sandbox"),
             policy=SandboxPolicy.from_json(data.get("policy")), on_fault=data.get("on_fault", "forfeit"),

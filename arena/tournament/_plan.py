@@ -187,10 +187,11 @@ def _fault_options(plugin: GamePlugin[Any], on_fault: str | None, max_faults: in
     return on_fault, max_faults, broken_start
 
 
-def load_tournament(store: Store, tid: int, jobs: int = 1, *, game: str | None = None, bots: Any = None,
+def load_tournament(store: Store, tid: int, jobs: int | None = None, *, game: str | None = None, bots: Any = None,
                     accept_changed: bool = False) -> tuple[TournamentConfig, Any]:
     """Tournament ``tid`` as it was started, locked for playing on, and its
-    game's plugin (raises UsageError). ``game`` and ``bots`` (commands), if
+    game's plugin (raises UsageError). ``jobs``: as many matches at once as
+    it was started with, unless given. ``game`` and ``bots`` (commands), if
     given, must be the stored ones; a bot whose files changed is refused
     unless ``accept_changed`` (then recorded as an event)."""
     db = store.path

@@ -175,6 +175,28 @@ def test_entrant_names_are_the_program_told_apart_only_when_needed(tmp_path):
         assert re.fullmatch(r"[A-Za-z][A-Za-z0-9_.+-]{0,39}", name), name
 
 
+def test_entrants_of_one_runner_are_named_after_the_file_that_tells_them_apart(tmp_path):
+    def names(*commands: str) -> list[str]:
+        return [s.name for s in entrant_specs(list(commands))]
+
+    folder = tmp_path / "a_folder_with_a_long_name_that_once_filled_the_name"
+    runner = "node shims/js/rpsdraft_runner.js"
+    # issue 47: these were `rpsdraft_runner.js--DIR…` and `rpsdraft_runner.js--DIR…-2`
+    assert names(f"{runner} {folder}/rps_BasicOdds.js", f"{runner} {folder}/rps_Simple.js") == \
+        ["rps_BasicOdds.js", "rps_Simple.js"]
+    assert names(f"{runner} DIR/rps_BasicOdds.js", f"{runner} DIR/rps_Simple.js") == ["rps_BasicOdds.js", "rps_Simple.js"]
+    # One file name in two folders: the folder tells them apart; the same file, the other words that differ.
+    assert names(f"{runner} v1/rps.js", f"{runner} v2/rps.js") == ["v1-rps.js", "v2-rps.js"]
+    assert names(f"python3 {RULE}.py --strategy a.txt --seed 1", f"python3 {RULE}.py --strategy b.txt --seed 1",
+                 f"python3 {RULE}.py --strategy b.txt --seed 2") == ["a.txt", "b.txt-seed-1", "b.txt-seed-2"]
+    # Arguments too long for a name: only those that differ, never a counter.
+    long = f"python3 {RULE}.py --config {folder}/settings_of_the_bot.json --seed"
+    assert names(f"{long} 1", f"{long} 2") == ["rule_bot.py-seed-1", "rule_bot.py-seed-2"]
+    # A relay's entrants (HIGC, ACPC) by their own program's words.
+    assert names("higc:python3 bots/x.py --level 1", "higc:python3 bots/x.py --level 2") == \
+        ["x.py-level-1", "x.py-level-2"]
+
+
 # -- what a database holds --------------------------------------------------------------
 
 
@@ -199,7 +221,7 @@ def test_tournaments_lists_what_a_database_holds_and_standings_takes_the_latest(
     assert empty.exit_code == 2 and "no such database" in empty.stderr
     _stored(db, "kuhn3", ["ann", "bob", "cid"], [([0, 1, 2], [3, -1, -2])])
     _stored(db, "pennies", ["pat", "quinn"], [([0, 1], [4, -4]), ([1, 0], [2, -2])])
-    out = arena("tournaments", "--db", str(db))
+    out = arena("tournaments", "--db", str(db), columns=200)  # (a temporary folder's path is long)
     assert out.exit_code == 0, out.output
     lines = out.stdout.splitlines()
     assert lines[0] == f"tournaments in {db}"
@@ -214,6 +236,24 @@ def test_tournaments_lists_what_a_database_holds_and_standings_takes_the_latest(
     assert latest.exit_code == 0 and latest.stderr == f"arena: tournament 2, the latest in {db}\n"
     assert json.loads(latest.stdout)["tournament"] == 2
     assert json.loads(latest.stdout)["units"]["tournament"] == "points"
+
+
+def test_standings_of_a_two_bot_series_say_when_the_rank_and_the_matches_disagree(tmp_path):
+    db = tmp_path / "series.db"
+    results = []
+    for i in range(20):  # odds wins 4 of 20 by 10 points, loses 16 by 1
+        mine = 10.0 if i % 5 == 0 else -1.0
+        results.append(([0, 1], [mine, -mine]) if i % 2 == 0 else ([1, 0], [-mine, mine]))
+    _stored(db, "pennies", ["odds", "simple"], results)
+    out = arena("standings", "--db", str(db))
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.stdout.split())
+    assert text.startswith("tournament 1 · pennies · ") and "· ranked by points rank bot points" in text
+    assert re.search(r"1 odds 24\.000 .* 2 simple -24\.000 ", text), out.stdout
+    assert "won, lost, drawn, Elo, LOS and the rating count matches (each won by the bot with more points in it)" \
+        in text
+    assert re.search(r"odds ranks first by points \(24 to -24\) but won 4 and lost 16 of its 20 matches against "
+                     r"simple \(Elo -\d+±\d+, LOS \d+\.\d%\): odds won by more, simple more often\.", text), text
 
 
 # -- words -----------------------------------------------------------------------------------
@@ -274,14 +314,16 @@ def test_standings_fit_80_columns_and_show_what_varies():
     _results.print_standings("kuhn3", 1, table, {}, console=narrow)
     rendered = narrow.export_text()
     assert max(map(len, rendered.splitlines())) <= 80, rendered
-    assert "…" not in rendered  # nothing cut: names wrap, columns go
     assert f"{cross[long[0]][long[1]]:.3f}" in rendered
     assert "1. a_rather_long_entrant_name_number_0" in rendered  # too wide for names over the columns
     wide = Console(width=250, record=True, file=io.StringIO())
     _results.print_standings("kuhn3", 1, table, {}, console=wide)
     # with the width, names stay whole on their line
     assert re.search(r"^ +1 +a_rather_long_entrant_name_number_0 +258\.000 ", wide.export_text(), re.M)
-    assert not re.search(r"^ +1 +a_rather_long_entrant_name_number_0 ", rendered, re.M)  # wrapped at 80
+    assert "…" not in wide.export_text()
+    # at 80, a name is cut with an ellipsis on its one line, never wrapped: no line holds a piece of one
+    assert re.search(r"^ +1 +a_rather_long_entra\w*… +258\.000 ", rendered, re.M), rendered
+    _no_name_broken(rendered, long)
     # two seats: Elo and LOS in the head-to-head
     def played(i: int) -> dict:
         a = 1.0 if i % 3 else -1.0  # entrant a wins 8 of 12, in either seat
@@ -297,3 +339,43 @@ def test_standings_fit_80_columns_and_show_what_varies():
     shown = Console(width=80, record=True, file=io.StringIO())
     _results.print_standings("pennies", 2, two, {}, console=shown)
     assert re.search(r"\ba +b +12 +8 +4 .* \+120±\d+ +\d+\.\d%", shown.export_text()), shown.export_text()
+
+
+def _no_name_broken(text: str, names: list[str]) -> None:
+    """Every piece of a name in ``text`` is a whole name, or its start cut with "…": never a
+    piece that carries on from the line before (a name wrapped mid-word)."""
+    for line in text.splitlines():
+        for word in re.findall(r"[A-Za-z0-9_.+-]+…?", line):
+            if any(word.rstrip("…") in n and word.rstrip("…") != n for n in names) and len(word) > 3:
+                assert word.endswith("…") and any(n.startswith(word[:-1]) for n in names), (word, line)
+
+
+def test_a_two_bot_series_says_what_ranks_and_what_each_verdict_counts():
+    from rich.console import Console
+
+    from arena.cli import _results
+
+    # a wins 4 matches of 20 by 10 points and loses the other 16 by 1: first by points, last by matches won
+    def played(i: int) -> dict:
+        a = 10.0 if i % 5 == 0 else -1.0
+        seats = [0, 1] if i % 2 == 0 else [1, 0]
+        return {"seats": seats, "scores": [a, -a] if seats[0] == 0 else [-a, a], "faults": [],
+                "status": "done", "round": i // 2, "idx": i % 2}
+
+    table = compute_standings(["a", "b"], [played(i) for i in range(20)])
+    assert [r["bot"] for r in table["standings"]] == ["a", "b"]
+    out = Console(width=80, record=True, file=io.StringIO())
+    _results.print_standings("pennies", 3, table, {"sprt": {"elo0": 0, "elo1": 50}}, console=out)
+    text = " ".join(out.export_text().split())
+    assert "tournament 3 · pennies · SPRT [0, 50]" in text and "ranked by points" in text
+    assert ("The rank counts points in total; won, lost, drawn, Elo, LOS, SPRT and the rating count matches "
+            "(each won by the bot with more points in it), not how many points.") in text
+    assert re.search(r"a ranks first by points \(24 to -24\) but won 4 and lost 16 of its 20 matches against b "
+                     r"\(Elo -\d+±\d+, LOS \d+\.\d%\): a won by more, b more often\.", text), text
+    # Where the rank and the matches agree, only what each counts is said.
+    agree = compute_standings(["a", "b"], [{**played(i), "scores": [1.0, -1.0] if played(i)["seats"][0] == 0
+                                            else [-1.0, 1.0]} for i in range(20)])
+    out = Console(width=80, record=True, file=io.StringIO())
+    _results.print_standings("pennies", 4, agree, {}, console=out)
+    text = out.export_text()
+    assert "ranks first" not in text and "The rank counts points" in text

@@ -161,4 +161,4 @@ def test_a_gauntlet_ranks_by_mean_score_per_match(tmp_path):
     assert len({r["matches"] for r in rows}) > 1
     assert result["ranked_by"] == "mean"
     assert [r["mean"] for r in rows] == sorted((r["mean"] for r in rows), reverse=True)
-    assert "ranked by mean score per match" in " ".join(run_arena("standings", "1", "--db", str(db)).stdout.split())
+    assert "ranked by mean chips per match" in " ".join(run_arena("standings", "1", "--db", str(db)).stdout.split())

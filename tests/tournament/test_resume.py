@@ -57,10 +57,13 @@ def test_resume_restores_every_option(tmp_path):
     db = tmp_path / "t.db"
     level = probe().best_default  # where limits apply, they are recorded with every match
     arena = _start(db, [slow, GOOD, GOOD], "--timeout", "2", "--memory-mb", "300", "--startup-timeout", "7",
-                   "--sandbox", level)
-    _kill_after(arena, db, 1)
+                   "--sandbox", level, "--jobs", "2")
+    done = _kill_after(arena, db, 1)
     proc = run_arena("tournament", "--resume", "1", "--db", str(db), "--json", timeout=300)
     assert proc.returncode == 0, proc.stderr
+    # It says it resumed, and plays as many matches at once as the run it continues.
+    assert proc.stderr.startswith(f"Resumed tournament 1 (kuhn3, 3 entrants, 6 matches, {done} played before, "
+                                  f"jobs 2, sandbox {level}, "), proc.stderr
     result = json.loads(proc.stdout)
     assert result["completed"] and all(not row["faults"] for row in result["standings"]), result["standings"]
     with sqlite3.connect(db) as conn:
@@ -68,10 +71,14 @@ def test_resume_restores_every_option(tmp_path):
         applied = [json.loads(t)["sandbox"] for (t,) in conn.execute("SELECT timings FROM matches")]
     settings = json.loads(settings)
     assert settings["timeout"] == 2 and settings["startup_timeout"] == 7 and settings["sandbox"] == level
-    assert settings["policy"]["memory_mb"] == 300
+    assert settings["policy"]["memory_mb"] == 300 and settings["jobs"] == 2
     assert {a["level"] for a in applied} == {level}  # every match, before and after the resume
     if level != "none":
         assert {a["policy"]["memory_mb"] for a in applied} == {300}
+    # --jobs is where the matches run, not what they are: a resume may give another.
+    again = run_arena("tournament", "--resume", "1", "--db", str(db), "--jobs", "1")
+    assert again.returncode == 0 and again.stderr.startswith(
+        "Resumed tournament 1 (kuhn3, 3 entrants, 6 matches, 6 played before, jobs 1, "), again.stderr
 
 
 def test_options_cannot_change_on_resume(tmp_path):

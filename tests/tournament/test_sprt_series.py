@@ -33,6 +33,8 @@ def test_the_series_stops_where_the_sprt_first_decides(tmp_path):
     assert f"stopped early after {rounds} of 10000 rounds" in out.stderr
     assert "SPRT [0, 200] normalized Elo: LLR " in out.stderr
     assert "H0 accepted: the results favour naive being 0 Elo stronger over 200" in out.stderr
+    # what it counts, beside the rank's points: matches won, not by how much
+    assert "(logistic Elo of matches won, drawn and lost, not of how many m/√g points: L/D/W " in out.stderr
     # Replayed from the stored matches, round by round: no decision before the last round.
     test = Sprt(0, 200)
     results = []
