@@ -122,10 +122,10 @@ def test_a_tournament_stopped_by_a_full_disk_finishes_in_the_same_process_and_no
         db = disk / "league.db"
         token = new_user(db, "ada", admin=True)
         # The organiser's log on another disk, so that every line of it is kept and read here.
-        # Ten rounds (60 matches, several seconds however fast the machine): the disk fills,
+        # Four rounds (24 matches, several seconds however fast the machine): the disk fills,
         # and the watcher (once a second) sees it, while the tournament still has matches to play.
-        server = League(db, "--game", "kuhn3", "-p", "kuhn3.hands=300", "--quarantine-matches", "3",
-                        "--every", "1h", "--min-free-mb", "4", "--placement-matches", "6", "--rounds", "10",
+        server = League(db, "--game", "kuhn3", "-p", "kuhn3.hands=100", "--quarantine-matches", "3",
+                        "--every", "1h", "--min-free-mb", "4", "--placement-matches", "6", "--rounds", "4",
                         log=tmp_path / "league.stderr.log")
         pid = server.proc.pid
         try:
