@@ -76,6 +76,26 @@ static void clear(Buf *b) {
         b->p[0] = 0;
 }
 
+/* The length of the UTF-8 sequence at u[i] (of n bytes in all) and its code
+ * point in *cp; 0: not valid UTF-8 there (a bad lead or continuation byte,
+ * cut short, overlong, a surrogate, past U+10FFFF). */
+static int utf8_at(const unsigned char *u, size_t n, size_t i, unsigned *cp) {
+    unsigned c = u[i];
+    int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    if (len == 0 || i + (size_t)len > n)
+        return 0;
+    unsigned v = len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+    for (int k = 1; k < len; k++) {
+        if ((u[i + k] & 0xc0) != 0x80)
+            return 0;
+        v = (v << 6) | (u[i + k] & 0x3f);
+    }
+    if ((len == 3 && (v < 0x800 || (v >= 0xd800 && v < 0xe000))) || (len == 4 && (v < 0x10000 || v > 0x10ffff)))
+        return 0;
+    *cp = v;
+    return len;
+}
+
 /* Python's repr of the text ``s`` (bytes decoded as UTF-8, a bad byte as
  * U+FFFD, as the Python relay decoded them): the quote it picks, its escapes. */
 static void add_repr(Buf *b, const char *s, size_t n) {
@@ -101,17 +121,9 @@ static void add_repr(Buf *b, const char *s, size_t n) {
             i++;
             continue;
         }
-        int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-        unsigned cp = len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
-        int ok = len > 0 && i + (size_t)len <= n;
-        for (int k = 1; ok && k < len; k++) {
-            if ((u[i + k] & 0xc0) != 0x80)
-                ok = 0;
-            cp = (cp << 6) | (u[i + k] & 0x3f);
-        }
-        if (ok && ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff))))
-            ok = 0;
-        if (!ok) {
+        unsigned cp = 0;
+        int len = utf8_at(u, n, i, &cp);
+        if (!len) {
             adds(b, "\xef\xbf\xbd");
             i++;
         } else if (cp < 0xa1 || cp == 0xad) {
@@ -264,17 +276,9 @@ static void add_json_str(Buf *b, const char *s, size_t n, size_t cap) {
             i++;
             continue;
         }
-        int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-        unsigned cp = len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
-        int ok = len > 0 && i + (size_t)len <= n;
-        for (int k = 1; ok && k < len; k++) {
-            if ((u[i + k] & 0xc0) != 0x80)
-                ok = 0;
-            cp = (cp << 6) | (u[i + k] & 0x3f);
-        }
-        if (ok && ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff))))
-            ok = 0;
-        if (!ok) {
+        unsigned cp = 0;
+        int len = utf8_at(u, n, i, &cp);
+        if (!len) {
             adds(b, "\\ufffd");
             i++;
         } else {
