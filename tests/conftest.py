@@ -212,3 +212,31 @@ def acpc(request) -> dict[str, Path]:
         built[name] = out
     built["games"] = ACPC
     return built
+
+
+# -- what each test costs in CPU: ARENA_TEST_CPU=path appends one JSON line per
+# test (wall seconds, this process's CPU, its reaped children's CPU). The suite's
+# budget on CI's two cores is CPU, not wall time; this says where it goes.
+
+_CPU_LOG = os.environ.get("ARENA_TEST_CPU")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if not _CPU_LOG:
+        yield
+        return
+    import resource
+    import time
+
+    def sample() -> tuple[float, float, float]:
+        me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return time.monotonic(), me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+
+    before = sample()
+    yield
+    after = sample()
+    wall, me, kids = (a - b for a, b in zip(after, before))
+    with open(_CPU_LOG, "a") as out:
+        out.write(json.dumps({"test": item.nodeid, "wall": round(wall, 2), "self": round(me, 2),
+                              "children": round(kids, 2)}) + "\n")

@@ -27,7 +27,7 @@ from .._spec import BotSpec
 from ._host import BotHost, open_host
 from ._jobs import MatchJob, MatchRecord
 from ._match import MatchSettings, run_match
-from ..sandbox import SandboxPolicy
+from ..sandbox import SandboxPolicy, share_checks_with
 from ._transcript import Transcript
 
 
@@ -109,6 +109,8 @@ def main() -> None:
             os.sched_setaffinity(0, {core % (os.cpu_count() or 1)})  # (None: the count is unknown)
         except OSError:
             pass  # affinity is an optimisation, not a requirement
+    # The page cache is checked once per run, by whichever of its processes starts a bot first.
+    share_checks_with(os.getppid())
     worker = Worker()
     try:
         trio.run(serve, worker)

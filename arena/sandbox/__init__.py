@@ -27,6 +27,7 @@ from collections.abc import Callable
 from .._checks import UsageError
 from ._doctor import doctor_report
 from ._gvisor import GvisorLauncher
+from ._memory import share_checks_with
 from ._launchers import BasicLauncher, LaunchPlan, Launcher, SandboxLauncher, StagingError, StrictLauncher
 from ._policy import LIMITS, SandboxPolicy
 from ._probe import LEVELS, Probe, probe
@@ -49,6 +50,7 @@ __all__ = [
     "probe",
     "requested_level",
     "resolve_level",
+    "share_checks_with",
 ]
 
 ENV = "ARENA_SANDBOX"

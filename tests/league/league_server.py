@@ -90,6 +90,11 @@ class League:
         if self.proc is None:
             return 0
         if self.proc.poll() is None:
+            if os.environ.get("ARENA_TEST_CPU"):
+                import psutil
+                t = psutil.Process(self.proc.pid).cpu_times()
+                with open(os.environ["ARENA_TEST_CPU"], "a") as f:
+                    f.write(json.dumps({"server": str(self.db), "cpu": round(sum(t[:4]), 2)}) + "\n")
             before = self.log.stat().st_size
             os.killpg(self.proc.pid, sig)  # its own session (start_new_session): the group is the server's
             try:

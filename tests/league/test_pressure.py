@@ -131,7 +131,9 @@ def test_stuck_and_slow_submitters_do_not_hold_up_a_third_and_names_give_quarant
     tokens = {name: new_user(db, name) for name in ("ann", "ben", "cat", "dan")}
     server = League(db, "--game", "kuhn3", "--game", "holdem", "-p", "kuhn3.hands=20", "-p", "holdem.hands=4",
                     "--quarantine-matches", "3", "--every", "1h", "--build-seconds", "600",
-                    "--quarantine-seconds", "40", "--pipeline-jobs", "2", "--pool-limit", "1")
+                    "--quarantine-seconds", "40", "--pipeline-jobs", "2", "--pool-limit", "1",
+                    # a reply limit no busy machine reaches by accident: Cat's must pass
+                    "--timeout", "5")
     try:
         # Ann's build never ends (within this test); her second bot waits behind it: one at a time per user.
         r = server.submit(tokens["ann"], "b.tar.gz", tar_gz({"arena.toml": b'run = "./bot"\nbuild = "sleep 1000"\n'}),
@@ -146,7 +148,8 @@ def test_stuck_and_slow_submitters_do_not_hold_up_a_third_and_names_give_quarant
         server.wait("the slow bot's progress", lambda: any(
             "matches played" in s["summary"] for s in server.version(ben)["steps"] if s["name"] == "quarantine"))
         # Cat's ordinary bot goes through while Ann's build and Ben's quarantine still run.
-        assert server.settled(cat)["state"] == "active"
+        v = server.settled(cat)
+        assert v["state"] == "active", v
         assert server.version(ann)["state"] == "received"
         assert server.version(ann2)["state"] == "received" and server.version(ann2)["steps"] == []
         assert "stopped after" not in server.stderr().split("Active: cat v1")[0]  # Ben's quarantine still ran

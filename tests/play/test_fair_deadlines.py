@@ -45,8 +45,9 @@ PAGE = 4096  # the attacker's stdin pipe
 #: with more than PAGE - this held, the pipe could not take the next one.
 LONGEST_MESSAGE = 512
 
-#: (a) stalls within the attacker's own deadline
-SHORT_DELAY, LONG_TIMEOUT = 0.5, 2.5
+#: (a) stalls within the attacker's own deadline, each far longer than a
+#: scheduler's delay on a busy machine: a seat charged for one is plain to see
+SHORT_DELAY, LONG_TIMEOUT = 1.5, 5.0
 #: (b) stalls far beyond it
 LONG_DELAY, SHORT_TIMEOUT = 10.0, 0.5
 #: (c) the never-reading bot: its first reply is due within this

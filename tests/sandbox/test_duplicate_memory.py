@@ -205,3 +205,53 @@ def test_the_memorising_bot_predicts_every_card_of_a_deal_it_has_seen():
     # The same deal in another seat: both opponents' cards and the five of the
     # board, known before they are dealt; a new deal: nothing.
     assert MEMORY.findall(proc.stderr) == [("1", "0", "0"), ("2", "9", "9"), ("3", "0", "0")], proc.stderr
+
+
+# -- one check of the page cache per run, not per process --------------------------------------
+
+CHECK = """
+import os, sys
+from arena.sandbox import share_checks_with
+from arena.sandbox._memory import hold_for
+if sys.argv[2] == "sibling":
+    share_checks_with(os.getppid())
+hold_for([sys.argv[1]], warn=print)
+"""
+
+
+def _cached(path: Path) -> int:
+    from arena.sandbox._memory import _cached_pages
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        pages = _cached_pages(fd)
+    finally:
+        os.close(fd)
+    assert pages is not None, "cachestat(2) is needed to see the page cache"
+    return pages
+
+
+def test_the_processes_of_one_run_check_the_page_cache_once_and_a_new_run_checks_again(tmp_path):
+    """A tournament's workers (children of one coordinator) share one check per
+    HOLD_AGAIN; a process of another run does its own. Seen in the real page cache."""
+    folder = tmp_path / "system"
+    folder.mkdir()
+    data = folder / "data.bin"
+    data.write_bytes(os.urandom(4 << 20))
+    os.sync()
+
+    def check(role: str) -> None:
+        proc = subprocess.run([PY, "-c", CHECK, str(folder), role], capture_output=True, text=True, timeout=60,
+                              cwd=ROOT, env=clean_env())
+        assert proc.returncode == 0 and proc.stdout == "", proc.stdout + proc.stderr
+
+    pages = (4 << 20) // os.sysconf("SC_PAGE_SIZE")
+    _evict(data)
+    check("sibling")  # the first worker of this run (this process is its coordinator) reads the file
+    assert _cached(data) == pages
+    _evict(data)
+    assert _cached(data) < pages
+    check("sibling")  # its sibling finds the run's check done: nothing read
+    assert _cached(data) < pages
+    check("alone")  # a process of its own run checks at its first bot
+    assert _cached(data) == pages
