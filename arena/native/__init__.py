@@ -10,6 +10,8 @@ a change is rebuilt:
 
 * the bot supervisor (``supervisor.c``), a program that sits between every
   sandbox and the bot at every level; the arena cannot run without it;
+* the page-cache holder (``pagecache.c``), a program the sandbox runs before
+  bots start where a policy keeps the system's files in memory;
 * the native exchange (``fastloop.c``), a Python extension that writes and
   reads the plain exchanges of every game (docs/speed.md);
 * a game's compiled dialogue (``protocols.CompiledDialogue``: C source beside
@@ -41,6 +43,7 @@ import protocols
 from games._cbuild import BuildError, build, cache_dir, compiler, load
 
 SOURCE = Path(__file__).with_name("supervisor.c")
+PAGECACHE_SOURCE = Path(__file__).with_name("pagecache.c")
 FASTLOOP_SOURCE = Path(__file__).with_name("fastloop.c")
 #: the exchange core, beside the game contract: a game's compiled dialogue includes it
 #: from the layer it is written in (protocols), never from the arena's
@@ -62,6 +65,18 @@ def supervisor_path() -> str:
     # Static when the C library allows it: nothing to find inside a sandbox.
     build(target, "bot supervisor", [[cc, "-O2", "-Wall", *extra, "-o", "{out}", str(SOURCE)]
                                       for extra in (["-static"], [])])
+    return str(target)
+
+
+@cache
+def pagecache_path() -> str:
+    """The built page-cache holder (``arena-pagecache``, run by the sandbox
+    before bots start; arena/sandbox/_memory.py); built now if missing."""
+    digest = hashlib.sha256(PAGECACHE_SOURCE.read_bytes()).hexdigest()[:16]
+    target = cache_dir() / f"arena-pagecache-{digest}"
+    if not (target.is_file() and os.access(target, os.X_OK)):
+        cc = compiler("page-cache holder", PAGECACHE_SOURCE)
+        build(target, "page-cache holder", [[cc, "-O2", "-Wall", "-o", "{out}", str(PAGECACHE_SOURCE)]])
     return str(target)
 
 
@@ -155,6 +170,7 @@ def main() -> None:
     from .._games import available_games, load_game
 
     print(supervisor_path())
+    print(pagecache_path())
     print(fastloop_path())
     for game in sorted(available_games()):
         for part in load_game(game).native_parts():

@@ -31,59 +31,22 @@ its pages are cached. Without it, every file is read again.
 
 from __future__ import annotations
 
-import ctypes
 import fcntl
 import hashlib
 import json
 import os
-import platform
-import stat
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from ..native import pagecache_path
 from ._uids import lock_dir
 
-#: cachestat(2), the same number on every architecture from 424 on
-_CACHESTAT = 451
 #: How long a check of the held files stands before the next bot start checks again.
 HOLD_AGAIN = 120.0
-#: A pass that read more than this is followed by another: the first pass over
-#: gigabytes takes long enough for a kernel that reclaims idle pages to have
-#: dropped some of what it read first.
-SETTLED = 64 << 20
 #: The files held may take at most this share of the machine's memory.
 MEMORY_SHARE = 0.6
-_CHUNK = 1 << 20
-_PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-class _Range(ctypes.Structure):
-    _fields_ = [("off", ctypes.c_uint64), ("len", ctypes.c_uint64)]
-
-
-class _Stat(ctypes.Structure):
-    _fields_ = [("nr_cache", ctypes.c_uint64), ("nr_dirty", ctypes.c_uint64), ("nr_writeback", ctypes.c_uint64),
-                ("nr_evicted", ctypes.c_uint64), ("nr_recently_evicted", ctypes.c_uint64)]
-
-
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.syscall.restype = ctypes.c_long
-_cachestat_works = platform.system() == "Linux"
-
-
-def _cached_pages(fd: int) -> int | None:
-    """Pages of the open file ``fd`` in the page cache (None: cannot tell here)."""
-    global _cachestat_works
-    if not _cachestat_works:
-        return None
-    whole, got = _Range(0, 0), _Stat()
-    if _libc.syscall(_CACHESTAT, fd, ctypes.byref(whole), ctypes.byref(got), 0) < 0:
-        if ctypes.get_errno() in (38, 1):  # ENOSYS, EPERM: this kernel (or a filter) has none
-            _cachestat_works = False
-        return None
-    return got.nr_cache
 
 
 @dataclass(slots=True)
@@ -96,31 +59,13 @@ class Held:
     seconds: float = 0.0
     #: why the files cannot be held (too large for this machine's memory), or ""
     problem: str = ""
-    skipped: list[str] = field(default_factory=list)  # files that could not be read
+    skipped: int = 0  # files that could not be read
 
     def describe(self) -> str:
         if self.problem:
             return self.problem
         return (f"{self.files:,} files, {self.bytes / 2**30:.1f} GiB held in memory "
                 f"({self.read / 2**20:,.0f} MiB read now, {self.seconds:.1f} s)")
-
-
-def _files(roots: Iterable[str]) -> Iterable[tuple[str, int]]:
-    """Every regular file under ``roots`` (each file or folder once), with its size."""
-    seen: set[tuple[int, int]] = set()
-    for root in roots:
-        for top, dirs, names in os.walk(root) if os.path.isdir(root) else [(os.path.dirname(root), [], [
-                os.path.basename(root)])]:
-            dirs.sort()
-            for name in names:
-                path = os.path.join(top, name)
-                try:
-                    st = os.lstat(path)
-                except OSError:
-                    continue
-                if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) not in seen:
-                    seen.add((st.st_dev, st.st_ino))
-                    yield path, st.st_size
 
 
 def _memory_bytes() -> int:
@@ -135,50 +80,25 @@ def _memory_bytes() -> int:
 
 
 def hold(roots: Iterable[str]) -> Held:
-    """Bring every page of every file under ``roots`` into the page cache."""
+    """Bring every page of every file under ``roots`` into the page cache
+    (``arena-pagecache``, arena/native/pagecache.c: the walk and the reads)."""
     started = time.monotonic()
     roots = sorted(set(roots))
-    files = list(_files(roots))
-    total = sum(size for _, size in files)
     memory = _memory_bytes()
-    if memory and total > memory * MEMORY_SHARE:
-        return Held(len(files), total, problem=(
+    import subprocess  # here: importing the sandbox starts no process
+
+    proc = subprocess.run([pagecache_path(), str(int(memory * MEMORY_SHARE)), *roots], capture_output=True,
+                          text=True, check=False)
+    words = proc.stdout.split()
+    if proc.returncode != 0 or not words or words[0] not in ("held", "too-large"):
+        raise OSError(f"arena-pagecache failed (exit {proc.returncode}): {proc.stderr.strip() or proc.stdout!r}")
+    files, total = int(words[1]), int(words[2])
+    if words[0] == "too-large":
+        return Held(files, total, problem=(
             f"the files every bot sees ({', '.join(roots)}: {total / 2**30:.1f} GiB) cannot be held in this "
             f"machine's memory ({memory / 2**30:.1f} GiB; at most {MEMORY_SHARE:.0%} of it is used so): "
             "a bot can mark their page cache and read the marks in a later process (docs/sandbox.md)"))
-    held = Held(len(files), total)
-    for _ in range(4):
-        before = held.read
-        _read_uncached(files, held)
-        if held.read - before <= SETTLED:
-            break
-    held.seconds = time.monotonic() - started
-    return held
-
-
-def _read_uncached(files: list[tuple[str, int]], held: Held) -> None:
-    buf = bytearray(_CHUNK)
-    for path, size in files:
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError:
-            held.skipped.append(path)
-            continue
-        try:
-            cached = _cached_pages(fd)
-            if cached is not None and cached * _PAGE >= size:
-                continue
-            done = 0
-            while True:
-                n = os.readv(fd, [buf])
-                if n <= 0:
-                    break
-                done += n
-            held.read += done
-        except OSError:
-            held.skipped.append(path)
-        finally:
-            os.close(fd)
+    return Held(files, total, read=int(words[3]), skipped=int(words[4]), seconds=time.monotonic() - started)
 
 
 _checked: dict[tuple[str, ...], float] = {}

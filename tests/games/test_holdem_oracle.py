@@ -64,8 +64,8 @@ AUTOMATIONS = (
     # (so that the pots can be seen before PokerKit kills the losing hands).
 )
 
-HAND_CHUNKS = 8
-HANDS_PER_CHUNK = 1250          # 10,000 hands in all
+HAND_CHUNKS = 4
+HANDS_PER_CHUNK = 1250          # 5,000 hands in all, each chunk covering every kind of hand below
 EVAL_CHUNKS = 4
 PAIRS_PER_CHUNK = 12_500        # two seven-card hands a pair: 100,000 hands in all
 

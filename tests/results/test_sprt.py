@@ -91,7 +91,7 @@ def test_any_bounds_a_poker_series_may_need_give_a_finite_llr(model):
     bounds = [-4000, -800, -400, -300, 0, 5, 200, 300, 400, 800, 4000]
     for elo0, elo1 in itertools.combinations(bounds, 2):
         test = Sprt(elo0, elo1, model=model)
-        for _ in range(25):
+        for _ in range(10):
             tri = tuple(rng.choice([0, 1, 3, 10, 100, 1000]) for _ in range(3))
             penta = tuple(rng.choice([0, 1, 3, 10, 100]) for _ in range(5))
             for counts in (Tally(tri), Tally(tri, penta)):

@@ -220,15 +220,24 @@ hold_for([sys.argv[1]], warn=print)
 
 
 def _cached(path: Path) -> int:
-    from arena.sandbox._memory import _cached_pages
+    """Pages of ``path`` in the page cache (cachestat(2), as arena-pagecache asks)."""
+    import ctypes
 
+    class Range(ctypes.Structure):
+        _fields_ = [("off", ctypes.c_uint64), ("len", ctypes.c_uint64)]
+
+    class Stat(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_uint64) for name in ("cache", "dirty", "writeback", "evicted", "recent")]
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    got = Stat()
     fd = os.open(path, os.O_RDONLY)
     try:
-        pages = _cached_pages(fd)
+        ok = libc.syscall(451, fd, ctypes.byref(Range(0, 0)), ctypes.byref(got), 0) == 0
     finally:
         os.close(fd)
-    assert pages is not None, "cachestat(2) is needed to see the page cache"
-    return pages
+    assert ok, f"cachestat(2) is needed to see the page cache: errno {ctypes.get_errno()}"
+    return got.cache
 
 
 def test_the_processes_of_one_run_check_the_page_cache_once_and_a_new_run_checks_again(tmp_path):
@@ -255,3 +264,35 @@ def test_the_processes_of_one_run_check_the_page_cache_once_and_a_new_run_checks
     assert _cached(data) < pages
     check("alone")  # a process of its own run checks at its first bot
     assert _cached(data) == pages
+
+
+def test_the_holder_counts_each_file_once_follows_no_link_below_a_root_and_refuses_what_does_not_fit(tmp_path):
+    from arena.native import pagecache_path
+
+    root = tmp_path / "system"
+    (root / "lib").mkdir(parents=True)
+    (root / "lib" / "a.bin").write_bytes(b"a" * 10_000)
+    os.link(root / "lib" / "a.bin", root / "lib" / "a-again.bin")  # one file, two names
+    (root / "b.txt").write_bytes(b"b" * 5_000)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "big.bin").write_bytes(b"c" * 50_000)
+    (root / "link").symlink_to(outside)  # not followed below a root
+    (tmp_path / "root-link").symlink_to(root)  # a root that is a link is followed
+
+    def run(limit: int, *roots: Path) -> list[str]:
+        proc = subprocess.run([pagecache_path(), str(limit), *map(str, roots)], capture_output=True, text=True,
+                              timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.split()
+
+    assert run(0, root, root / "lib")[:3] == ["held", "2", "15000"]
+    assert run(0, tmp_path / "root-link")[:3] == ["held", "2", "15000"]
+    assert run(14_999, root) == ["too-large", "2", "15000"]
+    os.sync()  # written pages leave the cache once they are on the disk
+    _evict(root / "b.txt")
+    assert _cached(root / "b.txt") == 0
+    assert run(0, root)[3] == "5000"  # only what was not cached is read
+    assert _cached(root / "b.txt") == 2
+    proc = subprocess.run([pagecache_path(), "lots", str(root)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "LIMIT is a number of bytes" in proc.stderr

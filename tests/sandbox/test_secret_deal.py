@@ -79,7 +79,8 @@ def test_a_bot_that_searches_typed_seeds_predicts_no_card(seed, tmp_path):
     hand. A seed alone used to key the match: it found 4711 and league-week-3
     and named 288 of 288 cards. The run's secret keys it too: nothing found,
     nothing named."""
-    bot = f"python3 {ADVERSARIAL / 'seed_search_kuhn3.py'}"
+    # every number up to 4,800 (4711 among them) and the words with a number
+    bot = f"python3 {ADVERSARIAL / 'seed_search_kuhn3.py'} 4800"
     rule = str(ROOT / "sample_bots/kuhn3/build/rule_bot")
     proc, result = run_json("kuhn3", bot, rule, rule, "--hands", "60", "--seed", seed, "--timeout", "120",
                             "--log-dir", str(tmp_path), timeout=300)
