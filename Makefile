@@ -178,6 +178,7 @@ bench: install bots
 	$(PY) -m benchmarks.exchange_ratios --before benchmarks/baselines/exchange_ratios-2026-11-24.json
 	$(PY) -m benchmarks.twocarddraw_value
 	$(PY) -m benchmarks.holdem_speed
+	$(PY) -m benchmarks.acpc_speed
 	$(PY) -m benchmarks.covert_channels
 
 clean:

@@ -798,7 +798,8 @@ def hands_from_transcript(lines) -> list[dict[str, Any]]:
         elif hand is None or seat != reader:
             continue
         elif isinstance(event, wire.ActionSeen):
-            hand["streets"][-1]["actions"].append({"seat": event.seat, "words": _action_words(event)})
+            street = hand["streets"][-1]
+            street["actions"].append({"seat": event.seat, "words": _action_words(event, street)})
         elif isinstance(event, wire.StreetDealt):
             board = list(event.board if event.street == "flop" else event.board[-1:])
             hand["streets"].append({"name": event.street, "board": board, "actions": [], "pot": event.pot})
@@ -809,8 +810,13 @@ def hands_from_transcript(lines) -> list[dict[str, Any]]:
     return hands
 
 
-def _action_words(seen: wire.ActionSeen) -> str:
-    """An ``action`` notice in the words of a drawn hand."""
+def _action_words(seen: wire.ActionSeen, street: dict[str, Any]) -> str:
+    """An ``action`` notice in the words of a drawn hand: the first raise of a
+    street after the flop is a bet (there is nothing to raise yet; before
+    the flop the big blind is the bet)."""
+    if seen.action == "raise" and street["name"] != "preflop" and not any(
+            a["words"].startswith(("bets", "raises", "all in")) for a in street["actions"]):
+        return f"bets {seen.bet}"
     return {"fold": "folds", "call": f"calls {seen.amount}" if seen.amount else "checks",
             "raise": f"raises to {seen.bet}", "allin": f"all in for {seen.bet}"}[seen.action]
 

@@ -52,3 +52,27 @@ def test_holdem_hands_have_hole_cards_streets_pots_and_the_dealers_profits():
         assert [c for st in hand["streets"] for c in st["board"]] == end["board"]
         assert sum(p["amount"] for p in hand["pots"]) == sum(p["amount"] for p in end["pots"])
         assert hand["streets"][0]["actions"][:2][1]["words"].startswith("big blind")
+
+
+def test_limit_holdem_hands_are_drawn_with_bets_raises_of_the_streets_size_and_the_dealers_profits():
+    """The ACPC limit games' golden (heads-up: raises of 10 before and on the
+    flop, 20 on the turn and river): a street's first raise after the flop is
+    drawn as a bet, each later one raises by the street's size."""
+    lines = transcript("holdem_limit")
+    hands = load_game("holdem").hands_of(lines)
+    ends = [json.loads(t) for s, d, t in lines if d == "->" and s == 0 and '"type":"hand_end"' in t]
+    assert len(hands) == len(ends) > 1
+    size = {"preflop": 10, "flop": 10, "turn": 20, "river": 20}
+    seen = set()
+    for hand, end in zip(hands, ends):
+        assert [s["profit"] for s in hand["seats"]] == end["profits"]
+        for street in hand["streets"]:
+            level = 10 if street["name"] == "preflop" else 0  # the big blind is the first bet
+            for action in street["actions"][2 if street["name"] == "preflop" else 0:]:
+                verb, _, amount = action["words"].rpartition(" ")
+                if verb in ("bets", "raises to"):
+                    assert (verb == "bets") == (level == 0 and street["name"] != "preflop"), (street, action)
+                    assert int(amount) == level + size[street["name"]], (street, action)
+                    level = int(amount)
+                    seen.add(verb)
+    assert seen == {"bets", "raises to"}, seen
