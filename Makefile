@@ -132,7 +132,7 @@ $(BUILD)/rule_bot_rs: $(BOTS)/rule_bot.rs
 # A real round between bots in three languages: C, JavaScript and Python.
 demo: install bots
 	$(ARENA) kuhn3 ./$(BUILD)/rule_bot "node $(BOTS)/rule_bot.js" "python3 $(BOTS)/equilibrium_bot.py --seed 1" \
-	  --seed 2026 --end-prob 1/2000
+	  --seed 2026:cb6b8eb97575c15e5e2eefa354a23678 --end-prob 1/2000
 
 # A demo league on 127.0.0.1:8000 (PORT=...): the sample bots already
 # submitted, a tournament every minute; it prints the URL and an admin token.
