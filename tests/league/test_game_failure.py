@@ -16,8 +16,9 @@ COPY = ROOT / "examples" / "pennies" / "arena_pennies" / "bots" / "copy_bot.py"
 def test_a_game_that_fails_in_quarantine_rejects_no_submission(tmp_path):
     db = tmp_path / "league.db"
     token = new_user(db, "ann")
-    server = League(db, "--game", "pennies-raises", "--game", "kuhn3", "-p", "kuhn3.hands=20",
-                    "--quarantine-matches", "3", "--every", "1h",
+    # The other game: vonneumann, whose sample bots and quarantine opponents are compiled (cheap to run).
+    server = League(db, "--game", "pennies-raises", "--game", "vonneumann", "-p", "vonneumann.sessions=2",
+                    "-p", "vonneumann.games_per_session=5", "--quarantine-matches", "2", "--every", "1h",
                     extra_env={"PYTHONPATH": install(tmp_path / "site")})
     try:
         r = server.submit(token, "copy_bot.py", COPY.read_bytes(), game="pennies-raises", name="copy")
@@ -32,8 +33,8 @@ def test_a_game_that_fails_in_quarantine_rejects_no_submission(tmp_path):
         assert v["state"] == "built" and v["message"] == step["summary"], v  # in line again, not rejected
         assert "Quarantine of copy v1 (pennies-raises) not judged: game pennies-raises" in server.stderr()
         # The league serves on, and a bot of another game goes through.
-        k = server.submit(token, "check_fold_bot.py", (ROOT / "sample_bots" / "kuhn3" / "check_fold_bot.py")
-                          .read_bytes(), name="checkfold").json()["bot"]
+        k = server.submit(token, "naive", (ROOT / "sample_bots" / "vonneumann" / "build" / "naive").read_bytes(),
+                          game="vonneumann", name="naive").json()["bot"]
         assert server.settled(k)["state"] == "active"
     finally:
         assert server.stop() == 130, server.stderr()

@@ -20,7 +20,7 @@ import pytest
 
 from arena.league._server import tar_gz
 
-from .league_server import K, League, add_user
+from .league_server import League, new_user
 
 # a real server, a submission through its pipeline: left out of `make test-fast`
 pytestmark = pytest.mark.slow
@@ -47,7 +47,7 @@ def test_a_bot_whose_run_words_name_the_servers_files_gets_none_of_them(tmp_path
     note = folder / "notes.txt"
     note.write_text(SECRET)
     note.chmod(0o600)
-    token = add_user(folder / "league.db", "mallory")
+    token = new_user(folder / "league.db", "mallory")
     league = League(folder.relative_to(folder) / "league.db", "--game", "kuhn3", "-p", "kuhn3.hands=5",
                     "--quarantine-matches", "3", "--every", "1h", cwd=folder)
     try:

@@ -15,7 +15,8 @@ import pytest
 
 from arena.league._server import demo_submissions
 
-from .league_server import K, League, new_user, sample
+from ..conftest import ROOT
+from .league_server import League, new_user, tar_gz
 from .test_pressure import free_bytes, tiny_filesystem
 
 pytestmark = pytest.mark.slow
@@ -52,28 +53,41 @@ def open_files(pid: int) -> list[str]:
     return sorted(out)
 
 
+#: The game of the leagues here that play tournaments: two seats, and sample bots that are
+#: compiled programs, the quarantine's opponents too. What is tested here is the league's,
+#: the same for every game, and this game costs least: two bots make a tournament, and a
+#: quarantine starts no interpreter (kuhn3's opponents are Python and Node scripts: a
+#: kuhn3 quarantine took 0.65-0.85 CPU-s, this one 0.18).
+GAME = "vonneumann"
+GAME_ARGS = ("--game", GAME, "-p", f"{GAME}.sessions=2", "-p", f"{GAME}.games_per_session=5",
+             "--quarantine-matches", "2")
+BUILT = ROOT / "sample_bots" / GAME / "build"
+#: How long the slow bot of ``add_compiled_bots`` idles before its first reply.
+SLOW_START = 1.0
+
+
+def slow_starting_bot(program: Path, seconds: float = SLOW_START) -> bytes:
+    """The compiled ``program`` behind a start that idles ``seconds`` (its first reply
+    comes that late, well within the 10 s the first reply is allowed; the replies after
+    it are timed as any other's): a match that seats it lasts that long however fast
+    the machine, at no CPU."""
+    start = f'sleep {seconds:g}\nexec "${{0%/*}}/{program.name}"\n'.encode()
+    return tar_gz({"arena.toml": b'run = "sh start.sh"\n', "start.sh": start, program.name: program.read_bytes()},
+                  modes={program.name: 0o755})
+
+
 def add_compiled_bots(server: League, token: str) -> list[int]:
-    """Three single-file compiled bots (long matches at little cost), active."""
+    """Two compiled bots of ``GAME``, active: one as it is, and one that starts slowly
+    (``slow_starting_bot``), so that every match of a tournament of the two takes
+    ``SLOW_START`` seconds of wall time at the CPU cost of a short one."""
     bots = []
-    for name, binary in (("c", "rule_bot"), ("rust", "rule_bot_rs"), ("c2", "rule_bot")):
-        r = server.submit(token, binary, (K / "build" / binary).read_bytes(), name=name)
+    for name, filename, data in (("naive", "naive", (BUILT / "naive").read_bytes()),
+                                 ("slow", "slow.tar.gz", slow_starting_bot(BUILT / "likeme"))):
+        r = server.submit(token, filename, data, game=GAME, name=name)
         assert r.status_code == 201, r.text
         bots.append(r.json()["bot"])
-        assert server.settled(bots[-1])["state"] == "active"
+        assert server.settled(bots[-1])["state"] == "active", server.version(bots[-1])
     return bots
-
-
-def play_manual(server: League, token: str) -> int:
-    """An admin starts a kuhn3 tournament and it plays to its end; its id."""
-    before = {t["id"] for t in server.http.get("/api/tournaments").json()["tournaments"]}
-    r = server.http.post("/api/tournaments/start", headers={BEARER: f"Bearer {token}"}, data={"game": "kuhn3"})
-    assert r.status_code == 202, r.text
-    tid = server.wait("the manual tournament to be stored", lambda: next(
-        (t["id"] for t in server.http.get("/api/tournaments").json()["tournaments"]
-         if t["id"] not in before and t["kind"] == "manual"), None))
-    server.wait(f"tournament {tid} to finish", lambda: server.http.get(
-        f"/api/tournaments/{tid}").json()["tournament"]["status"] == "finished", timeout=240)
-    return tid
 
 
 def no_traceback(log: str) -> None:
@@ -86,7 +100,7 @@ def no_traceback(log: str) -> None:
 def stop_and_play_on(server: League, token: str, disk: Path, leave: int) -> int:
     """A manual tournament under way when the disk fills (to ``leave`` bytes free)
     stops, keeps what it stored, and plays on to its end once the filler goes; its id."""
-    r = server.http.post("/api/tournaments/start", headers={BEARER: f"Bearer {token}"}, data={"game": "kuhn3"})
+    r = server.http.post("/api/tournaments/start", headers={BEARER: f"Bearer {token}"}, data={"game": GAME})
     assert r.status_code == 202, r.text
     live = server.wait("the tournament to be under way", lambda: [
         t for t in server.http.get("/api/games").json()["live"] if t["kind"] == "manual" and t["done"] >= 1])
@@ -118,14 +132,14 @@ def stop_and_play_on(server: League, token: str, disk: Path, leave: int) -> int:
 
 @pytest.mark.timeout(420)
 def test_a_tournament_stopped_by_a_full_disk_finishes_in_the_same_process_and_no_descriptor_outlives_one(tmp_path):
-    with tiny_filesystem(tmp_path / "disk", "48m") as disk:
+    with tiny_filesystem(tmp_path / "disk", "16m") as disk:
         db = disk / "league.db"
         token = new_user(db, "ada", admin=True)
         # The organiser's log on another disk, so that every line of it is kept and read here.
-        # Four rounds (24 matches, several seconds however fast the machine): the disk fills,
+        # Three rounds of two bots: 6 matches, each SLOW_START seconds at least (its slow bot), so
+        # some 4 s are left once the first is played, however fast the machine: the disk fills,
         # and the watcher (once a second) sees it, while the tournament still has matches to play.
-        server = League(db, "--game", "kuhn3", "-p", "kuhn3.hands=100", "--quarantine-matches", "3",
-                        "--every", "1h", "--min-free-mb", "4", "--placement-matches", "6", "--rounds", "4",
+        server = League(db, *GAME_ARGS, "--rounds", "3", "--every", "1h", "--min-free-mb", "4",
                         log=tmp_path / "league.stderr.log")
         pid = server.proc.pid
         try:
@@ -154,21 +168,20 @@ def test_an_upload_too_big_for_the_room_left_is_refused_alone_and_the_league_goe
     with tiny_filesystem(tmp_path / "disk", "16m") as disk:
         db = disk / "league.db"
         ada, bea = new_user(db, "ada", admin=True), new_user(db, "bea")
-        server = League(db, "--game", "kuhn3", "-p", "kuhn3.hands=10", "--quarantine-matches", "3",
-                        "--every", "1h", "--min-free-mb", "1")
+        server = League(db, *GAME_ARGS, "--every", "1h", "--min-free-mb", "1")
         try:
             # 2 MB free: above the 1 MB the league keeps, below what a 1.2 MB upload takes
             # (unpacked, and kept as sent).
             fill(disk, leave=2 * 2**20)
             big = b"#!/bin/sh\n#" + b"x" * (1200 * 1024) + b"\nexit 1\n"
-            r = server.submit(ada, "big.sh", big, name="big")
+            r = server.submit(ada, "big.sh", big, game=GAME, name="big")
             assert r.status_code == 507, r.text
             error = r.json()["error"]
             assert "this upload needs" in error and "the league goes on" in error, error
             # Refused alone: the league is not paused, and another user's bot goes through.
             games = server.http.get("/api/games").json()
             assert games["paused"] is None, games
-            r = server.submit(bea, "random_bot.py", sample("random_bot.py"), name="small")
+            r = server.submit(bea, "naive", (BUILT / "naive").read_bytes(), game=GAME, name="small")
             assert r.status_code == 201, r.text
             assert server.settled(r.json()["bot"])["state"] == "active"
             # Nothing of the refused upload was kept.
