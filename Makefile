@@ -30,6 +30,7 @@ system-deps:
 	command -v runsc >/dev/null 2>&1 || missing="$$missing runsc"; \
 	command -v ip    >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || missing="$$missing iproute2"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	[ -x /usr/lib/chromium/chromium-headless-shell ] || missing="$$missing chromium-headless-shell"; \
 	[ -n "$(RUSTC)" ] || missing="$$missing rustc"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \

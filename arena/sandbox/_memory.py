@@ -101,7 +101,7 @@ def hold(roots: Iterable[str]) -> Held:
     return Held(files, total, read=int(words[3]), skipped=int(words[4]), seconds=time.monotonic() - started)
 
 
-_checked: dict[tuple[str, ...], float] = {}
+_checked: dict[str, float] = {}
 #: The process whose checks this one shares (``share_checks_with``); None: its own.
 _family: int | None = None
 
@@ -146,36 +146,46 @@ def _read_stamp(path: Path) -> tuple[float, str] | None:
 
 
 def hold_for(roots: Iterable[str], warn: Callable[[str], None]) -> None:
-    """``hold(roots)`` unless this arena run (``share_checks_with``) held them
-    less than ``HOLD_AGAIN`` seconds ago; ``warn`` is told of a problem. One
-    process of the machine at a time reads (a tournament's workers start
-    together): the others then find the pages cached."""
-    key = tuple(sorted(set(roots)))
-    if _now() - _checked.get(key, -HOLD_AGAIN) < HOLD_AGAIN:
+    """Hold the folders of ``roots`` that this arena run (``share_checks_with``)
+    has not held in the last ``HOLD_AGAIN`` seconds; ``warn`` is told of a
+    problem. Each folder counts on its own: a bot in another language adds
+    its runtime's tree, not another walk of ``/usr``. One process of the
+    machine at a time reads (a tournament's workers start together): the
+    others then find the check done."""
+    stale = [r for r in sorted(set(roots)) if _now() - _checked.get(r, -HOLD_AGAIN) >= HOLD_AGAIN]
+    if not stale:
         return
+    problems: set[str] = set()
     fd = os.open(lock_dir() / "page-cache.lock", os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        stamp = _stamp(key)
-        last = _read_stamp(stamp)
-        if last is not None and 0 <= _now() - last[0] < HOLD_AGAIN:
-            at, problem = last
-        else:
-            held = hold(key)
-            at, problem = _now(), held.problem
+        due = []
+        for root in stale:
+            last = _read_stamp(_stamp((root,)))
+            if last is not None and 0 <= _now() - last[0] < HOLD_AGAIN:
+                _checked[root] = last[0]
+                problems.add(last[1])
+            else:
+                due.append(root)
+        if due:
+            held = hold(due)
+            at = _now()
             forget_stamps()
-            tmp = stamp.with_name(f"{stamp.name}.{os.getpid()}")
-            tmp.write_text(json.dumps({"at": at, "problem": problem}))
-            tmp.replace(stamp)
+            for root in due:
+                stamp = _stamp((root,))
+                tmp = stamp.with_name(f"{stamp.name}.{os.getpid()}")
+                tmp.write_text(json.dumps({"at": at, "problem": held.problem}))
+                tmp.replace(stamp)
+                _checked[root] = at
+            problems.add(held.problem)
     finally:
         os.close(fd)
-    _checked[key] = at
-    if problem:
+    for problem in sorted(problems - {""}):
         warn(problem)
 
 
 def forget_stamps(older_than: float = HOLD_AGAIN) -> None:
-    """Remove the stamps no run can use any more (kept small: one file per run)."""
+    """Remove the stamps no run can use any more (kept small: a file per run and folder)."""
     now = time.time()
     for path in lock_dir().glob("page-cache-*.held"):
         try:

@@ -6,8 +6,6 @@ a chart, and the legend tells the lines apart by colour, from the stylesheet."""
 from __future__ import annotations
 
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 
@@ -16,21 +14,6 @@ from arena.league._charts import COLOURS
 from ..conftest import ROOT
 
 pytestmark = pytest.mark.slow
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright import sync_api
-
-    assert Path(CHROMIUM).exists(), "Debian's chromium is missing: `make system-deps` installs it"
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
 
 
 def _rgb(hex_colour: str) -> str:

@@ -215,7 +215,7 @@ from arena.sandbox import share_checks_with
 from arena.sandbox._memory import hold_for
 if sys.argv[2] == "sibling":
     share_checks_with(os.getppid())
-hold_for([sys.argv[1]], warn=print)
+hold_for(sys.argv[3:] or [sys.argv[1]], warn=print)
 """
 
 
@@ -249,9 +249,9 @@ def test_the_processes_of_one_run_check_the_page_cache_once_and_a_new_run_checks
     data.write_bytes(os.urandom(4 << 20))
     os.sync()
 
-    def check(role: str) -> None:
-        proc = subprocess.run([PY, "-c", CHECK, str(folder), role], capture_output=True, text=True, timeout=60,
-                              cwd=ROOT, env=clean_env())
+    def check(role: str, *roots: Path) -> None:
+        proc = subprocess.run([PY, "-c", CHECK, str(folder), role, *map(str, roots)], capture_output=True,
+                              text=True, timeout=60, cwd=ROOT, env=clean_env())
         assert proc.returncode == 0 and proc.stdout == "", proc.stdout + proc.stderr
 
     pages = (4 << 20) // os.sysconf("SC_PAGE_SIZE")
@@ -264,6 +264,16 @@ def test_the_processes_of_one_run_check_the_page_cache_once_and_a_new_run_checks
     assert _cached(data) < pages
     check("alone")  # a process of its own run checks at its first bot
     assert _cached(data) == pages
+    # A bot with another runtime adds that folder, not another walk of the ones held.
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    (runtime / "lib.bin").write_bytes(os.urandom(4 << 20))
+    os.sync()
+    _evict(data)
+    _evict(runtime / "lib.bin")
+    check("sibling", folder)
+    check("sibling", folder, runtime)
+    assert _cached(data) < pages and _cached(runtime / "lib.bin") == pages
 
 
 def test_the_holder_counts_each_file_once_follows_no_link_below_a_root_and_refuses_what_does_not_fit(tmp_path):
