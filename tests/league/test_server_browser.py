@@ -24,10 +24,20 @@ def _settled(server: League, page, state: str) -> None:
     load its page once: it must say ``state``. The wait asks the server's API
     (about 2 ms of CPU a request, client and server) rather than reloading the
     page (50 to 150 ms of the browser's and Playwright's driver's a load)."""
+    from playwright.sync_api import Error
+
     bot = int(page.url.rsplit("/", 1)[1])
     server.settled(bot, timeout=150)
-    page.reload()
-    shown = page.locator(".version [data-state]").first.inner_text()
+    # The page may be refreshing itself (a bot without a match yet) as it is
+    # reloaded here: a reload that loses that race is tried again.
+    for attempt in range(5):
+        try:
+            page.reload()
+            shown = page.locator(".version [data-state]").first.inner_text()
+            break
+        except Error:
+            if attempt == 4:
+                raise
     assert shown == state, f"{page.url} says {shown!r}, not {state!r}:\n{page.content()[:3000]}"
 
 

@@ -11,15 +11,19 @@ import subprocess
 
 import pytest
 
-from ..conftest import PY, ROOT, clean_env, replay_key
+from ..conftest import PY, ROOT, clean_env, replay_key, run_in_process
 
 BAD = ROOT / "tests" / "bots" / "acpc_bad_agent.py"
 NATIVE = f"python3 {ROOT / 'sample_bots' / 'holdem' / 'random_bot.py'} --seed 3"
 
 
 def arena(*args: str, env: dict | None = None, game: str = "holdem") -> tuple[subprocess.CompletedProcess, dict]:
-    proc = subprocess.run([PY, "-m", "arena", game, *args, "--json", "--sandbox", "basic"],
-                          capture_output=True, text=True, timeout=120, env={**clean_env(), **(env or {})}, cwd=ROOT)
+    argv = [game, *args, "--json", "--sandbox", "basic"]
+    if env and "ARENA_NATIVE" in env:  # read once per process: a process of its own
+        proc = subprocess.run([PY, "-m", "arena", *argv], capture_output=True, text=True, timeout=120,
+                              env={**clean_env(), **env}, cwd=ROOT)
+    else:
+        proc = run_in_process(argv, env={**clean_env(), **(env or {})})
     assert proc.stdout.strip(), proc.stderr[-3000:]
     return proc, json.loads(proc.stdout)
 
