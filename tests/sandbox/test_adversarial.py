@@ -106,7 +106,9 @@ def test_attack_is_contained(attack, level, tag, tmp_path):
     host = open_host(chosen, policy, warn=lambda text: None)
     logs = tmp_path / "logs"
     seat = sorted(CASES).index(attack) % 3
-    good = BotSpec.parse(f"{PY} {BOT} none - {tag}")
+    # The attacker's neighbours: a compiled bot (no interpreter to start in each sandbox), tagged
+    # like it so that what either leaves behind is seen.
+    good = BotSpec.parse(f"{RULE_BOT} {tag}")
     specs = [good, good, good]
     specs[seat] = BotSpec.parse(f"{PY} {BOT} {attack} at:{target} {tag}")
     # let RLIMIT_CPU (1 s) and the memory limit stop these before the deadline does

@@ -32,6 +32,7 @@ from ..conftest import PY, ROOT, TEST_BOTS, assert_completed, clean_env, process
 pytestmark = pytest.mark.slow
 
 ATTACK = ROOT / "tests" / "adversarial" / "attack_bot.py"
+RULE_BOT = ROOT / "sample_bots" / "kuhn3" / "build" / "rule_bot"
 MISBEHAVE = TEST_BOTS / "misbehave.py"
 KUHN3 = load_game("kuhn3")
 SHARED = ("/tmp", "/dev/shm", "/var/tmp", "/run/lock", "/dev/mqueue")
@@ -209,7 +210,7 @@ VERDICTS = {
 @pytest.mark.parametrize("level", EVERY_LEVEL)
 @pytest.mark.parametrize("mode", sorted(VERDICTS))
 def test_a_verdict_is_the_same_at_every_level(mode, level, tag, tmp_path):
-    good = BotSpec.parse(f"{PY} {MISBEHAVE} none {tag}")
+    good = BotSpec.parse(f"{RULE_BOT} {tag}")  # compiled: no interpreter to start in each sandbox
     bad = BotSpec.parse(f"{PY} {MISBEHAVE} {mode} {tag}")
     with open_host(_level(level), warn=lambda t: None) as host:
         result = _kuhn3(host, [good, bad, good], tmp_path, timeout=5.0)
