@@ -240,3 +240,53 @@ def pytest_runtest_protocol(item, nextitem):
     with open(_CPU_LOG, "a") as out:
         out.write(json.dumps({"test": item.nodeid, "wall": round(wall, 2), "self": round(me, 2),
                               "children": round(kids, 2)}) + "\n")
+
+
+# -- the tests that mostly wait start first ------------------------------------------------
+# pytest-xdist's worksteal hands each of the W workers a contiguous W-th of the
+# collection. A test that lasts 20-40 s of wall time at little CPU (a league
+# server, a browser, a bot slow on purpose) that lands at the end of a chunk
+# keeps a worker, and the run, going after the others are done (the last
+# minute of `make test` was such tests). Each chunk starts with its share of them.
+
+WAITERS = (
+    "tests/league/test_pressure.py::test_stuck_and_slow",
+    "tests/league/test_self_healing.py::test_a_tournament_stopped",
+    "tests/cli/test_exploit.py::test_a_fixed_leduc",
+    "tests/league/test_server_lifecycle.py::test_a_server_killed",
+    "tests/league/test_server_browser.py::test_a_person_plays",
+    "tests/sandbox/test_duplicate_memory.py::test_a_duplicate_tournament_leaves_no_mark",
+    "tests/league/test_charts_browser.py",
+    "tests/cli/test_exploit.py::test_a_mixed_kuhn3",
+    "tests/cluster/test_cluster.py::test_a_tournament_survives",
+    "tests/league/test_server_browser.py::test_play_a_holdem",
+    "tests/league/test_server_lifecycle.py::test_the_demo_league",
+    "tests/league/test_server_browser.py::test_log_in",
+    "tests/sandbox/test_sandbox.py::test_levels_that_do_not_work",
+    "tests/play/test_openspiel_every_game.py",
+    "tests/tournament/test_resume.py::test_resume_restores_every_option",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    if workers < 2 or os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return
+    rank = {prefix: n for n, prefix in enumerate(WAITERS)}
+
+    def waiter(item) -> int | None:
+        return next((n for prefix, n in rank.items() if item.nodeid.startswith(prefix)), None)
+
+    first = sorted((i for i in items if waiter(i) is not None), key=waiter)
+    rest = [i for i in items if waiter(i) is None]
+    heads: list[list] = [[] for _ in range(workers)]
+    for n, item in enumerate(first):
+        heads[n % workers].append(item)
+    ordered, taken, total = [], 0, len(items)
+    for k in range(workers):
+        size = (k + 1) * total // workers - k * total // workers  # worksteal's k-th chunk
+        room = max(0, size - len(heads[k]))
+        ordered += heads[k] + rest[taken:taken + room]
+        taken += room
+    ordered += rest[taken:]
+    items[:] = ordered
