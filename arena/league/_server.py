@@ -80,13 +80,27 @@ def _check_quarantine(game: str, options: ServeOptions) -> None:
         raise UsageError(f"the quarantine of {game} cannot run with these options: {exc}") from None
 
 
+#: Set by the stop line: a task that finishes as the server stops (a tournament
+#: woken with its last result) says nothing after it.
+_stopped = False
+
+
 def log(text: str) -> None:
     """One line in the organiser's log (the server's stderr). A log on a full disk
     loses the line: the league goes on (its pages say what the log would)."""
+    if _stopped:
+        return
     try:
         print(text, file=sys.stderr, flush=True)
     except OSError:
         pass
+
+
+def _last_line(text: str) -> None:
+    """The stop's one line: nothing is logged after it."""
+    global _stopped
+    log(text)
+    _stopped = True
 
 
 def _said_already(record: logging.LogRecord) -> bool:
@@ -141,6 +155,8 @@ def _settings(options: ServeOptions, games: list[str], level: str) -> LeagueSett
 
 
 def serve(options: ServeOptions) -> int:
+    global _stopped
+    _stopped = False
     games = _checked_games(options)
     if options.check:
         level = resolve_level(options.sandbox, untrusted=True, warn=log)
@@ -171,7 +187,7 @@ def serve(options: ServeOptions) -> int:
     try:
         trio.run(_main, site, options)
     except KeyboardInterrupt:  # before the signal receiver was up
-        log("Stopped the league (SIGINT); unfinished tournaments resume at the next start")
+        _last_line("Stopped the league (SIGINT); unfinished tournaments resume at the next start")
     finally:
         host.close()
         store.close()
@@ -195,8 +211,8 @@ async def _main(site: Site, options: ServeOptions) -> None:
             with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
                 async for signum in signals:
                     # One line, at once: the rest of the stop (2 s at most) says nothing.
-                    log(f"Stopped the league ({signal.Signals(signum).name}): matches in flight are "
-                        "abandoned; unfinished tournaments resume at the next start")
+                    _last_line(f"Stopped the league ({signal.Signals(signum).name}): matches in flight are "
+                               "abandoned; unfinished tournaments resume at the next start")
                     stop.set()
                     nursery.cancel_scope.cancel()
                     return

@@ -107,3 +107,19 @@ def test_the_demo_league_admits_every_sample_bot_and_the_limits_hold(tmp_path):
     assert not any(noise in said for noise in ("Traceback", "KeyboardInterrupt", "Exception Group")), said
     assert said.rstrip("\n").rsplit("\n", 1)[-1].startswith("Stopped the league (SIGINT): "), said
     assert said.count("Stopped the league") == 1, said
+
+
+def test_nothing_is_logged_after_the_stop_line(capsys):
+    """A tournament woken with its last result as the server stops used to log
+    "Finished tournament …" after the one stop line; the stop line now ends the log."""
+    from arena.league import _server
+
+    try:
+        _server.log("Finished tournament 1 (kuhn3, manual): 6 matches, 0 faults")
+        _server._last_line("Stopped the league (SIGINT): matches in flight are abandoned")
+        _server.log("Finished tournament 2 (kuhn3, placement): 6 matches, 0 faults")
+        assert capsys.readouterr().err.splitlines() == [
+            "Finished tournament 1 (kuhn3, manual): 6 matches, 0 faults",
+            "Stopped the league (SIGINT): matches in flight are abandoned"]
+    finally:
+        _server._stopped = False  # this process serves again in later tests
