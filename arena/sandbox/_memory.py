@@ -61,12 +61,6 @@ class Held:
     problem: str = ""
     skipped: int = 0  # files that could not be read
 
-    def describe(self) -> str:
-        if self.problem:
-            return self.problem
-        return (f"{self.files:,} files, {self.bytes / 2**30:.1f} GiB held in memory "
-                f"({self.read / 2**20:,.0f} MiB read now, {self.seconds:.1f} s)")
-
 
 def _memory_bytes() -> int:
     try:
@@ -129,11 +123,11 @@ def _started(pid: int) -> str:
         return "?"
 
 
-def _stamp(key: tuple[str, ...]) -> Path:
-    """Where the last check of ``key`` by this process's run says when it ended:
+def _stamp(root: str) -> Path:
+    """Where the last check of ``root`` by this process's run says when it ended:
     in the sandbox's own folder (0700, the arena user's), out of every bot's view."""
     head = _family if _family is not None else os.getpid()
-    digest = hashlib.sha256("\0".join((str(head), _started(head), *key)).encode()).hexdigest()[:16]
+    digest = hashlib.sha256("\0".join((str(head), _started(head), root)).encode()).hexdigest()[:16]
     return lock_dir() / f"page-cache-{digest}.held"
 
 
@@ -161,7 +155,7 @@ def hold_for(roots: Iterable[str], warn: Callable[[str], None]) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX)
         due = []
         for root in stale:
-            last = _read_stamp(_stamp((root,)))
+            last = _read_stamp(_stamp(root))
             if last is not None and 0 <= _now() - last[0] < HOLD_AGAIN:
                 _checked[root] = last[0]
                 problems.add(last[1])
@@ -172,7 +166,7 @@ def hold_for(roots: Iterable[str], warn: Callable[[str], None]) -> None:
             at = _now()
             forget_stamps()
             for root in due:
-                stamp = _stamp((root,))
+                stamp = _stamp(root)
                 tmp = stamp.with_name(f"{stamp.name}.{os.getpid()}")
                 tmp.write_text(json.dumps({"at": at, "problem": held.problem}))
                 tmp.replace(stamp)
