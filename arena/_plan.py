@@ -265,13 +265,41 @@ class PlayPlan:
     startup_timeout: float
     budget: float | None
     log_dir: Path | None
+    #: the bots' order at the table in each seating of every match (``bots`` indices); one
+    #: seating but with ``--duplicate``, where every seating plays each match's cards
+    seatings: tuple[tuple[int, ...], ...] = ()
+
+
+def duplicate_seatings(plugin: GamePlugin[Any], seats: int) -> tuple[tuple[int, ...], ...]:
+    """Every seating a duplicate deal is played in, as a tournament seats a table
+    (the game's ``seatings``: each rotation, or every ordering): each bot plays
+    every seat's cards."""
+    import itertools
+
+    if plugin.seatings == "rotations":
+        return tuple(tuple((s + r) % seats for s in range(seats)) for r in range(seats))
+    return tuple(itertools.permutations(range(seats)))
+
+
+def check_duplicate(specs: list[BotSpec], lifetime: str) -> None:
+    """``--duplicate`` needs seats to swap, a fresh process per seating, and no person."""
+    if len(specs) < 2:
+        raise UsageError("--duplicate plays the same cards with the bots in every seat: it needs two bots or more")
+    if lifetime == "tournament":
+        raise UsageError("--duplicate plays each bot process for one match, so that no bot remembers a deal "
+                         "from one seating to the next: not with --lifetime tournament")
+    if any(s.person for s in specs):
+        raise UsageError("--duplicate deals the same cards to every seating, and a person remembers them: "
+                         "not with a human seat")
 
 
 def plan_play(
     game_id: str, bots: list[str], raws: list[dict[str, Any]], *, keys: bool, seed: int | str | None,
     lifetime: str, timeout: float, startup_timeout: float, budget: float | None, log_dir: Path | None,
+    duplicate: bool = False,
 ) -> PlayPlan:
-    """Check a play command line; ``raws`` holds each match's parameters as given."""
+    """Check a play command line; ``raws`` holds each match's parameters as given.
+    ``duplicate``: every match is played in every seating on the same cards."""
     plugin = load_plugin(game_id)
     params = [game_params(plugin, raw, keys=keys) for raw in raws]
     for p in params:
@@ -287,5 +315,8 @@ def plan_play(
     # One match plays the run's seed itself; a series derives one per match.
     matches = ([(params[0], seed)] if len(params) == 1
                else [(p, derive_seed(seed, game_id, "match", i)) for i, p in enumerate(params)])
+    if duplicate:
+        check_duplicate(specs, lifetime)
+    seatings = duplicate_seatings(plugin, len(specs)) if duplicate else (tuple(range(len(specs))),)
     return PlayPlan(plugin=plugin, bots=specs, matches=matches, seed=seed, lifetime=lifetime, timeout=timeout,
-                    startup_timeout=startup_timeout, budget=budget, log_dir=log_dir)
+                    startup_timeout=startup_timeout, budget=budget, log_dir=log_dir, seatings=seatings)

@@ -17,12 +17,15 @@ nothing more, so such a rule lets a fault beat playing on): the arena's
 rule applies instead. ``arena check-game`` finds such a rule before it
 runs ("fault never pays"). This module is the one place a fault is scored:
 single matches, series and tournaments all ask ``forfeit_scores``.
+
+Poker's rates of a sum of chips (``poker_rates``: mbb/g, bb/100) are here
+too, so that a match's table and the standings count them alike.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypedDict
 
 
 def tournament_scores(dealer: Any) -> list[float]:
@@ -53,3 +56,17 @@ def match_scores(dealer: Any, faulted: list[int]) -> list[float]:
     if not faulted or getattr(dealer, "tournament_scores", None) is not None:
         return [float(x) for x in dealer.scores()]
     return forfeit_scores(dealer, faulted)
+
+
+class Rates(TypedDict):
+    """Poker's per-hand rates of a sum won, in big blinds."""
+
+    mbb_per_game: float  # thousandths of a big blind a hand (the ACPC's unit)
+    bb_per_100: float  # big blinds per hundred hands (players' and trackers' unit)
+
+
+def poker_rates(big_blinds_won: float, hands: int) -> Rates | None:
+    """The rates of ``big_blinds_won`` over ``hands`` (None without a hand)."""
+    if hands <= 0:
+        return None
+    return Rates(mbb_per_game=1000 * big_blinds_won / hands, bb_per_100=100 * big_blinds_won / hands)

@@ -354,6 +354,14 @@ class GamePlugin(Generic[P]):
         return {"payoff": self.payoff_label, "hands": self.hand_label, "score": self.score_label,
                 "tournament": self.tournament_label or self.score_label}
 
+    def big_blind(self, params: P | None = None) -> float | None:
+        """One big blind in the payoff's unit, for a poker game whose payoff is
+        chips won over hands (``hand_label``): the rates poker papers and the
+        ACPC report, mbb/g (thousandths of a big blind a hand) and bb/100, are
+        counted from it. A game of antes only counts one ante (the largest) as
+        its big blind. None (the default): the game has no such unit."""
+        return None
+
     # (the fault rule, ``forfeit``, lives on the dialogue run: see DialogueRun)
 
     # --- tournaments ------------------------------------------------------

@@ -880,6 +880,11 @@ class HoldemPlugin(BuiltinGame[HoldemParams]):
             return {"payoff": "points", "hands": "hands", "score": "points", "tournament": "points"}
         return super().units(params)
 
+    def big_blind(self, params: HoldemParams | None = None) -> float | None:
+        if params is None or params.mode == "freezeout":  # places, not chips
+            return None
+        return float(params.big_blind)  # (a --gamedef's own, set from the file)
+
     round_note = ("every rotation of every table of --seats entrants (default: all of them, "
                   "at most 10); a match is -p hands=N hands or -p tournaments=N freezeouts")
     seatings = "rotations"

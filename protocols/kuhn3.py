@@ -566,6 +566,10 @@ class Kuhn3Plugin(BuiltinGame[Kuhn3Params]):
 
     hand_formats = frozenset({"acpc"})
 
+    def big_blind(self, params: Kuhn3Params | None = None) -> float | None:
+        ante = max(params.antes) if params is not None else 1
+        return float(ante) or None
+
     def hand_histories(self, names: list[str]) -> Any:
         from .acpc import Kuhn3Log
 

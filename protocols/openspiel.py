@@ -289,6 +289,12 @@ class OpenSpielPlugin(BuiltinGame[OpenSpielParams]):
         o = SAMPLE_BOTS / "openspiel"
         return (DemoBot("random", (o / "random_bot.py",)), DemoBot("first-js", (o / "first_bot.js",)))
 
+    def big_blind(self, params: OpenSpielParams | None = None) -> float | None:
+        # OpenSpiel's two poker games of antes only: an ante of 1 each (universal_poker's
+        # blinds live in its own game string, not read here)
+        name = (params.game if params is not None else "").split("(", 1)[0]
+        return 1.0 if name in ("kuhn_poker", "leduc_poker") else None
+
     def check_params(self, params: OpenSpielParams) -> None:
         load(params.game)  # ValueError with the reason when it cannot be played
 

@@ -371,6 +371,9 @@ class TwoCardDrawPlugin(BuiltinGame[TwoCardDrawParams]):
     message_models = (*FRAMING_MODELS, *MODELS)
     round_note = "both seatings of every pair of entrants (a match is -p hands=N hands)"
     commands = {"strategy": "games.twocarddraw._command:strategy_app"}
+
+    def big_blind(self, params: TwoCardDrawParams | None = None) -> float | None:
+        return 1.0  # the ante, the only forced bet
     playthrough_matches = (
         ({"hands": 4}, 7),
         ({"hands": 3, "strategy": str(SAMPLE_BOTS / "twocarddraw" / "strategy_2_4.txt")}, 8),

@@ -367,6 +367,9 @@ class VonNeumannPlugin(BuiltinGame[VonNeumannParams]):
     #: the seed's tournament kept one bot object per entrant for all its matches
     default_lifetime = "tournament"
     round_note = "both seatings of every pair of entrants (a match is -p sessions=N sessions)"
+
+    def big_blind(self, params: VonNeumannParams | None = None) -> float | None:
+        return float(params.ante if params is not None else 10)  # each game's one forced bet
     playthrough_matches = (({"sessions": 2, "games_per_session": 6}, 7),)
 
     def native_parts(self) -> tuple[Any, ...]:

@@ -221,20 +221,27 @@ def _print_table(result: SeriesResult, units: dict[str, str]) -> None:
 
     from ._results import fit_table
 
-    fault_by_seat = {f.seat: f for f in result.faults}
+    # (with --duplicate a fault's seat is its match's: the table's rows are bots)
+    fault_by_seat = {result.bot_of(k, f.seat): f for k, m in enumerate(result.matches) for f in m.faults}
     status = "completed" if result.completed else "PLAYED ON WITHOUT A FAULTING SEAT" if result.played_on else "CANCELLED"
     matches = f"{len(result.matches)} matches · " if result.planned > 1 else ""
+    if result.duplicate:
+        matches = f"duplicate: {len(result.matches)} matches, every seating on the same cards · "
     payoff, score = units["payoff"], units["score"]
     same = payoff == score and all(float(s.payoff) == s.score for s in result.seats)
-    columns = [("seat", "r"), ("bot", "l"), (payoff, "r")] + ([] if same else [(score, "r")]) + [("fault", "l")]
+    rated = [result.rates(s.seat) for s in result.seats]
+    poker = all(r is not None for r in rated)
+    columns = ([("bot no." if result.duplicate else "seat", "r"), ("bot", "l"), (payoff, "r")] + ([("mbb/g", "r"), ("bb/100", "r")] if poker else [])
+               + ([] if same else [(score, "r")]) + [("fault", "l")])
     rows = []
-    for seat in result.seats:
+    for seat, rates in zip(result.seats, rated):
         fault = fault_by_seat.get(seat.seat)
         rows.append([str(seat.seat), inert(seat.bot), f"{seat.payoff:g}"]
+                    + ([f"{rates['mbb_per_game']:+.0f}", f"{rates['bb_per_100']:+.2f}"] if rates else [])
                     + ([] if same else [f"{seat.score:.3f}"]) + [str(fault.kind) if fault else ""])
     title = f"{result.game} · seed {result.seed} · {matches}{result.hands:,} {units['hands']} · {status}"
     # Off a terminal nothing is cut: the bot names must stay greppable.
-    Console(width=output_width()).print(fit_table(title, columns, rows, names=("bot",)))
+    Console(width=output_width()).print(fit_table(title, columns, rows, names=("bot",), drop=("bb/100",)))
 
 
 # Options every game command shares (the same words as the first game's).
@@ -294,6 +301,10 @@ def play_cmd(
         help="Read ACPC agents' lines as the ACPC dealer does, its tolerances included: comment lines and "
              "lines it cannot take as a response are skipped, an unreadable action is a call, a raise out of "
              "bounds is brought to the nearest bound (without: each is the agent's fault).")] = False,
+    duplicate: Annotated[bool, typer.Option(
+        "--duplicate",
+        help="Play every match once in each seating on the same cards (the same seed): each bot plays every "
+             "seat's cards, so luck cancels out; the results are per bot.")] = False,
 ) -> None:
     """Play any installed game: its parameters as -p KEY=VALUE (see `arena games`)."""
     try:
@@ -304,7 +315,7 @@ def play_cmd(
         game, bots, [raw], keys=True, matches=matches, seed=seed, timeout=timeout,
         startup_timeout=startup_timeout, budget=budget, log_dir=log_dir, trace=trace, json_out=json_out,
         sandbox=sandbox, memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids, lifetime=lifetime,
-        hand_history=hand_history, acpc_log=acpc_log, acpc_lenient=acpc_lenient))
+        hand_history=hand_history, acpc_log=acpc_log, acpc_lenient=acpc_lenient, duplicate=duplicate))
 
 
 def play_from_cli(
@@ -355,6 +366,7 @@ def _play(
     hand_history: Path | None = None,
     acpc_log: Path | None = None,
     acpc_lenient: bool = False,
+    duplicate: bool = False,
 ) -> int:
     """Validate everything, play one match (or a series), report; return the exit code.
 
@@ -368,9 +380,12 @@ def _play(
     try:
         plan = plan_play(game_id, commands, raw_params if isinstance(raw_params, list) else [raw_params],
                          keys=keys, seed=seed, lifetime=lifetime, timeout=timeout,
-                         startup_timeout=startup_timeout, budget=budget, log_dir=log_dir)
+                         startup_timeout=startup_timeout, budget=budget, log_dir=log_dir, duplicate=duplicate)
     except UsageError as exc:
         raise _usage_error(str(exc)) from None
+    if duplicate and (hand_history is not None or acpc_log is not None):
+        raise _usage_error("--duplicate plays each deal in several seatings, and --hand-history and --acpc-log "
+                           "write one seating's hands: play the seatings one by one with the same --seed for them")
     formats = plan.plugin.hand_formats
     if hand_history is not None and "phh" not in formats:
         raise _usage_error(f"--hand-history writes poker hands as PHH; {game_id} writes none")
@@ -390,7 +405,8 @@ def _play(
     level, limits = sandbox
     try:
         # ARENA_SANDBOX sets the default level for a whole environment (a CI job, a test suite).
-        host = open_host(level, SandboxPolicy(**limits))
+        # A later seating of a duplicate deal must find nothing a bot left in its files' page cache.
+        host = open_host(level, SandboxPolicy(**limits, private_files=duplicate))
         check_agents_level(plan.bots, host.level)
     except UsageError as exc:
         raise _usage_error(str(exc)) from None
@@ -425,7 +441,7 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
         trace=tracer, progress=progress, host=host,
     )
     try:
-        results = trio.run(partial(run_series, lifetime=plan.lifetime), plugin, specs, matches, settings)
+        results, seatings = trio.run(_seatings, plan, settings)
     except KeyboardInterrupt:
         host.close()
         progress.done()
@@ -443,12 +459,31 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
         host.close()
     progress.done()
     _write_histories(histories, hand_history, acpc_log, plan, results)
-    series = summarize_series(plugin, specs, seed, plan.lifetime, len(matches), results)
+    blinds = [plugin.big_blind(params) for params, _ in matches] * len(plan.seatings)
+    series = summarize_series(plugin, specs, seed, plan.lifetime, len(matches) * len(plan.seatings), results,
+                              big_blinds=None if None in blinds else blinds,  # type: ignore[arg-type]
+                              seatings=seatings)
     kept = _keep_logs(series, log_dir) if own_log_dir else str(log_dir)
     _report(series, kept, host.summary() if json_out else None, units)
     if series.game_error:
         return EXIT_INTERNAL  # a bug in the game: not the bots' doing
     return EXIT_OK if series.completed else EXIT_FAULT
+
+
+async def _seatings(plan: PlayPlan, settings: MatchSettings) -> tuple[list[Any], list[tuple[int, ...]]]:
+    """The plan's matches in each of its seatings, one seating after another (a
+    seating with a fault ends the run, as a fault ends a series); every result
+    with its seating."""
+    results: list[Any] = []
+    seatings: list[tuple[int, ...]] = []
+    for seating in plan.seatings:
+        played = await run_series(plan.plugin, [plan.bots[e] for e in seating], plan.matches, settings,
+                                  lifetime=plan.lifetime)
+        results += played
+        seatings += [seating] * len(played)
+        if not all(r.completed for r in played) or len(played) < len(plan.matches):
+            break
+    return results, seatings
 
 
 def _say_started(game_id: str, shown: str, specs: list[BotSpec], host: BotHost) -> None:

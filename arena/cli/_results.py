@@ -237,18 +237,26 @@ def _standings_table(game: str, tid: int, table: Standings, settings: dict[str, 
                      width: int) -> Any:
     ranked = [f"ranked by mean {unit} per match (entrants played different numbers of matches)"
               if table.get("ranked_by") == "mean" else f"ranked by {unit}"]
+    poker = any(row.get("mbb_per_game") is not None for row in table["standings"])
     rows = []
     for rank, row in enumerate(table["standings"], 1):
         faults = ", ".join(f"{k} {v}" for k, v in row["faults"].items())
         if row["disqualified"]:
             faults += f" (DISQUALIFIED{', ' + str(row['forfeits']) + ' forfeits' if row['forfeits'] else ''})"
+        rates = [_rate(row.get("mbb_per_game"), "+.0f"), _rate(row.get("bb_per_100"), "+.2f")] if poker else []
         rows.append([str(rank), inert(row["bot"]), f"{row['score']:.3f}", f"{row['mean']:.3f}",
-                     _ci(row["ci_low"], row["ci_high"]), str(row["matches"]),
+                     _ci(row["ci_low"], row["ci_high"]), *rates, str(row["matches"]),
                      f"{row['rating_mu']:.1f}±{row['rating_sigma']:.1f}", faults])
-    columns = [("rank", "r"), ("bot", "l"), (unit, "r"), ("mean", "r"), ("95% CI", "r"), ("matches", "r"),
-               ("rating", "r"), ("faults", "l")]
+    columns = [("rank", "r"), ("bot", "l"), (unit, "r"), ("mean", "r"), ("95% CI", "r"),
+               *([("mbb/g", "r"), ("bb/100", "r")] if poker else []), ("matches", "r"), ("rating", "r"),
+               ("faults", "l")]
     return fit_table(" · ".join([f"tournament {tid}", game, *format_words(settings), *ranked]),
-                     columns, rows, names=("bot",), drop=("rating", "matches", "95% CI"), width=width)
+                     columns, rows, names=("bot",), drop=("bb/100", "rating", "matches", "95% CI", "mbb/g"),
+                     width=width)
+
+
+def _rate(value: float | None, spec: str) -> str:
+    return "" if value is None else format(value, spec)
 
 
 def _cross_table(table: Standings, unit: str, margin: bool, width: int) -> Any:
@@ -355,8 +363,8 @@ def standings_cmd(
                                     "units": game_units(saved["game"], saved["params"]),
                                     "format": standings_format(saved["settings"]), **table}) + "\n")
     elif format == "csv":
-        fields = ["rank", "bot", "score", "mean", "ci_low", "ci_high", "matches", "rating", "rating_mu",
-                  "rating_sigma", "faults", "forfeits", "disqualified"]
+        fields = ["rank", "bot", "score", "mean", "ci_low", "ci_high", "mbb_per_game", "bb_per_100", "matches",
+                  "rating", "rating_mu", "rating_sigma", "faults", "forfeits", "disqualified"]
         out = csv.DictWriter(sys.stdout, fieldnames=fields, lineterminator="\n")
         out.writeheader()
         for rank, row in enumerate(table["standings"], 1):

@@ -27,7 +27,7 @@ from ._exchange import Limits, Table, time_used
 from .._faults import BotFault, Fault, FaultKind
 from ._host import BotHost, open_bots, open_host
 from .._seeds import chance_stream, pseudonyms, seed_text
-from .._scoring import forfeit_scores, match_scores, tournament_scores
+from .._scoring import Rates, forfeit_scores, match_scores, poker_rates, tournament_scores
 from ._guard import STEP_SECONDS, GameError, Guarded, StepOverrun, game_code
 
 #: Yield to trio every this many exchanges: the raw pipe path never blocks
@@ -602,6 +602,22 @@ class SeriesResult:
     planned: int
     matches: list[MatchResult]
     seats: list[SeatResult]
+    #: each match's big blind in the payoff's unit (``GamePlugin.big_blind``); None: not poker in chips
+    big_blinds: list[float] | None = None
+    #: each match's seating (``seats[k]`` of a match is the bot of ``seats[seating[k]]`` here);
+    #: None: every match in the order of ``seats``. With several, ``seats`` are the bots (--duplicate)
+    seatings: list[tuple[int, ...]] | None = None
+
+    @property
+    def duplicate(self) -> bool:
+        return self.seatings is not None and len(set(self.seatings)) > 1
+
+    def seat_of(self, match: int, bot: int) -> int:
+        """Where bot ``bot`` (its place in ``seats``) sat in match ``match``."""
+        return self.seatings[match].index(bot) if self.seatings is not None else bot
+
+    def bot_of(self, match: int, seat: int) -> int:
+        return self.seatings[match][seat] if self.seatings is not None else seat
 
     @property
     def completed(self) -> bool:
@@ -630,6 +646,14 @@ class SeriesResult:
     def duration(self) -> float:
         return sum(m.duration for m in self.matches)
 
+    def rates(self, seat: int) -> Rates | None:
+        """The seat's mbb/g and bb/100 over the series (``poker_rates``), None where the game has no big blind."""
+        if not self.big_blinds or len(self.big_blinds) < len(self.matches):
+            return None
+        won = sum(m.seats[self.seat_of(k, seat)].payoff / bb
+                  for k, (m, bb) in enumerate(zip(self.matches, self.big_blinds)))
+        return poker_rates(won, self.hands)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "game": self.game,
@@ -639,7 +663,12 @@ class SeriesResult:
             "hands": self.hands,
             "completed": self.completed,
             "played_on": self.played_on,
-            "seats": [s.to_json() for s in self.seats],
+            "big_blind": self.big_blinds[0] if self.big_blinds and len(set(self.big_blinds)) == 1 else None,
+            # with --duplicate, each match's bots in seat order (``seats`` are then the bots, not seats)
+            "seatings": [list(s) for s in self.seatings] if self.duplicate and self.seatings else None,
+            # (null rates: the game has no big blind, or no hand was played)
+            "seats": [{**s.to_json(), **(self.rates(s.seat) or {"mbb_per_game": None, "bb_per_100": None})}
+                      for s in self.seats],
             "faults": [f.to_json() for f in self.faults],
             "game_error": self.game_error,
             "exchanges": sum(m.exchanges for m in self.matches),
@@ -660,26 +689,35 @@ def _most_left(leftovers: list[int | None]) -> int | None:
 
 def summarize_series(
     plugin: GamePlugin[Any], specs: list[BotSpec], seed: int | str, lifetime: str, planned: int,
-    results: list[MatchResult],
+    results: list[MatchResult], big_blinds: list[float] | None = None,
+    seatings: list[tuple[int, ...]] | None = None,
 ) -> SeriesResult:
-    """Combine per-match scores with the game's ``aggregate`` (default: sum)."""
-    per_match = [[s.score for s in m.seats] for m in results]
+    """Combine per-match scores with the game's ``aggregate`` (default: sum);
+    ``big_blinds``: each planned match's (``GamePlugin.big_blind``), for poker's
+    rates; ``seatings``: each result's order of ``specs`` at the table
+    (``--duplicate``), whose figures are then summed per bot."""
+    series = SeriesResult(
+        game=plugin.spec.id, game_version=plugin.spec.version, seed=seed_text(seed), lifetime=lifetime,
+        planned=planned, matches=results, seats=[], big_blinds=big_blinds, seatings=seatings,
+    )
+
+    def of(i: int) -> list[SeatResult]:  # bot i's seat in every match
+        return [m.seats[series.seat_of(k, i)] for k, m in enumerate(results)]
+
+    per_match = [[m.seats[series.seat_of(k, i)].score for i in range(len(specs))] for k, m in enumerate(results)]
     scores = list(plugin.aggregate(per_match)) if per_match else [0.0] * len(specs)
-    seats = [
+    series.seats = [
         SeatResult(
             seat=i,
             bot=spec.name,
-            payoff=sum(m.seats[i].payoff for m in results),
+            payoff=sum(s.payoff for s in of(i)),
             score=scores[i],
-            time_used=sum(m.seats[i].time_used for m in results),
-            slowest_reply=max((m.seats[i].slowest_reply for m in results), default=0.0),
-            ending=results[-1].seats[i].ending if results else None,
-            leftovers=_most_left([m.seats[i].leftovers for m in results]),
-            sandbox=results[-1].seats[i].sandbox if results else None,
+            time_used=sum(s.time_used for s in of(i)),
+            slowest_reply=max((s.slowest_reply for s in of(i)), default=0.0),
+            ending=of(i)[-1].ending if results else None,
+            leftovers=_most_left([s.leftovers for s in of(i)]),
+            sandbox=of(i)[-1].sandbox if results else None,
         )
         for i, spec in enumerate(specs)
     ]
-    return SeriesResult(
-        game=plugin.spec.id, game_version=plugin.spec.version, seed=seed_text(seed), lifetime=lifetime,
-        planned=planned, matches=results, seats=seats,
-    )
+    return series

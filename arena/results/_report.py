@@ -21,7 +21,23 @@ def standings_of(store: Store, tid: int) -> Standings:
     names = [e["name"] for e in saved["entrants"]]
     return compute_standings(names, store.matches(tid), max_faults=settings.get("max_faults"),
                              broken_start=settings.get("broken_start"), unplayed=settings.get("unplayed", 0.0),
-                             duplicate=bool(settings.get("duplicate")))
+                             duplicate=bool(settings.get("duplicate")),
+                             big_blind=ranked_big_blind(saved["game"], saved["params"]))
+
+
+def ranked_big_blind(game: str, params: dict[str, Any] | None) -> float | None:
+    """The big blind of a stored tournament's game when its standings rank by
+    chips (the payoff's unit): their scores then read as mbb/g and bb/100.
+    None for a game without one, and where the tournament ranks by points."""
+    from .._games import load_game
+
+    try:
+        plugin = load_game(game)
+        model = plugin.Params(**(params or {}))
+    except Exception:  # unloadable, or another version's parameters: no rates rather than wrong ones
+        return None
+    units = plugin.units(model)
+    return plugin.big_blind(model) if units["tournament"] == units["payoff"] else None
 
 
 def format_words(settings: dict[str, Any]) -> list[str]:

@@ -10,6 +10,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from openskill.models import PlackettLuce
 
+from .._scoring import poker_rates
 from ._store import MatchRecord
 
 # Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom; beyond
@@ -111,6 +112,9 @@ class StandingRow(TypedDict):
     rating: float
     rating_mu: float
     rating_sigma: float
+    #: poker's rates of ``score`` over the hands of its matches (None: the game has no big blind)
+    mbb_per_game: float | None
+    bb_per_100: float | None
 
 
 class HeadToHeadRow(TypedDict):
@@ -145,6 +149,7 @@ class Standings(TypedDict):
 def compute_standings(
     names: list[str], matches: Sequence[MatchRecord], *, max_faults: int | None = None,
     broken_start: int | None = None, unplayed: float = 0.0, duplicate: bool = False,
+    big_blind: float | None = None,
 ) -> Standings:
     """Standings, cross-table and head-to-head from stored matches.
 
@@ -169,11 +174,14 @@ def compute_standings(
     With ``duplicate``, the seatings of one set of entrants in a round share
     their cards, so their scores are not independent: a 95% interval takes
     each such set as one observation (the reason duplicate deals narrow it).
+
+    ``big_blind``: the scores are chips won over each match's ``hands``, and
+    each row gets its rates in big blinds (mbb/g, bb/100: ``poker_rates``).
     """
     tally = _Tally(len(names), Disqualification(len(names), max_faults, broken_start), unplayed, duplicate)
     for position, match in enumerate(matches):
         tally.add(match, position)
-    rows = tally.rows(names)
+    rows = tally.rows(names, big_blind)
     # Disqualified entrants last; then by score, or by mean per match when
     # entrants played different numbers of matches (a total would reward the busier).
     by_mean = len({r["matches"] for r in rows if not r["disqualified"]}) > 1
@@ -204,6 +212,7 @@ class _Tally:
         self.faults: list[Counter] = [Counter() for _ in range(n)]
         self.disqualified_at: list[int | None] = [None] * n  # the schedule position of the deciding fault
         self.forfeits = [0] * n
+        self.hands = [0] * n  # hands played in the matches that count (a forfeit's: none)
         self.pairs: dict[tuple[int, int], list[tuple[float, float, Any]]] = {}
         self.seats = 0  # the most seats of a match
         self.model = PlackettLuce()
@@ -241,22 +250,26 @@ class _Tally:
         for seat, who in enumerate(seats):
             self.scores[who].append(match_scores[seat])
             self.keys[who].append(group)
+            self.hands[who] += match.get("hands") or 0
             for other_seat, other in enumerate(seats):
                 if other != who:
                     self.pairs.setdefault((who, other), []).append(
                         (match_scores[seat], match_scores[other_seat], group))
         _rate(self.model, self.ratings, seats, match_scores, faulted)
 
-    def rows(self, names: list[str]) -> list[StandingRow]:
+    def rows(self, names: list[str], big_blind: float | None) -> list[StandingRow]:
         rows = []
         for i, name in enumerate(names):
             mean, low, high = grouped_ci(self.scores[i], self.keys[i])
             rating = self.ratings[i]
+            rates = poker_rates(sum(self.scores[i]) / big_blind, self.hands[i]) if big_blind else None
             rows.append(StandingRow(
                 bot=name, score=sum(self.scores[i]), mean=mean, ci_low=low, ci_high=high,
                 matches=len(self.scores[i]), faults=dict(sorted(self.faults[i].items())),
                 forfeits=self.forfeits[i], disqualified=self.disqualified_at[i] is not None,
                 rating=rating.ordinal(), rating_mu=rating.mu, rating_sigma=rating.sigma,
+                mbb_per_game=rates["mbb_per_game"] if rates else None,
+                bb_per_100=rates["bb_per_100"] if rates else None,
             ))
         return rows
 

@@ -56,3 +56,15 @@ def test_disqualification_counts_later_matches_as_forfeits_in_schedule_order():
     # the match played after the deciding fault counts as a forfeit too
     assert b["score"] == 3 * 0 - 3 - 1 - 100 - 100 + 3 * 0 + 0
     assert rows[0]["score"] == 3 + 1
+
+
+def test_poker_rates_count_the_chips_of_the_ranked_score_over_the_hands_played():
+    names = ["a", "b"]
+    matches = [{**_match(0, (0, 1), (30, -30)), "hands": 100}, {**_match(0, (1, 0), (10, -10)), "hands": 50},
+               # a forfeit adds a score of `unplayed` and no hands
+               {**_match(1, (0, 1), (0, 0), status="forfeit"), "hands": 0}]
+    rows = {r["bot"]: r for r in compute_standings(names, matches, big_blind=2)["standings"]}
+    assert math.isclose(rows["a"]["mbb_per_game"], 1000 * (30 - 10) / 2 / 150)
+    assert math.isclose(rows["b"]["bb_per_100"], 100 * (-30 + 10) / 2 / 150)
+    plain = compute_standings(names, matches)["standings"]
+    assert all(r["mbb_per_game"] is None and r["bb_per_100"] is None for r in plain)

@@ -69,3 +69,9 @@ def test_sample_bots_tournament_with_two_jobs(game, tmp_path):
         assert row["faults"] == {}
         assert row["matches"] > 0
     assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
+    # poker's rates where the standings rank by chips (every match here played to its end)
+    for row in rows:
+        if game == "holdem":  # 30 hands a match, big blind 2
+            assert row["mbb_per_game"] == pytest.approx(1000 * row["score"] / (30 * row["matches"]) / 2)
+        else:
+            assert (row["mbb_per_game"] is not None) == (game == "kuhn3"), row
