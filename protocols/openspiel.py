@@ -1,19 +1,24 @@
 """The openspiel JSON-lines protocol: any OpenSpiel game, as a sans-I/O dialogue.
 
-At every state of the game before its end, each seat gets exactly one
-message: ``act`` (a request) if it chooses now, else ``observe`` (a
-notification). A simultaneous step asks every acting seat in one exchange.
-At the end every seat gets a last ``observe`` (``final`` true), then
-``match_end`` with the game's returns::
+At every state of the game before its end, a seat that chooses now gets
+``act`` (a request); a seat that does not gets ``observe`` (a notification)
+only when what it may know has changed since its last message (its
+observation, its information state, or the tensors it asked for): a seat is
+never told that a state passed which OpenSpiel does not show it (a phantom
+game's failed attempt, another seat's private card). ``move`` counts the
+seat's own messages, not the match's decisions, for the same reason. A
+simultaneous step asks every acting seat in one exchange. At the end every
+seat gets a last ``observe`` (``final`` true), then ``match_end`` with the
+game's returns::
 
     match_start -> ready (tensors: true or false)            (every seat)
-    per state:   observe                (the seats that do not choose now)
+    per state:   observe       (the seats that do not choose now, if their view changed)
                  act -> action          (the seat, or seats, that choose)
     at the end:  observe (final)        (every seat)
     match_end                                                (every seat)
 
-One message per seat per state is the shape of OpenSpiel's own competition
-referee (HIGC), so a relay can speak that protocol to an unchanged HIGC bot
+OpenSpiel's own competition referee (HIGC) sends each seat a message per
+state; a relay can still speak its protocol to an unchanged HIGC bot
 (``higc:CMD``, protocols/higc/relay.py): a seat whose ``ready`` asks for
 them gets its public and private observation tensors, as that referee
 compresses them, in each message (they are large for some games, chess's
@@ -47,7 +52,8 @@ from .jsonlines import (MatchEnd, MatchStart, Message, Reply, abandoned, decode,
                         fast_reply, match_number)
 
 GAME = "openspiel"
-VERSION = 1
+#: 2: a waiting seat is told only what changed for it, and ``move`` counts its own messages
+VERSION = 2
 #: the most seats a game string may ask for (OpenSpiel's own games go up to 15)
 MAX_SEATS = 16
 #: the golden playthroughs of the variants the project plays (openspiel:liars_dice, ...), one file
@@ -72,7 +78,8 @@ class LegalAction(BaseModel):
 
 class _Seen(Message):
     type: str  # each message's own Literal; declared first so that it leads the line
-    move: int = Field(description="decisions taken so far in the match")
+    move: int = Field(description="this seat's messages (act and observe) before this one since the match "
+                                  "started, from 0: never the other seats' decisions, which a game may hide")
     observation: str | None = Field(
         description="OpenSpiel's observation string for this seat (null when the game has none)")
     information_state: str | None = Field(
@@ -158,6 +165,9 @@ class OpenSpielDealer:
         self._wants_tensors = [False] * self.match.players
         #: which message of the match's shape is being sent (for ``known``)
         self._stage = "match_start"
+        #: each seat's messages in play so far (its ``move``), and the view it was last sent
+        self._sent = [0] * self.match.players
+        self._last_view: list[tuple | None] = [None] * self.match.players
 
     # --- reports and scores ---------------------------------------------------
     def context(self) -> dict[str, Any]:
@@ -193,24 +203,34 @@ class OpenSpielDealer:
         legal = tuple(m.state.legal_actions(seat)) if seat in m.acting() else None
         returns = tuple(m.returns()) if m.terminal else None
         return (match_number(self.match_index, seat), seat, tuple(self.names), self.params.game,
-                self._wants_tensors[seat], self._stage, m.moves, view, legal, returns)
+                self._wants_tensors[seat], self._stage, self._sent[seat], view, legal, returns)
 
     # --- messages ---------------------------------------------------------------
     # The messages are written from plain dicts in their models' field order
     # (encode_fields: the models' own bytes, tests/protocols/test_openspiel.py
     # checks it); a pydantic model per legal action cost more than the game.
-    def _seen(self, kind: str, seat: int) -> dict[str, Any]:
+    def _view(self, seat: int) -> tuple:
+        """What ``seat`` may see now: its observation and information state, and the tensors it asked for."""
         m = self.match
-        fields: dict[str, Any] = {"type": kind, "move": m.moves, "observation": m.observation(seat),
-                                  "information_state": m.information_state(seat),
-                                  "public_tensor": None, "private_tensor": None}
-        if self._tensors is not None and self._wants_tensors[seat]:
-            fields["public_tensor"] = _tensor(self._tensors[0], m.state, seat)
-            fields["private_tensor"] = _tensor(self._tensors[1], m.state, seat)
+        tensors = ((_tensor(self._tensors[0], m.state, seat), _tensor(self._tensors[1], m.state, seat))
+                   if self._tensors is not None and self._wants_tensors[seat] else (None, None))
+        return (m.observation(seat), m.information_state(seat), *tensors)
+
+    def _seen(self, kind: str, seat: int, view: tuple | None = None) -> dict[str, Any]:
+        view = self._view(seat) if view is None else view
+        self._last_view[seat] = view
+        fields: dict[str, Any] = {"type": kind, "move": self._sent[seat], "observation": view[0],
+                                  "information_state": view[1], "public_tensor": view[2], "private_tensor": view[3]}
+        self._sent[seat] += 1
         return fields
 
-    def _observe(self, seat: int, final: bool = False) -> bytes:
-        fields = self._seen("observe", seat)
+    def _changed(self, seats: list[int]) -> list[tuple[int, tuple]]:
+        """Of ``seats``, those whose view differs from the one they were last sent, with it."""
+        views = [(s, self._view(s)) for s in seats]
+        return [(s, v) for s, v in views if v != self._last_view[s]]
+
+    def _observe(self, seat: int, final: bool = False, view: tuple | None = None) -> bytes:
+        fields = self._seen("observe", seat, view)
         fields["final"] = final
         return encode_fields(fields)
 
@@ -232,9 +252,9 @@ class OpenSpielDealer:
         self._stage = "play"
         while not m.terminal:
             acting = m.acting()
-            watching = [s for s in range(n) if s not in acting]
-            if watching:
-                yield Exchange([(s, self._observe(s)) for s in watching], reply=False)
+            told = self._changed([s for s in range(n) if s not in acting])
+            if told:
+                yield Exchange([(s, self._observe(s, view=v)) for s, v in told], reply=False)
             if m.chance:
                 m.apply_chance(pick(m.chance_outcomes(), self.rng.random()))
                 continue
@@ -397,7 +417,7 @@ class OpenSpielSeatView(SeatView):
         if kind == "act":
             taken: set[str] = set()
             self._actions = {word_for(a["name"], taken): a["action"] for a in m["legal"]}
-            return Turn(self._seen(m), [Choice(w) for w in self._actions], question=f"Move {m['move'] + 1}")
+            return Turn(self._seen(m), [Choice(w) for w in self._actions])
         return super().feed(line)
 
     def reply(self, choice: Choice, amount: int | None) -> str:

@@ -32,12 +32,17 @@ the game's returns, in seat order). Answer ``match_start`` with
 ``{"type": "ready"}``, or ``{"type": "ready", "tensors": true}`` to be sent
 the observation tensors (``tensors`` is false when left out).
 
-At every state before the end, chance states included, each seat gets one
-message: ``act`` if it chooses now, else ``observe`` (no reply). At a
-simultaneous step every seat with a legal move gets its ``act`` before any
-reply is read. Both carry what the seat may know now:
+At every state before the end, chance states included, a seat that chooses
+now gets ``act``; a seat that does not gets ``observe`` (no reply) only when
+what it may know changed since its last message (its observation, its
+information state, or its tensors): no seat learns that a state passed which
+OpenSpiel does not show it (a phantom game's failed attempt, a card dealt to
+another seat). At a simultaneous step every seat with a legal move gets its
+``act`` before any reply is read. Both carry what the seat may know now:
 
-* ``move``: the decisions taken so far in the match (chance not counted);
+* ``move``: this seat's messages (``act`` and ``observe``) before this one
+  since the match started, from 0; not the match's decisions, which some
+  games hide;
 * ``observation``: OpenSpiel's observation string for this seat, null when
   the game gives none;
 * ``information_state``: OpenSpiel's information-state string for this seat,
