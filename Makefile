@@ -172,6 +172,7 @@ bench: install bots
 	$(PY) -m benchmarks.tournament_jobs
 	$(PY) -m benchmarks.sandbox_spawn
 	$(PY) -m benchmarks.duplicate_ci
+	$(PY) -m benchmarks.luck_hands
 	$(PY) -m benchmarks.holdem_engine
 	$(PY) -m benchmarks.server_load
 	$(PY) -m benchmarks.cluster

@@ -70,3 +70,48 @@ def poker_rates(big_blinds_won: float, hands: int) -> Rates | None:
     if hands <= 0:
         return None
     return Rates(mbb_per_game=1000 * big_blinds_won / hands, bb_per_100=100 * big_blinds_won / hands)
+
+
+class LuckTally:
+    """Each bot's payoff per hand over a run, plain and with the luck of the cards
+    taken out (protocols/luck.py: a game's ``luck_reader`` gives each hand's
+    payoffs and chance terms), as running means and squared deviations
+    (Welford's, exact over millions of hands): a 95% interval of each mean
+    per hand, the hands taken as independent. In mbb/g with a big blind, else
+    in the payoff's unit per hand."""
+
+    def __init__(self, bots: int, big_blind: float | None) -> None:
+        from protocols.luck import ESTIMATES
+
+        self.kinds = ("plain", *ESTIMATES)
+        self.big_blind = big_blind
+        #: kind -> bot -> [hands, mean, sum of squared deviations from the mean]
+        self.sums = {kind: [[0, 0.0, 0.0] for _ in range(bots)] for kind in self.kinds}
+        #: the table's seats' bots in the match being played (``--duplicate`` changes it)
+        self.seating: tuple[int, ...] = tuple(range(bots))
+
+    def add(self, hand: Any) -> None:
+        scale = 1000 / self.big_blind if self.big_blind else 1.0
+        for seat, payoff in enumerate(hand.payoffs):
+            bot = self.seating[seat]
+            self._add("plain", bot, payoff * scale)
+            for kind, terms in hand.terms.items():
+                self._add(kind, bot, (payoff - terms[seat]) * scale)
+
+    def _add(self, kind: str, bot: int, x: float) -> None:
+        row = self.sums[kind][bot]
+        row[0] += 1
+        delta = x - row[1]
+        row[1] += delta / row[0]
+        row[2] += delta * (x - row[1])
+
+    def report(self, bot: int) -> dict[str, Any]:
+        """The bot's estimates: per kind its mean per hand, 95% interval and hands."""
+        out: dict[str, Any] = {"unit": "mbb/g" if self.big_blind else "per hand"}
+        for kind in self.kinds:
+            n, mean, squares = self.sums[kind][bot]
+            if n == 0:
+                continue
+            half = 1.96 * math.sqrt(squares / (n - 1) / n) if n > 1 else math.inf
+            out[kind] = {"mean": mean, "ci_low": mean - half, "ci_high": mean + half, "hands": n}
+        return out

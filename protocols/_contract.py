@@ -362,6 +362,13 @@ class GamePlugin(Generic[P]):
         its big blind. None (the default): the game has no such unit."""
         return None
 
+    def luck_reader(self, params: P, seed: str) -> Any | None:
+        """For ``--aivat``: a reader of the luck of each hand (protocols/luck.py):
+        ``sent(seat, text)`` takes every line sent to a seat, ``take()`` gives
+        the hands finished since (``HandLuck``); ``seed`` keys any sampling it
+        does. None (the default): the game gives no such estimate."""
+        return None
+
     # (the fault rule, ``forfeit``, lives on the dialogue run: see DialogueRun)
 
     # --- tournaments ------------------------------------------------------

@@ -885,6 +885,13 @@ class HoldemPlugin(BuiltinGame[HoldemParams]):
             return None
         return float(params.big_blind)  # (a --gamedef's own, set from the file)
 
+    def luck_reader(self, params: HoldemParams, seed: str) -> Any | None:
+        if params.mode == "freezeout":  # places are not chips: no luck in chips to take out
+            return None
+        from .holdem_luck import HoldemLuck
+
+        return HoldemLuck(seed)
+
     round_note = ("every rotation of every table of --seats entrants (default: all of them, "
                   "at most 10); a match is -p hands=N hands or -p tournaments=N freezeouts")
     seatings = "rotations"

@@ -570,6 +570,11 @@ class Kuhn3Plugin(BuiltinGame[Kuhn3Params]):
         ante = max(params.antes) if params is not None else 1
         return float(ante) or None
 
+    def luck_reader(self, params: Kuhn3Params, seed: str) -> Any | None:
+        from .kuhn3_luck import Kuhn3Luck
+
+        return Kuhn3Luck(seed)
+
     def hand_histories(self, names: list[str]) -> Any:
         from .acpc import Kuhn3Log
 

@@ -33,7 +33,8 @@ from .._games import DISTRIBUTION, PluginLoadError, available_games, load_game
 from ..play._match import MatchSettings, SeriesResult, run_series, summarize_series
 from .._checks import UsageError, check_range, parse_param
 from .._plan import PlayPlan, check_agents_level, entrant, plan_play
-from .._seeds import public_seed
+from .._scoring import LuckTally
+from .._seeds import derive_seed, public_seed
 from .._spec import BotSpec
 from ..play._host import BotHost, open_host
 from ..sandbox import SandboxPolicy
@@ -242,6 +243,35 @@ def _print_table(result: SeriesResult, units: dict[str, str]) -> None:
     title = f"{result.game} · seed {result.seed} · {matches}{result.hands:,} {units['hands']} · {status}"
     # Off a terminal nothing is cut: the bot names must stay greppable.
     Console(width=output_width()).print(fit_table(title, columns, rows, names=("bot",), drop=("bb/100",)))
+    if result.luck is not None:
+        _print_luck(result)
+
+
+#: the estimates' names in a table (protocols/luck.py)
+LUCK_WORDS = {"plain": "plain", "allin": "all-in adjusted", "aivat": "AIVAT (chance terms)"}
+
+
+def _print_luck(result: SeriesResult) -> None:
+    """Each bot's winnings per hand with the luck taken out, each with its 95% interval."""
+    from rich.console import Console
+
+    from ._results import fit_table
+
+    reports = result.luck or []
+    failed = next((r["failed"] for r in reports if "failed" in r), None)
+    if failed:
+        typer.echo(f"luck: {failed}")
+        return
+    kinds = [k for k in LUCK_WORDS if any(k in r for r in reports)]
+    unit = reports[0]["unit"] if reports else "per hand"
+    rows = [[inert(seat.bot), *(f"{r[k]['mean']:+.0f} ±{(r[k]['ci_high'] - r[k]['ci_low']) / 2:.0f}"
+                                if unit == "mbb/g" else f"{r[k]['mean']:+.3f} ±{(r[k]['ci_high'] - r[k]['ci_low']) / 2:.3f}"
+                                for k in kinds)]
+            for seat, r in zip(result.seats, reports)]
+    title = (f"{unit} with the luck of the cards taken out, 95% intervals over "
+             f"{reports[0]['plain']['hands'] if reports and 'plain' in reports[0] else 0:,} hands (docs/variance.md)")
+    Console(width=output_width()).print(fit_table(title, [("bot", "l"), *((LUCK_WORDS[k], "r") for k in kinds)], rows,
+                                                  names=("bot",)))
 
 
 # Options every game command shares (the same words as the first game's).
@@ -305,6 +335,11 @@ def play_cmd(
         "--duplicate",
         help="Play every match once in each seating on the same cards (the same seed): each bot plays every "
              "seat's cards, so luck cancels out; the results are per bot.")] = False,
+    aivat: Annotated[bool, typer.Option(
+        "--aivat",
+        help="Also estimate each bot's winnings with the luck of the cards taken out (AIVAT's chance terms; "
+             "in hold'em also the all-in adjustment), each with its 95% interval beside the plain one "
+             "(the poker games that read their hands' luck; docs/variance.md).")] = False,
 ) -> None:
     """Play any installed game: its parameters as -p KEY=VALUE (see `arena games`)."""
     try:
@@ -315,7 +350,7 @@ def play_cmd(
         game, bots, [raw], keys=True, matches=matches, seed=seed, timeout=timeout,
         startup_timeout=startup_timeout, budget=budget, log_dir=log_dir, trace=trace, json_out=json_out,
         sandbox=sandbox, memory_mb=memory_mb, cpu_seconds=cpu_seconds, pids=pids, lifetime=lifetime,
-        hand_history=hand_history, acpc_log=acpc_log, acpc_lenient=acpc_lenient, duplicate=duplicate))
+        hand_history=hand_history, acpc_log=acpc_log, acpc_lenient=acpc_lenient, duplicate=duplicate, aivat=aivat))
 
 
 def play_from_cli(
@@ -367,6 +402,7 @@ def _play(
     acpc_log: Path | None = None,
     acpc_lenient: bool = False,
     duplicate: bool = False,
+    aivat: bool = False,
 ) -> int:
     """Validate everything, play one match (or a series), report; return the exit code.
 
@@ -386,6 +422,9 @@ def _play(
     if duplicate and (hand_history is not None or acpc_log is not None):
         raise _usage_error("--duplicate plays each deal in several seatings, and --hand-history and --acpc-log "
                            "write one seating's hands: play the seatings one by one with the same --seed for them")
+    if aivat and any(plan.plugin.luck_reader(params, "") is None for params, _ in plan.matches):
+        raise _usage_error(f"--aivat takes the luck of the cards out of poker's chips, and {game_id} with these "
+                           "parameters gives no such estimate (docs/variance.md says which games do)")
     formats = plan.plugin.hand_formats
     if hand_history is not None and "phh" not in formats:
         raise _usage_error(f"--hand-history writes poker hands as PHH; {game_id} writes none")
@@ -410,11 +449,12 @@ def _play(
         check_agents_level(plan.bots, host.level)
     except UsageError as exc:
         raise _usage_error(str(exc)) from None
-    return _run(plan, host, trace=trace, json_out=json_out, hand_history=hand_history, acpc_log=acpc_log)
+    return _run(plan, host, trace=trace, json_out=json_out, hand_history=hand_history, acpc_log=acpc_log,
+                aivat=aivat)
 
 
 def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_history: Path | None = None,
-         acpc_log: Path | None = None) -> int:
+         acpc_log: Path | None = None, aivat: bool = False) -> int:
     """Play a checked plan on ``host`` (closed at the end) and report; the exit code."""
     plugin, specs, matches, seed, log_dir = plan.plugin, plan.bots, plan.matches, plan.seed, plan.log_dir
     game_id = plugin.spec.id
@@ -436,12 +476,18 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
         # The hands are read from the lines sent to the seats, through the trace hook.
         histories = plugin.hand_histories(names)
         tracer = _also_histories(tracer, histories)
+    luck = None
+    if aivat:
+        one_blind = {plugin.big_blind(params) for params, _ in matches}
+        luck = _Luck(plugin.luck_reader(matches[0][0], derive_seed(seed, "luck")),
+                     LuckTally(len(specs), one_blind.pop() if len(one_blind) == 1 else None))
+        tracer = luck.tracer(tracer)
     settings = MatchSettings(
         timeout=plan.timeout, startup_timeout=plan.startup_timeout, budget=plan.budget, log_dir=log_dir,
         trace=tracer, progress=progress, host=host,
     )
     try:
-        results, seatings = trio.run(_seatings, plan, settings)
+        results, seatings = trio.run(_seatings, plan, settings, luck)
     except KeyboardInterrupt:
         host.close()
         progress.done()
@@ -463,6 +509,8 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     series = summarize_series(plugin, specs, seed, plan.lifetime, len(matches) * len(plan.seatings), results,
                               big_blinds=None if None in blinds else blinds,  # type: ignore[arg-type]
                               seatings=seatings)
+    if luck is not None:
+        series.luck = luck.reports(len(specs))
     kept = _keep_logs(series, log_dir) if own_log_dir else str(log_dir)
     _report(series, kept, host.summary() if json_out else None, units)
     if series.game_error:
@@ -470,13 +518,45 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     return EXIT_OK if series.completed else EXIT_FAULT
 
 
-async def _seatings(plan: PlayPlan, settings: MatchSettings) -> tuple[list[Any], list[tuple[int, ...]]]:
+class _Luck:
+    """``--aivat``: the game's luck reader on the lines sent to the seats, its
+    hands summed per bot. A reader that fails stops estimating (saying why);
+    the match plays on."""
+
+    def __init__(self, reader: Any, tally: LuckTally) -> None:
+        self.reader, self.tally = reader, tally
+        self.failed: str | None = None
+
+    def tracer(self, then: Any) -> Any:
+        def trace(seat: int, direction: str, text: str) -> None:
+            if direction == "->" and self.failed is None:
+                try:
+                    self.reader.sent(seat, text)
+                    for hand in self.reader.take():
+                        self.tally.add(hand)
+                except Exception as exc:  # a bug of the game's reader must not end the match
+                    self.failed = f"{type(exc).__name__}: {exc}"
+            if then is not None:
+                then(seat, direction, text)
+
+        return trace
+
+    def reports(self, bots: int) -> list[dict[str, Any]]:
+        if self.failed is not None:
+            return [{"failed": f"the game's luck reader failed ({self.failed}): no estimate"}] * bots
+        return [self.tally.report(b) for b in range(bots)]
+
+
+async def _seatings(plan: PlayPlan, settings: MatchSettings, luck: _Luck | None = None
+                    ) -> tuple[list[Any], list[tuple[int, ...]]]:
     """The plan's matches in each of its seatings, one seating after another (a
     seating with a fault ends the run, as a fault ends a series); every result
     with its seating."""
     results: list[Any] = []
     seatings: list[tuple[int, ...]] = []
     for seating in plan.seatings:
+        if luck is not None:
+            luck.tally.seating = seating
         played = await run_series(plan.plugin, [plan.bots[e] for e in seating], plan.matches, settings,
                                   lifetime=plan.lifetime)
         results += played

@@ -607,6 +607,8 @@ class SeriesResult:
     #: each match's seating (``seats[k]`` of a match is the bot of ``seats[seating[k]]`` here);
     #: None: every match in the order of ``seats``. With several, ``seats`` are the bots (--duplicate)
     seatings: list[tuple[int, ...]] | None = None
+    #: with --aivat, each bot's estimates with luck taken out (arena._scoring.LuckTally.report)
+    luck: list[dict[str, Any]] | None = None
 
     @property
     def duplicate(self) -> bool:
@@ -667,7 +669,8 @@ class SeriesResult:
             # with --duplicate, each match's bots in seat order (``seats`` are then the bots, not seats)
             "seatings": [list(s) for s in self.seatings] if self.duplicate and self.seatings else None,
             # (null rates: the game has no big blind, or no hand was played)
-            "seats": [{**s.to_json(), **(self.rates(s.seat) or {"mbb_per_game": None, "bb_per_100": None})}
+            "seats": [{**s.to_json(), **(self.rates(s.seat) or {"mbb_per_game": None, "bb_per_100": None}),
+                       **({"luck": self.luck[s.seat]} if self.luck is not None else {})}
                       for s in self.seats],
             "faults": [f.to_json() for f in self.faults],
             "game_error": self.game_error,

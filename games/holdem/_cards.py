@@ -77,6 +77,20 @@ def evaluate_holes(holes: Iterable[Sequence[int]], board: Sequence[int]) -> list
     return [evaluate([cards[a], cards[b], *shared]) for a, b in holes]
 
 
+def evaluate_runouts(holes: Sequence[Sequence[int]], board: Sequence[int],
+                     runouts: Iterable[Sequence[int]]) -> list[list[int]]:
+    """For each way the board may end (``board`` plus a runout), each hole pair's value."""
+    evaluate = _evaluate or _load_eval7()
+    cards = _EVAL7
+    pairs = [[cards[a], cards[b]] for a, b in holes]
+    shared = [cards[c] for c in board]
+    out = []
+    for runout in runouts:
+        full = shared + [cards[c] for c in runout]
+        out.append([evaluate(pair + full) for pair in pairs])
+    return out
+
+
 def describe(value: int) -> str:
     """An eval7 value in words: ``"two pair, kings and nines"``."""
     cat = value >> 24
