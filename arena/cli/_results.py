@@ -197,18 +197,23 @@ def print_standings(game: str, tid: int, table: Standings, settings: dict[str, A
     console.print()
     console.print(_head_to_head(table, margin, width))
     console.print()
-    for line in measure_words(table, unit, sprt=bool(settings.get("sprt"))):
+    for line in measure_words(table, unit, sprt=(settings.get("sprt") or {}).get("model", "normalized")
+                              if settings.get("sprt") else None):
         console.print(line, markup=False, highlight=False)
 
 
-def measure_words(table: Standings, unit: str, *, sprt: bool = False) -> list[str]:
+def measure_words(table: Standings, unit: str, *, sprt: str | None = None) -> list[str]:
     """What the rank counts and what every other verdict counts (in a two-seat game: matches won,
-    not their size), and, where they disagree at the top, that they do and why."""
+    not their size), and, where they disagree at the top, that they do and why. ``sprt``: the
+    model of the tournament's SPRT, if it had one ("chips" counts chips)."""
     by = f"mean {unit} per match" if table.get("ranked_by") == "mean" else f"{unit} in total"
     if table.get("seats") == 2:
-        counted = "won, lost, drawn, Elo, LOS" + (", SPRT" if sprt else "") + " and the rating"
+        counted = "won, lost, drawn, Elo, LOS" + (", SPRT" if sprt not in (None, "chips") else "") + " and the rating"
+        chips = " The SPRT counts chips won per hand (mbb/g), as the rank does." if sprt == "chips" else ""
+        if any("los_chips" in row for row in table["head_to_head"]):
+            chips += f" LOS chips is the likelihood of superiority in {unit} (a normal model of the margin)."
         words = [f"The rank counts {by}; {counted} count matches (each won by the bot with more {unit} in it), "
-                 f"not how many {unit}."]
+                 f"not how many {unit}.{chips}"]
     else:
         words = [f"The rank counts {by}; the rating counts each match's order of finish, not how many {unit}."]
     return words + [w for w in [rank_and_wins_disagree(table, unit)] if w]
@@ -279,6 +284,7 @@ def _cross_table(table: Standings, unit: str, margin: bool, width: int) -> Any:
 
 def _head_to_head(table: Standings, margin: bool, width: int) -> Any:
     two_seats = any("elo" in row for row in table["head_to_head"])
+    chips = any("los_chips" in row for row in table["head_to_head"])
     rows = []
     for row in table["head_to_head"]:
         value, low, high = ((row["margin"], row["margin_low"], row["margin_high"]) if margin
@@ -287,11 +293,16 @@ def _head_to_head(table: Standings, margin: bool, width: int) -> Any:
                  str(row["losses"]), str(row["draws"]), f"{value:.3f}", _ci(low, high)]
         if two_seats:
             cells += [_elo(row), f"{100 * row['los']:.1f}%" if "los" in row else ""]
+        if chips:
+            los_chips = row.get("los_chips")
+            cells += [f"{100 * los_chips:.1f}%" if los_chips is not None else ""]
         rows.append(cells)
     columns = [("bot", "l"), ("opponent", "l"), ("matches", "r"), ("won", "r"), ("lost", "r"), ("drawn", "r"),
                ("margin" if margin else "mean", "r"), ("95% CI", "r")]
     if two_seats:
         columns += [("Elo", "r"), ("LOS", "r")]
+    if chips:
+        columns += [("LOS chips", "r")]
     return fit_table("head to head: the row bot against the other, in the matches they shared",
                      columns, rows, names=("bot", "opponent"), drop=("drawn", "95% CI", "matches"), width=width)
 

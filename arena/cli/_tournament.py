@@ -75,7 +75,13 @@ def tournament_cmd(
         "--sprt", metavar="ELO0,ELO1[,ALPHA,BETA]",
         help="Two entrants of a two-seat game: play rounds until the sequential probability ratio test "
              "accepts that the first is ELO0 or ELO1 Elo stronger, as fastchess does (alpha, beta default 0.05; "
-             "--rounds is the cap, default 10000; pentanomial with --duplicate).")] = None,
+             "--rounds is the cap, default 10000; pentanomial with --duplicate). It counts matches won, drawn and "
+             "lost; for poker, --sprt-chips counts chips.")] = None,
+    sprt_chips: Annotated[Optional[str], typer.Option(
+        "--sprt-chips", metavar="MBB0,MBB1[,ALPHA,BETA]",
+        help="Two entrants of a two-seat poker game: play rounds until a sequential probability ratio test on "
+             "chips accepts that the first wins MBB0 or MBB1 mbb/g (each match, or each deal with --duplicate, "
+             "one observation; alpha, beta default 0.05; --rounds is the cap, default 10000).")] = None,
     on_fault: Annotated[Optional[str], typer.Option(
         "--on-fault", help="'forfeit' (default): a faulting bot scores the worst it could have had by playing on "
                            "(its game's fault rule); 'score-so-far': it keeps its score so far, which lets a fault "
@@ -383,6 +389,8 @@ def sprt_line(state: dict[str, Any], names: list[str], unit: str = "score") -> s
     # Accepting a hypothesis says which of the two differences the results favour, at the
     # test's error rates; it is not a bound on the difference itself.
     first, e0, e1 = inert(names[0]), state["elo0"], state["elo1"]
+    if state.get("model") == "chips":
+        return _chips_sprt_line(state, first)
     verdict = {"H1": f"H1 accepted: the results favour {first} being {e1:g} Elo stronger over {e0:g}",
                "H0": f"H0 accepted: the results favour {first} being {e0:g} Elo stronger over {e1:g}",
                None: "no decision within --rounds"}[state["decision"]]
@@ -399,6 +407,22 @@ def sprt_line(state: dict[str, Any], names: list[str], unit: str = "score") -> s
     return (f"SPRT [{e0:g}, {e1:g}] {model} Elo: LLR {state['llr']:.2f} ({low:.2f}, {high:.2f}), "
             f"{verdict}{elo_text} (logistic Elo of {what} won, drawn and lost, not of how many {unit}: "
             f"{kind} {counts})")
+
+
+def _chips_sprt_line(state: dict[str, Any], first: str) -> str:
+    """The verdict of ``--sprt-chips``: what it counts is chips, in mbb/g."""
+    low, high = state["bounds"]
+    m0, m1 = state["elo0"], state["elo1"]
+    verdict = {"H1": f"H1 accepted: the results favour {first} winning {m1:g} mbb/g over {m0:g}",
+               "H0": f"H0 accepted: the results favour {first} winning {m0:g} mbb/g over {m1:g}",
+               None: "no decision within --rounds"}[state["decision"]]
+    deals = state["model_counts"] == "pentanomial"
+    what = "deals" if deals else "matches"
+    mean = state.get("mbb_per_game")
+    found = "" if mean is None else f"; {first} {mean:+.1f} mbb/g over {state['observations']} {what}"
+    each = "each deal (both its seatings)" if deals else "each match"
+    return (f"SPRT [{m0:g}, {m1:g}] mbb/g on chips: LLR {state['llr']:.2f} ({low:.2f}, {high:.2f}), {verdict}"
+            f"{found} (chips won per hand, {each} one observation; not matches won)")
 
 
 def outcome_words(record: MatchRecord, names: list[str]) -> str:

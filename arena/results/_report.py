@@ -51,7 +51,8 @@ def format_words(settings: dict[str, Any]) -> list[str]:
         words.append(f"until every 95% interval is within +/-{settings['until_ci']:g}")
     if settings.get("sprt"):
         s = settings["sprt"]
-        words.append(f"SPRT [{s['elo0']:g}, {s['elo1']:g}]")
+        words.append(f"SPRT on chips [{s['elo0']:g}, {s['elo1']:g}] mbb/g" if s.get("model") == "chips"
+                     else f"SPRT [{s['elo0']:g}, {s['elo1']:g}]")
     if settings.get("on_fault") == "score-so-far":
         words.append("faults keep their score so far (a fault can pay)")
     # (a tournament stored before --broken-start had none: it says so)

@@ -108,7 +108,9 @@ def elo(t: Tally) -> Elo | None:
 
 # --- the sequential test ------------------------------------------------------
 
-MODELS = ("normalized", "logistic")
+#: "chips" tests chips, not match wins: ``elo0`` and ``elo1`` are then the first
+#: entrant's winnings in mbb/g (see ``Sprt.llr_chips``)
+MODELS = ("normalized", "logistic", "chips")
 #: The largest |Elo| a bound may have (logistic: a score of 1/(1 + 1e-10)).
 MAX_ELO = 4000.0
 
@@ -125,22 +127,29 @@ class Sprt:
     model: str = "normalized"
 
     @classmethod
-    def parse(cls, text: str) -> Sprt:
-        """``ELO0,ELO1[,ALPHA,BETA]``, checked as fastchess checks it."""
+    def parse(cls, text: str, model: str = "normalized") -> Sprt:
+        """``ELO0,ELO1[,ALPHA,BETA]``, checked as fastchess checks it (``model``
+        "chips": ``MBB0,MBB1[,ALPHA,BETA]``, for ``--sprt-chips``)."""
+        option, words = ("--sprt-chips", "MBB0,MBB1") if model == "chips" else ("--sprt", "ELO0,ELO1")
         parts = [p.strip() for p in re.split(r"[,\s]+", text.strip()) if p.strip()]
         try:
             numbers = [float(p) for p in parts]
         except ValueError:
             numbers = []
         if len(numbers) not in (2, 4) or not all(math.isfinite(x) for x in numbers):
-            raise UsageError(f"--sprt takes ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA (like 0,5 or 0,5,0.05,0.05), "
+            raise UsageError(f"{option} takes {words} or {words},ALPHA,BETA (like 0,5 or 0,5,0.05,0.05), "
                              f"not {text!r}")
         elo0, elo1, *chances = numbers
-        test = cls(elo0, elo1, chances[0], chances[1]) if chances else cls(elo0, elo1)
+        test = (cls(elo0, elo1, chances[0], chances[1], model) if chances else cls(elo0, elo1, model=model))
         test.check()
         return test
 
     def check(self) -> None:
+        if self.model == "chips":
+            if self.elo0 >= self.elo1:
+                raise UsageError(f"--sprt-chips: MBB0 ({self.elo0:g}) must be less than MBB1 ({self.elo1:g})")
+            self._check_chances()
+            return
         for name, e in (("ELO0", self.elo0), ("ELO1", self.elo1)):
             if abs(e) > MAX_ELO:
                 raise UsageError(
@@ -148,6 +157,9 @@ class Sprt:
                     "no series can tell such differences apart")
         if self.elo0 >= self.elo1:
             raise UsageError(f"--sprt: ELO0 ({self.elo0:g}) must be less than ELO1 ({self.elo1:g})")
+        self._check_chances()
+
+    def _check_chances(self) -> None:
         for name, p in (("ALPHA", self.alpha), ("BETA", self.beta)):
             if not 0.0 < p < 1.0:
                 raise UsageError(f"--sprt: {name} is a probability between 0 and 1, exclusive; got {p:g}")
@@ -177,12 +189,32 @@ class Sprt:
             p1 = _mle_logistic(values, probs, elo_to_score(self.elo1))
         return total * sum(p * (math.log(a) - math.log(b)) for p, a, b in zip(probs, p1, p0))
 
+    def llr_chips(self, values: Sequence[float]) -> float:
+        """The generalised log-likelihood ratio of H1 (the mean of ``values`` is
+        ``elo1``) against H0 (``elo0``) for independent normal observations of
+        unknown variance: ``n/2 log(s0 / s1)``, ``sk`` the mean squared distance
+        from ``elok``. The observations are the first entrant's mbb/g in each
+        match (each deal, with duplicate seatings)."""
+        n = len(values)
+        if n < 2:
+            return 0.0
+        mean = sum(values) / n
+        spread = sum((x - mean) ** 2 for x in values) / n
+        # a floor: a series of identical results must not make either hypothesis infinitely likely
+        floor = max(spread, ((self.elo1 - self.elo0) / 2) ** 2) * 1e-9
+        s0 = sum((x - self.elo0) ** 2 for x in values) / n + floor
+        s1 = sum((x - self.elo1) ** 2 for x in values) / n + floor
+        return n / 2 * math.log(s0 / s1)
+
     def decide(self, llr: float) -> str | None:
         """'H1' (the first entrant is the stronger by elo1), 'H0', or None: play on."""
         low, high = self.bounds
         return "H1" if llr >= high else "H0" if llr <= low else None
 
     def describe(self) -> str:
+        if self.model == "chips":
+            return (f"SPRT on chips, mbb0 {self.elo0:g}, mbb1 {self.elo1:g} (mbb/g), alpha {self.alpha:g}, "
+                    f"beta {self.beta:g}")
         return (f"SPRT elo0 {self.elo0:g}, elo1 {self.elo1:g} ({self.model} Elo), alpha {self.alpha:g}, "
                 f"beta {self.beta:g}")
 

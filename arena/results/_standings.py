@@ -135,6 +135,9 @@ class HeadToHeadRow(TypedDict):
     elo: NotRequired[float | None]
     elo_error: NotRequired[float | None]
     los: NotRequired[float]
+    #: a poker game's: the likelihood that the first wins more chips than the other over time (normal model
+    #: of the margin per match, or per deal with duplicate seatings), where ``los`` counts match wins
+    los_chips: NotRequired[float | None]
 
 
 class Standings(TypedDict):
@@ -199,7 +202,8 @@ def compute_standings(
     }
     return Standings(standings=[rows[i] for i in order], ranked_by=key, cross_table=cross,
                      cross_table_measure="margin" if margin else "mean", seats=tally.seats,
-                     head_to_head=head_to_head(names, tally.pairs, elo=tally.seats == 2, paired=duplicate))
+                     head_to_head=head_to_head(names, tally.pairs, elo=tally.seats == 2, paired=duplicate,
+                                               chips=big_blind is not None))
 
 
 class _Tally:
@@ -294,7 +298,7 @@ def _group(match: MatchRecord, position: int, duplicate: bool) -> Any:
 
 
 def head_to_head(names: list[str], pairs: dict[tuple[int, int], list[tuple[float, float, Any]]], *,
-                 elo: bool = False, paired: bool = False) -> list[HeadToHeadRow]:
+                 elo: bool = False, paired: bool = False, chips: bool = False) -> list[HeadToHeadRow]:
     """Per ordered pair of entrants: their shared matches, wins/losses/draws by
     score, the first one's mean score and its mean margin over the other
     (its score minus the other's), each with a 95% interval. With ``elo``
@@ -318,8 +322,26 @@ def head_to_head(names: list[str], pairs: dict[tuple[int, int], list[tuple[float
         found = elo_of(tally(results, paired=paired)) if elo else None
         if found is not None:  # (last, as the JSON has always listed them)
             row["elo"], row["elo_error"], row["los"] = _finite(found.diff), _finite(found.error), found.los
+        if chips and elo:
+            row["los_chips"] = margin_los([x - y for x, y, _ in results], keys)
         rows.append(row)
     return rows
+
+
+def margin_los(margins: list[float], keys: list[Any]) -> float | None:
+    """The likelihood of superiority in chips: P(the mean margin is above 0) under a normal
+    model of the margin per group of matches (``grouped_ci``'s groups); None with under two groups."""
+    groups: dict[Any, list[float]] = {}
+    for value, key in zip(margins, keys):
+        groups.setdefault(key, []).append(value)
+    means = [statistics.fmean(g) for g in groups.values()]
+    if len(means) < 2:
+        return None
+    error = statistics.stdev(means) / math.sqrt(len(means))
+    mean = statistics.fmean(means)
+    if error == 0:
+        return 1.0 if mean > 0 else 0.0 if mean < 0 else 0.5
+    return 0.5 * (1 + math.erf(mean / error / math.sqrt(2)))
 
 
 def _finite(x: float) -> float | None:

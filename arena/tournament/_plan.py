@@ -32,7 +32,7 @@ SPRT_ROUNDS = 10_000
 #: Options a resume restores from the database (and refuses to change), as the command line names them.
 RESTORED = ("rounds", "seats", "lifetime", "seed", "timeout", "startup_timeout", "budget", "sandbox", "param",
             "memory_mb", "cpu_seconds", "pids", "on_fault", "max_faults", "broken_start", "duplicate", "gauntlet",
-            "until_ci", "sprt")
+            "until_ci", "sprt", "sprt_chips")
 
 
 def check_cluster(address: str | None, lifetime: str, reach: bool = False, certs: Path | None = None) -> str | None:
@@ -88,7 +88,7 @@ def plan_tournament(
     memory_mb: int | None = None, cpu_seconds: int | None = None, pids: int | None = None,
     on_fault: str | None = None, max_faults: int | None = None, broken_start: int | None = None,
     duplicate: bool | None = None, gauntlet: str | None = None, until_ci: float | None = None,
-    sample: int | None = None, sprt: str | None = None,
+    sample: int | None = None, sprt: str | None = None, sprt_chips: str | None = None,
 ) -> TournamentConfig:
     """Every option of a new tournament of ``game`` between the named entrants
     ``bots`` checked (raises UsageError naming the option); nothing stored.
@@ -103,7 +103,13 @@ def plan_tournament(
     duplicate = bool(duplicate)
     lifetime = _lifetime(plugin, chosen, bots, lifetime, duplicate)
     table = _table(plugin, chosen, bots, seats)
-    test, rounds = _stopping(game, bots, table, sprt, until_ci, rounds)
+    if sprt is not None and sprt_chips is not None:
+        raise UsageError("--sprt counts match wins and --sprt-chips chips: give one")
+    if sprt_chips is not None and plugin.big_blind(chosen) is None:
+        raise UsageError(f"--sprt-chips tests chips in big blinds, and {game} with these parameters has no big "
+                         "blind (docs/vocabulary.md, mbb/g): use --sprt, which counts match wins")
+    test, rounds = _stopping(game, bots, table, sprt if sprt_chips is None else sprt_chips, until_ci, rounds,
+                             model="chips" if sprt_chips is not None else "normalized")
     seed = check_seed(seed)
     names = [s.name for s in bots]
     if gauntlet is not None and gauntlet not in names:
@@ -158,16 +164,17 @@ def _table(plugin: GamePlugin[Any], params: Any, bots: list[BotSpec], seats: int
 
 
 def _stopping(game: str, bots: list[BotSpec], table: int, sprt: str | None, until_ci: float | None,
-              rounds: int | None) -> tuple[Sprt | None, int]:
+              rounds: int | None, model: str = "normalized") -> tuple[Sprt | None, int]:
     """The sequential test, if any, and the rounds (with a test: its cap)."""
     test = None
     if sprt is not None:
-        test = Sprt.parse(sprt)
+        option = "--sprt-chips" if model == "chips" else "--sprt"
+        test = Sprt.parse(sprt, model)
         if len(bots) != 2 or table != 2:
-            raise UsageError(f"--sprt tests one entrant against another in a two-seat game; this {game} "
+            raise UsageError(f"{option} tests one entrant against another in a two-seat game; this {game} "
                              f"tournament has {len(bots)} entrants at tables of {table}")
         if until_ci is not None:
-            raise UsageError("--sprt and --until-ci are two ways to stop early: give one")
+            raise UsageError(f"{option} and --until-ci are two ways to stop early: give one")
         rounds = SPRT_ROUNDS if rounds is None else rounds  # --rounds is the cap
     rounds = 1 if rounds is None else rounds
     check_range("--rounds", rounds, 1, 1_000_000)

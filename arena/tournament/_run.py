@@ -70,26 +70,47 @@ async def run_tournament(
     return await _play_rounds(run, executor_for(run, cluster, sync_wait=sync_wait))
 
 
-def sprt_results(matches: Sequence[StoredMatch]) -> list[tuple[float, float, Any]]:
-    """(first entrant's score, second's, round) of each match of a two-entrant tournament."""
+def sprt_results(matches: Sequence[StoredMatch]) -> list[tuple[float, float, Any, int]]:
+    """(first entrant's score, second's, round, hands) of each match of a two-entrant tournament."""
     out = []
     for m in matches:
         if len(m["seats"]) == 2 and m["scores"]:
             first = m["seats"].index(0)
-            out.append((m["scores"][first], m["scores"][1 - first], m["round"]))
+            out.append((m["scores"][first], m["scores"][1 - first], m["round"], m.get("hands") or 0))
     return out
 
 
-def sprt_state(test: Sprt, results: list[tuple[float, float, Any]], paired: bool) -> dict[str, Any]:
-    """What the test says of ``results``: LLR, its bounds, the decision so far, Elo and LOS."""
-    counts = tally(results, paired=paired)
-    llr = test.llr(counts)
+def chip_values(results: Sequence[tuple[float, float, Any, int]], big_blind: float, paired: bool) -> list[float]:
+    """The first entrant's mbb/g in each match, or in each deal (its seatings' chips over their hands)
+    with duplicate seatings, which are not independent; a deal still waiting for a seating is left out."""
+    if not paired:
+        return [1000 * x / big_blind / hands for x, _, _, hands in results if hands]
+    deals: dict[Any, list[tuple[float, int]]] = {}
+    for x, _, key, hands in results:
+        deals.setdefault(key, []).append((x, hands))
+    whole = [d for d in deals.values() if len(d) == 2 and sum(h for _, h in d) > 0]
+    return [1000 * sum(x for x, _ in d) / big_blind / sum(h for _, h in d) for d in whole]
+
+
+def sprt_state(test: Sprt, results: list[tuple[float, float, Any, int]], paired: bool,
+               big_blind: float | None = None) -> dict[str, Any]:
+    """What the test says of ``results``: LLR, its bounds, the decision so far, Elo and LOS
+    (of match wins, whatever the test counts), and with a test on chips their mean in mbb/g."""
+    counts = tally([(x, y, key) for x, y, key, _ in results], paired=paired)
+    chips: dict[str, Any] = {}
+    if test.model == "chips":
+        assert big_blind is not None
+        values = chip_values(results, big_blind, paired)
+        llr = test.llr_chips(values)
+        chips = {"observations": len(values), "mbb_per_game": sum(values) / len(values) if values else None}
+    else:
+        llr = test.llr(counts)
     found = elo(counts)
     return {**test.to_json(), "llr": llr, "bounds": list(test.bounds), "decision": test.decide(llr),
             "model_counts": "pentanomial" if counts.paired else "trinomial",
             "counts": list(counts.pentanomial if counts.pentanomial is not None else counts.trinomial),
             "elo": None if found is None else found.diff, "elo_error": None if found is None else found.error,
-            "los": None if found is None else found.los}
+            "los": None if found is None else found.los, **chips}
 
 
 async def _play_sprt(run: TournamentRun, executor: Executor) -> Outcome:
@@ -98,9 +119,10 @@ async def _play_sprt(run: TournamentRun, executor: Executor) -> Outcome:
     config, store, tid = run.config, run.store, run.tid
     assert config.sprt is not None
     test = Sprt.from_json(config.sprt)
+    big_blind = run.plugin.big_blind(run.plugin.Params(**config.params)) if test.model == "chips" else None
     batch = max(1, (config.jobs + 1) // 2)
-    results: list[tuple[float, float, Any]] = []  # a resumed test reads its stored rounds again as it goes
-    state = sprt_state(test, results, config.duplicate)
+    results: list[tuple[float, float, Any, int]] = []  # a resumed test reads its stored rounds again as it goes
+    state = sprt_state(test, results, config.duplicate, big_blind)
     r = 0
     while r < config.rounds and state["decision"] is None:
         todo = config.pairings(rounds=min(batch, config.rounds - r), first_round=r)
@@ -109,7 +131,7 @@ async def _play_sprt(run: TournamentRun, executor: Executor) -> Outcome:
             return Outcome(r + 1, False, sprt=state)
         results += [x for x in sprt_results(store.matches(tid, from_round=r)) if x[2] < r + batch]
         r += batch
-        state = sprt_state(test, results, config.duplicate)
+        state = sprt_state(test, results, config.duplicate, big_blind)
     r = min(r, config.rounds)
     store.set_rounds(tid, r)
     store.finish_tournament(tid)

@@ -109,3 +109,22 @@ def test_far_bounds_still_decide_the_right_way():
 def test_bounds_no_series_can_tell_apart_are_refused():
     with pytest.raises(UsageError, match="beyond"):
         Sprt.parse("0,5000")
+
+
+def test_the_chips_test_never_raises_and_decides_the_way_the_chips_go():
+    rng = random.Random(11)
+    bounds = [-5000, -500, -50, 0, 5, 50, 500, 5000]
+    for m0, m1 in itertools.combinations(bounds, 2):
+        test = Sprt(m0, m1, model="chips")
+        for values in ([], [7.0], [3.0] * 40, [rng.gauss(0, 1e6) for _ in range(30)]):
+            assert math.isfinite(test.llr_chips(values)), (m0, m1, values[:3])
+    test = Sprt.parse("0,100", "chips")
+    near = {m: [rng.gauss(m, 800) for _ in range(2000)] for m in (0, 100)}
+    assert test.decide(test.llr_chips(near[100])) == "H1" and test.decide(test.llr_chips(near[0])) == "H0"
+    # n/2 log(s0/s1), each s the mean squared distance from its bound: 20/2 log(10100/100)
+    values = [90.0, 110.0] * 10
+    assert test.llr_chips(values) == pytest.approx(10 * math.log(101), rel=1e-6)
+    with pytest.raises(UsageError, match="--sprt-chips: MBB0 .* must be less than MBB1"):
+        Sprt.parse("100,0", "chips")
+    with pytest.raises(UsageError, match="--sprt-chips takes MBB0,MBB1"):
+        Sprt.parse("fast", "chips")

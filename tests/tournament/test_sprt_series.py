@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from click.testing import CliRunner
 
 from arena.cli import command
@@ -64,3 +66,36 @@ def test_sprt_is_for_two_entrants_of_a_two_seat_game(tmp_path):
         out = arena("tournament", *args, "--db", str(tmp_path / "x.db"))
         assert out.exit_code == 2 and words in out.stderr, (args, out.stderr)
     assert not (tmp_path / "x.db").exists()
+
+
+def test_a_poker_series_tested_on_chips_stops_on_chips_and_says_so(tmp_path):
+    holdem = ROOT / "sample_bots" / "holdem" / "build"
+    out = arena("tournament", "holdem", f"rule={holdem / 'rule_bot'}", f"caller={holdem / 'call_bot'}",
+                "-p", "hands=60", "--sprt-chips", "0,400", "--duplicate", "--seed", replay_key("9"),
+                "--sandbox", "none", "--db", str(tmp_path / "t.db"), "--json")
+    assert out.exit_code == 0, out.stderr
+    result = json.loads(out.stdout)
+    state = result["sprt"]
+    assert state["model"] == "chips" and state["decision"] == "H1" and result["stopped_early"]
+    # one observation per deal: its two seatings' chips over their hands, in mbb/g (big blind 2)
+    deals: dict[int, list[tuple[float, int]]] = {}
+    for m in result["match_list"]:
+        deals.setdefault(m["round"], []).append((m["scores"][m["entrants"].index("rule")], 60))
+    values = [1000 * sum(x for x, _ in d) / 2 / sum(h for _, h in d) for d in deals.values()]
+    assert state["observations"] == len(values) and state["mbb_per_game"] == pytest.approx(sum(values) / len(values))
+    assert state["llr"] == pytest.approx(Sprt(0, 400, model="chips").llr_chips(values))
+    assert "SPRT [0, 400] mbb/g on chips: LLR" in out.stderr and "not matches won" in out.stderr
+    row = next(h for h in result["head_to_head"] if h["bot"] == "rule")
+    assert row["los_chips"] > 0.99
+
+
+def test_chips_are_tested_only_where_the_game_has_a_big_blind(tmp_path):
+    for args, words in (
+        (["vonneumann", str(VN / "naive"), str(VN / "likeme"), "--sprt-chips", "0,50", "--sprt", "0,5"],
+         "--sprt counts match wins and --sprt-chips chips: give one"),
+        (["rpsdraft", str(SAMPLE_BOTS.parent / "rpsdraft/minimal_bot.py"),
+          str(SAMPLE_BOTS.parent / "rpsdraft/minimal_bot.py"), "--sprt-chips", "0,50"],
+         "has no big blind"),
+    ):
+        out = arena("tournament", *args, "--db", str(tmp_path / "t.db"))
+        assert out.exit_code == 2 and words in out.stderr, out.stderr
