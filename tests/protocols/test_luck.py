@@ -61,14 +61,14 @@ def _agree_and_narrow(reports: list[list[dict]], kind: str, narrower: float) -> 
 
 def test_kuhn3_luck_taken_out_agrees_with_the_chips_over_matches_in_under_a_third_of_the_interval():
     bots = [str(KUHN3 / "rule_bot"), str(KUHN3 / "rule_bot_rs"), str(KUHN3 / "rule_bot")]
-    reports = [_luck(run_arena("kuhn3", *bots, "--hands", "1500", "--seed", replay_key(f"luck{k}"),
+    reports = [_luck(run_arena("kuhn3", *bots, "--hands", "1000", "--seed", replay_key(f"luck{k}"),
                                "--sandbox", "none", "--aivat", "--json")) for k in range(6)]
-    assert all(r[0]["unit"] == "mbb/g" and r[0]["plain"]["hands"] == 1500 for r in reports)
+    assert all(r[0]["unit"] == "mbb/g" and r[0]["plain"]["hands"] == 1000 for r in reports)
     _agree_and_narrow(reports, "aivat", 3)
 
 
 def test_holdem_all_in_adjustment_agrees_with_the_chips_over_matches_in_under_half_the_interval():
-    reports = [_luck(run_arena("holdem", str(SHOVE), str(HOLDEM / "call_bot"), "--hands", "150",
+    reports = [_luck(run_arena("holdem", str(SHOVE), str(HOLDEM / "call_bot"), "--hands", "100",
                                "--seed", replay_key(f"allin{k}"), "--sandbox", "none", "--aivat", "--json"))
                for k in range(6)]
     _agree_and_narrow(reports, "allin", 2)
