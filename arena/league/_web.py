@@ -51,7 +51,7 @@ from protocols.seatview import card_text
 
 from .._checks import current_names
 from .._games import PluginLoadError, load_game
-from ..results._report import format_words, replay_command, standings_of
+from ..results._report import format_words, game_big_blind, replay_command, standings_of
 from ..results._standings import Standings
 from ..results._store import FaultRecord, MatchRecord, TournamentRecord, shown_seed
 from .._seeds import pseudonyms
@@ -314,8 +314,11 @@ async def match_page(request: Request) -> Response:
     local = [(n, "./" + n) for n in safe]
     hands = await trio.to_thread.run_sync(_hands, t["game"], m.get("transcript"))
     steps = None if hands else await _steps_of(t, m, len(names))
+    bb = game_big_blind(t["game"], t["params"])
     seats = [{"seat": s, "name": name, "bot": v["bot"] if v else None, "version": v["id"] if v else None,
               "score": m["scores"][s] if m["scores"] else None, "payoff": m["payoffs"][s] if m["payoffs"] else None,
+              # poker's rate of the payoff (docs/vocabulary.md, mbb/g)
+              "mbb_per_game": 1000 * m["payoffs"][s] / bb / m["hands"] if bb and m["payoffs"] and m["hands"] else None,
               "stderr": f"/matches/{m['id']}/stderr/{s}" if private[s] else None}
              for s, (name, v) in enumerate(zip(names, seated))]
     data = {

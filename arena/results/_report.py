@@ -29,6 +29,12 @@ def ranked_big_blind(game: str, params: dict[str, Any] | None) -> float | None:
     """The big blind of a stored tournament's game when its standings rank by
     chips (the payoff's unit): their scores then read as mbb/g and bb/100.
     None for a game without one, and where the tournament ranks by points."""
+    return game_big_blind(game, params, ranked=True)
+
+
+def game_big_blind(game: str, params: dict[str, Any] | None, *, ranked: bool = False) -> float | None:
+    """The big blind of a stored game's payoffs (``GamePlugin.big_blind``), None
+    without one; ``ranked``: only where its tournaments rank by the payoff's unit."""
     from .._games import load_game
 
     try:
@@ -37,7 +43,9 @@ def ranked_big_blind(game: str, params: dict[str, Any] | None) -> float | None:
     except Exception:  # unloadable, or another version's parameters: no rates rather than wrong ones
         return None
     units = plugin.units(model)
-    return plugin.big_blind(model) if units["tournament"] == units["payoff"] else None
+    if ranked and units["tournament"] != units["payoff"]:
+        return None
+    return plugin.big_blind(model)
 
 
 def format_words(settings: dict[str, Any]) -> list[str]:

@@ -254,6 +254,9 @@ def test_every_page_has_a_json_twin_and_safe_headers(league):
     assert league.http.get("/api/games").json()["games"][0]["game"] == "kuhn3"
     m = league.http.get(f"/api/matches/{match}").json()
     assert m["transcript"] and str(m["match"]["seed"]) in m["replay"] and m["replay"].startswith("arena play kuhn3")
+    # kuhn3's big blind is its ante (1): each seat's chips per hand, in thousandths
+    assert [s["mbb_per_game"] for s in m["seats"]] == [1000 * s["payoff"] / m["match"]["hands"] for s in m["seats"]]
+    assert "mbb/g" in league.http.get(f"/matches/{match}").text
     # The page carries a window of the transcript around the current step.
     total = m["transcript_lines"]
     assert total > 101 and len(m["transcript"]) == 101 and m["current"]["n"] == 0
