@@ -272,8 +272,17 @@ async def bot_page(request: Request) -> Response:
     # Each version's rating over its rated matches: (mean, (low, high) of the 95% interval).
     history = {str(vid): [(round(mu, 3), (round(mu - Z95 * sd, 3), round(mu + Z95 * sd, 3)))
                           for _, mu, sd in g.history.get(vid, [])] for vid in ids}
+    # An active version with no match yet waits for its placement, unless the pool is too small for any table.
+    pool = site.league.pool(bot["game"])
+    seats = load_game(bot["game"]).spec.min_seats
+    active = next((v for v in shown if v["state"] == "active"), None)
     data = {"bot": bot, "mine": mine, "versions": shown, "ratings": {str(k): ratings[k] for k in ids if k in ratings},
-            "matches": matches, "history": history}
+            "matches": matches, "history": history,
+            "pool": {"active": len(pool), "needed": seats,
+                     "placing": bool(shown) and shown[0]["state"] == "active" and not matches and len(pool) >= seats,
+                     "too_small": bool(shown) and shown[0]["state"] == "active" and not matches and len(pool) < seats},
+            "play": f"/play?game={bot['game']}&opponent={active['id']}" if active and bot["game"] in
+            site.runner.settings.games else None}
     return _render(site, request, "bot.html", data, auth)
 
 
@@ -909,8 +918,10 @@ async def play_page(request: Request) -> Response:
               "hands": "hands" in load_game(g).Params.model_fields}
              for g in site.runner.settings.games]
     mine = [f.public() for f in site.friendlies.games.values() if f.owner == user["id"]]
-    return _render(site, request, "play.html", {"games": games, "problem": problem, "friendlies": mine[::-1]},
-                   auth, status=400 if problem else 200)
+    # ?game=G&opponent=V (a bot page's "play against this bot"): that opponent ticked
+    chosen = {"game": request.query_params.get("game"), "opponent": request.query_params.get("opponent")}
+    return _render(site, request, "play.html", {"games": games, "problem": problem, "friendlies": mine[::-1],
+                                                "chosen": chosen}, auth, status=400 if problem else 200)
 
 
 def _start_friendly(site: Site, user: UserRecord, form: Any) -> tuple[Any, str | None]:

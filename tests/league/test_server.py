@@ -41,6 +41,12 @@ def test_a_submission_is_built_quarantined_activated_and_placed(league):
         assert rated[bot]["matches"] > 0 and rated[bot]["ci"] > 0
     kinds = [t["kind"] for t in league.http.get("/api/tournaments").json()["tournaments"]]
     assert "placement" in kinds
+    # An active bot's page offers a friendly against it, with it ticked on the form
+    bob = {"Authorization": f"Bearer {league.tokens['bob']}"}
+    page = league.http.get(f"/api/bots/{league.pool[0]}", headers=bob).json()
+    assert page["play"] == f"/play?game=kuhn3&opponent={v['id']}" and not page["pool"]["too_small"]
+    form = league.http.get(page["play"], headers=bob).text
+    assert f'value="{v["id"]}" checked>' in form and form.count(" checked>") == 1
 
 
 def test_arena_submit_sends_a_folder_that_is_built_in_the_sandbox(league, tmp_path):
