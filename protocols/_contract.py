@@ -507,10 +507,10 @@ class GamePlugin(Generic[P]):
         raise ValueError(f"{self.spec.id} has no variants")
 
     # --- the command line -------------------------------------------------
-    def catalogue(self) -> list[tuple[str, str, str | None]] | None:
+    def catalogue(self) -> list[tuple[str, str, str | None, str | None]] | None:
         """The variants a game's parameters can name, for ``arena games GAME
-        --list``: (name, seats in words, why the arena refuses it or None);
-        None when the game has no such list."""
+        --list``: (name, seats in words, why the arena refuses it or None,
+        what a playable one needs said or None); None when the game has no such list."""
         return None
 
     #: extra command groups mounted under ``arena``: name -> ``"module:attribute"``

@@ -382,10 +382,10 @@ class OpenSpielPlugin(BuiltinGame[OpenSpielParams]):
 
         return exploit_model(params)
 
-    def catalogue(self) -> list[tuple[str, str, str | None]]:
-        """Every registered game: (name, player counts, why it is refused or None)."""
+    def catalogue(self) -> list[tuple[str, str, str | None, str | None]]:
+        """Every registered game: (name, player counts, why it is refused or None, a wrapper's note)."""
         return [(g.name, str(g.min_players) if g.min_players == g.max_players
-                 else f"{g.min_players}-{g.max_players}", g.refusal) for g in games.openspiel.catalogue()]
+                 else f"{g.min_players}-{g.max_players}", g.refusal, g.note) for g in games.openspiel.catalogue()]
 
 
 class OpenSpielSeatView(SeatView):

@@ -130,9 +130,9 @@ def _list_variants(game_id: str) -> None:
         raise _usage_error(f"{game_id} has no variants to list: its parameters are in `arena games {game_id}`")
     width = max([len(r[0]) for r in rows] + [4])
     typer.echo(f"{'NAME':<{width}}  SEATS   PLAYABLE")
-    for name, seats, refusal in rows:
-        say(f"{name:<{width}}  {seats:<6}  {'yes' if refusal is None else 'no: ' + refusal}", err=False,
-            indent=" " * (width + 10))
+    for name, seats, refusal, note in rows:
+        verdict = ("yes" + (f", {note}" if note else "")) if refusal is None else "no: " + refusal
+        say(f"{name:<{width}}  {seats:<6}  {verdict}", err=False, indent=" " * (width + 10))
     playable = sum(r[2] is None for r in rows)
     typer.echo(f"{playable} of {len(rows)} can be played here", err=True)
 

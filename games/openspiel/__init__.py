@@ -70,7 +70,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .._base import IllegalAction
 
@@ -86,6 +86,12 @@ class OpenSpielParams(BaseModel):
     game: str = Field(default=DEFAULT_GAME, min_length=1, max_length=1000,
                       description="an OpenSpiel game string: NAME or NAME(key=value,...), "
                                   "as pyspiel.load_game takes it (arena games openspiel --list)")
+
+    @field_validator("game", mode="before")
+    @classmethod
+    def _a_number_is_its_name(cls, value: Any) -> Any:
+        # `-p game=2048` arrives as the number 2048 (a value is read as JSON first): the game of that name
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 def _pyspiel():
@@ -117,18 +123,39 @@ class Listed:
     min_players: int
     max_players: int
     refusal: str | None
+    #: what a playable row needs said (a wrapper: the game to wrap)
+    note: str | None = None
 
 
 def catalogue() -> list[Listed]:
     """Every game OpenSpiel registers, with its player counts and, for the
-    ones the arena cannot referee, the reason."""
+    ones the arena cannot referee, the reason.
+
+    A wrapper (a game with a ``game`` parameter: misere, zerosum, start_at...)
+    is registered with a stand-in type; the loaded game has the type of what
+    it wraps, and ``load`` checks that. Only a wrapper with its own ``seed``
+    (add_noise) draws chance of its own, which the match seed cannot key."""
     out = []
     for gt in sorted(_pyspiel().registered_games(), key=lambda t: t.short_name):
-        why = type_refusal(gt)
-        if why is None and not gt.default_loadable:
-            why = "it needs parameters to load (a game inside it, a file...)"
-        out.append(Listed(gt.short_name, gt.min_num_players, gt.max_num_players, why))
+        spec = gt.parameter_specification
+        note = None
+        if "game" in spec:
+            why = _wrapper_refusal(gt)
+            note = None if why else f"around a game: {gt.short_name}(game=GAME(...)); what it wraps is checked as it loads"
+        else:
+            why = type_refusal(gt)
+            if why is None and not gt.default_loadable:
+                why = "it needs parameters to load (a file, a game string...)"
+        out.append(Listed(gt.short_name, gt.min_num_players, gt.max_num_players, why, note))
     return out
+
+
+def _wrapper_refusal(game_type: Any) -> str | None:
+    """Why a wrapper cannot be refereed whatever it wraps, or None: one with a
+    ``seed`` of its own (add_noise) draws chance inside, out of the match seed's reach."""
+    if "seed" in game_type.parameter_specification:
+        return "it draws chance of its own from its seed parameter, not from the match seed"
+    return None
 
 
 @functools.lru_cache(maxsize=512)
@@ -142,7 +169,9 @@ def load(game_string: str) -> Any:
         reason = str(exc).splitlines()[0].replace(" Available games are:", "")
         raise ValueError(f"OpenSpiel cannot load game {game_string!r}: {reason} "
                          "(arena games openspiel --list names every game)") from None
-    why = type_refusal(game.get_type()) or _first_decision_refusal(game)
+    top = next((t for t in ps.registered_games() if t.short_name == game_string.split("(", 1)[0].strip()), None)
+    wrapper = top is not None and "game" in top.parameter_specification
+    why = (_wrapper_refusal(top) if wrapper else None) or type_refusal(game.get_type()) or _first_decision_refusal(game)
     if why is not None:
         raise ValueError(f"the arena cannot referee {game_string!r}: {why}")
     return game

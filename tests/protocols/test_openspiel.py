@@ -206,3 +206,30 @@ def test_without_openspiel_installed_the_game_says_how_to_get_it(monkeypatch):
         load("kuhn_poker(players=4)")  # a string not loaded yet (load keeps what it loaded)
     result = CliRunner().invoke(command(), ["games", "openspiel", "--list"])
     assert result.exit_code == 2 and "not installed" in result.stderr
+
+
+@pytest.mark.parametrize("game", ["misere(game=tic_tac_toe())", "zerosum(game=kuhn_poker())",
+                                  "cached_tree(game=tic_tac_toe())", "start_at(game=tic_tac_toe(),history=4;0)",
+                                  "restricted_nash_response(game=kuhn_poker())",
+                                  "turn_based_simultaneous_game(game=goofspiel(num_cards=3))"])
+def test_a_wrapper_is_listed_playable_and_plays_around_a_game(game):
+    name = game.split("(", 1)[0]
+    listed = next(g for g in catalogue() if g.name == name)
+    assert listed.refusal is None and f"{name}(game=GAME(...))" in listed.note
+    exchanges, dealer, outcome = play(game, 3)
+    assert dealer.match.terminal and outcome.payoffs == dealer.match.returns()
+
+
+def test_a_wrapper_that_draws_its_own_chance_is_refused_listed_and_loaded():
+    listed = next(g for g in catalogue() if g.name == "add_noise")
+    assert "its seed parameter" in listed.refusal
+    with pytest.raises(ValueError, match="draws chance of its own"):
+        load("add_noise(epsilon=1.0,seed=1,game=kuhn_poker())")
+
+
+def test_a_game_named_by_a_number_is_that_game():
+    # `-p game=2048`: a value is read as JSON first, so the name arrives as a number
+    params = PLUGIN.Params(game=2048)
+    assert params.game == "2048" and PLUGIN.fixed_seats(params) == 1
+    result = CliRunner().invoke(command(), ["games", "openspiel", "--list"])
+    assert "2048" in result.stdout
