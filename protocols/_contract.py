@@ -412,6 +412,14 @@ class GamePlugin(Generic[P]):
         """The golden transcript checked by ``arena check-game`` (None: none yet)."""
         return None
 
+    def against_reference(self, run: Any, sent: Sequence[tuple[int, str]]) -> str | None:
+        """A game whose rules are a library's (OpenSpiel's) may check a played
+        match against that library where it keeps no golden file: ``run`` is the
+        finished dialogue run, ``sent`` every ``(seat, line)`` sent to a seat in
+        play. None when every line agrees; else, in words, the first that does
+        not. The default (``NotImplemented``): the game has no such reference."""
+        return NotImplemented
+
     def random_reply(self, run: Any, seat: int, payload: bytes, rng: random.Random) -> str:
         """A legal reply chosen with ``rng`` to ``payload`` sent to ``seat``
         (``run`` is the match's dialogue run, for state the message lacks).

@@ -150,6 +150,60 @@ def _tensor(observation: Any, state: Any, seat: int) -> str | None:
     return base64.b64encode(observation.compress()).decode()
 
 
+def told_by_pyspiel(game_string: str, history: Sequence[tuple[int, int]], tensors: Sequence[bool]
+                    ) -> list[list[tuple]]:
+    """What each seat is to be told over a match, from pyspiel alone: the
+    match replayed from its ``full_history`` ``(player, action)``; at every
+    state an ``act`` to each seat that chooses, an ``observe`` to any other
+    whose view (observation, information state, the tensors it asked for)
+    differs from the one it was last sent; a final ``observe`` to every seat.
+    Each message as ``(type, observation, information state, public tensor,
+    private tensor, legal ids and names or None)``."""
+    import pyspiel
+
+    game = pyspiel.load_game(game_string)
+    kind, n = game.get_type(), game.num_players()
+    observers = _observers(game_string) if any(tensors) else None
+
+    def view(state: Any, seat: int) -> tuple:
+        got = [state.observation_string(seat) if kind.provides_observation_string else None,
+               state.information_state_string(seat) if kind.provides_information_state_string else None]
+        got += ([_tensor(observers[0], state, seat), _tensor(observers[1], state, seat)]
+                if observers is not None and tensors[seat] else [None, None])
+        return tuple(got)
+
+    state, at = game.new_initial_state(), 0
+    told: list[list[tuple]] = [[] for _ in range(n)]
+    last: list[tuple | None] = [None] * n
+    while not state.is_terminal():
+        if state.is_chance_node():
+            acting: list[int] = []
+        elif state.is_simultaneous_node():
+            acting = [p for p in range(n) if state.legal_actions(p)]
+        else:
+            acting = [state.current_player()]
+        for seat in range(n):
+            seen = view(state, seat)
+            if seat in acting:
+                legal = tuple((a, state.action_to_string(seat, a)) for a in state.legal_actions(seat))
+                told[seat].append(("act", *seen, legal))
+            elif seen != last[seat]:
+                told[seat].append(("observe", *seen, None))
+            else:
+                continue
+            last[seat] = seen
+        if state.is_simultaneous_node():
+            step = {p: a for p, a in history[at:at + n] if p >= 0}
+            at += sum(1 for p, _ in history[at:at + n] if p >= 0)
+            state.apply_actions([step.get(p, pyspiel.INVALID_ACTION) for p in range(n)])
+        else:
+            state.apply_action(history[at][1])
+            at += 1
+    for seat in range(n):
+        told[seat].append(("observe", *view(state, seat), None))
+    return told
+
+
 class OpenSpielDealer:
     """Runs one match of an OpenSpiel game over JSON lines; ``rng`` draws chance."""
 
@@ -350,6 +404,26 @@ class OpenSpielPlugin(BuiltinGame[OpenSpielParams]):
 
     def seat_view(self, params: OpenSpielParams, seat: int) -> "OpenSpielSeatView":
         return OpenSpielSeatView(seat, params.model_dump(mode="json"))
+
+    def against_reference(self, run: OpenSpielDealer, sent: Sequence[tuple[int, str]]) -> str | None:
+        """Every act and observe a seat was sent, against what pyspiel itself
+        shows that seat at each state of the match replayed (``told_by_pyspiel``)."""
+        got: list[list[tuple]] = [[] for _ in range(run.match.players)]
+        for seat, line in sent:
+            m = json.loads(line)
+            if m["type"] in ("act", "observe"):
+                legal = tuple((a["action"], a["name"]) for a in m["legal"]) if m["type"] == "act" else None
+                got[seat].append((m["type"], m["observation"], m["information_state"], m["public_tensor"],
+                                  m["private_tensor"], legal))
+        history = [(pa.player, pa.action) for pa in run.match.state.full_history()]
+        want = told_by_pyspiel(run.params.game, history, run._wants_tensors)
+        for seat, (a, b) in enumerate(zip(got, want)):
+            for k, (x, y) in enumerate(zip(a, b)):
+                if x != y:
+                    return f"seat {seat}'s message {k + 1} was {x[:3]}, pyspiel shows {y[:3]}"
+            if len(a) != len(b):
+                return f"seat {seat} was sent {len(a)} messages, pyspiel's states call for {len(b)}"
+        return None
 
     # Variants (openspiel:NAME) keep the files of the game they come from.
     def reference_opponents(self) -> Path:

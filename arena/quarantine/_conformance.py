@@ -116,6 +116,32 @@ def playthrough(plugin: GamePlugin[Any]) -> list[str]:
     return lines
 
 
+def _against_reference(plugin: GamePlugin[Any]) -> Check | None:
+    """Where a game keeps no golden file but checks a match against its rules' library
+    (``GamePlugin.against_reference``): the playthrough matches, checked so. None: no such check."""
+    lines = 0
+    for raw, seed in plugin.playthrough_matches:
+        run = _open(plugin, dict(raw), seed)
+        rng = random.Random(seed)
+        sent: list[tuple[int, str]] = []
+
+        def keep(line: str) -> None:
+            seat, direction, text = line.split(" ", 2)
+            if direction == "->":
+                sent.append((int(seat), text))
+
+        drive(run, lambda r, seat, payload: plugin.random_reply(r, seat, payload, rng), keep, game=plugin.spec.id)
+        why = plugin.against_reference(run, sent)
+        if why is NotImplemented:
+            return None
+        if why is not None:
+            return Check("golden playthrough", False, f"no golden file kept for {plugin.spec.id}, and its playthrough "
+                         f"(seed {seed}) disagrees with its rules' library: {why}")
+        lines += len(sent)
+    return Check("golden playthrough", True, f"no golden file kept for {plugin.spec.id}: its playthrough "
+                 f"({lines} lines sent) agrees, state by state, with its rules' library itself")
+
+
 # -- the checks ------------------------------------------------------------------------
 
 
@@ -244,6 +270,9 @@ def _rules_fields_problem(plugin: GamePlugin[Any], text: str) -> str | None:
 def _check_golden(plugin: GamePlugin[Any]) -> Check:
     path = plugin.playthrough_file()
     if path is None:
+        found = _against_reference(plugin)
+        if found is not None:
+            return found
         return Check("golden playthrough", False, "playthrough_file() names no file")
     got = playthrough(plugin)
     path = Path(path)

@@ -22,7 +22,7 @@ from arena.play._stepping import step_through
 from games.openspiel import catalogue, load
 from protocols import ProtocolError
 from protocols.jsonlines import encode
-from protocols.openspiel import PLUGIN, Act, Observe
+from protocols.openspiel import PLUGIN, Act, Observe, told_by_pyspiel
 
 TRUE = shutil.which("true") or "/bin/true"
 
@@ -72,38 +72,6 @@ def test_a_seat_is_told_what_changed_for_it_in_its_models_bytes_and_move_counts_
     assert all((m["public_tensor"] is None) == (s == 1) for s, m in told_plain)  # only to the seat that asked
 
 
-def _expected(game_string: str, history: list[int]) -> dict[int, list[tuple]]:
-    """What each seat should be sent, from pyspiel alone: at every state of
-    ``history``, an act to the player to move, an observe to any other seat
-    whose (observation, information state) differs from what it was last
-    sent; a final observe to every seat."""
-    import pyspiel
-
-    game = pyspiel.load_game(game_string)
-    kind = game.get_type()
-
-    def view(state, seat):
-        obs = state.observation_string(seat) if kind.provides_observation_string else None
-        info = state.information_state_string(seat) if kind.provides_information_state_string else None
-        return obs, info
-
-    state, n = game.new_initial_state(), game.num_players()
-    out: dict[int, list[tuple]] = {s: [] for s in range(n)}
-    last: list[tuple | None] = [None] * n
-    for action in [*history, None]:
-        acting = None if state.is_chance_node() or state.is_terminal() else state.current_player()
-        for seat in range(n):
-            seen = view(state, seat)
-            if state.is_terminal():
-                out[seat].append(("observe", *seen))
-            elif seat == acting or seen != last[seat]:
-                out[seat].append(("act" if seat == acting else "observe", *seen))
-                last[seat] = seen
-        if action is not None:
-            state.apply_action(action)
-    return out
-
-
 @pytest.mark.parametrize("game", ["phantom_ttt", "phantom_ttt_ir", "dark_hex_ir", "dark_hex(board_size=3)",
                                   "kuhn_poker(players=3)", "leduc_poker", "liars_dice", "tiny_hanabi"])
 def test_each_seat_is_sent_what_pyspiel_shows_it_and_no_state_it_cannot_see(game):
@@ -112,15 +80,21 @@ def test_each_seat_is_sent_what_pyspiel_shows_it_and_no_state_it_cannot_see(game
     unseen = 0
     for seed in range(6):
         exchanges, dealer, _ = play(game, seed)
-        got: dict[int, list[tuple]] = {s: [] for s in range(dealer.match.players)}
+        got: list[list[tuple]] = [[] for _ in range(dealer.match.players)]
         for ex in exchanges[1:-1]:
             for seat, payload in ex.sends:
                 m = json.loads(payload)
                 got[seat].append((m["type"], m["observation"], m["information_state"]))
                 assert m["move"] == len(got[seat]) - 1
-        history = dealer.match.state.history()
-        assert got == _expected(game, history)
-        unseen += len(history) + 1 - min(len(v) for v in got.values())
+        history = [(pa.player, pa.action) for pa in dealer.match.state.full_history()]
+        want = told_by_pyspiel(game, history, [False] * dealer.match.players)
+        assert got == [[m[:3] for m in seat] for seat in want]
+        unseen += len(history) + 1 - min(len(v) for v in got)
+        # the same, as check-game asks a variant without a golden file
+        sent = [(seat, p.decode()) for ex in exchanges for seat, p in ex.sends]
+        assert PLUGIN.against_reference(dealer, sent) is None
+        extra = next(k for k, (_, line) in enumerate(sent) if '"type":"observe"' in line)
+        assert "pyspiel" in PLUGIN.against_reference(dealer, sent[:extra + 1] + sent[extra:])
     if game != "dark_hex(board_size=3)":  # (its information states count every move, failed ones too)
         assert unseen > 0  # some state passed that a seat was not told of: the case this test is for
 
@@ -233,3 +207,12 @@ def test_a_game_named_by_a_number_is_that_game():
     assert params.game == "2048" and PLUGIN.fixed_seats(params) == 1
     result = CliRunner().invoke(command(), ["games", "openspiel", "--list"])
     assert "2048" in result.stdout
+
+
+def test_check_game_holds_a_variant_without_a_golden_file_to_pyspiel_itself():
+    from arena.quarantine._conformance import _check_golden
+
+    variant = load_game("openspiel:phantom_ttt")
+    assert variant.playthrough_file() is None
+    found = _check_golden(variant)
+    assert found.ok and "agrees, state by state" in found.summary, found
