@@ -30,6 +30,9 @@ def check_game_cmd(
     except UsageError as exc:
         typer.echo(f"arena: error: {exc}", err=True)
         raise typer.Exit(2) from None
+    except ValueError as exc:  # the game's own playthrough did not play (write_golden says how)
+        typer.echo(f"arena: error: {exc}", err=True)
+        raise typer.Exit(1) from None
     results = check_game(plugin)
     for result in results:
         typer.echo(result.line())

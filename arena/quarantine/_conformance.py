@@ -48,7 +48,7 @@ from protocols.jsonlines import Reply
 
 from .._checks import UsageError
 from .._scoring import forfeit_scores, tournament_scores
-from ..play._guard import Guarded
+from ..play._guard import GameError, Guarded
 from ..play._stepping import step_through
 from . import _soundness
 from ._check import CHECK_STEP_SECONDS, Check, message_type
@@ -483,9 +483,20 @@ def _check_schemas(plugin: GamePlugin[Any]) -> Check:
 
 
 def write_golden(plugin: GamePlugin[Any]) -> Path:
+    """Write the golden playthrough. ``UsageError``: the game names no file;
+    ``ValueError``: a playthrough match did not play to its end (a reply its own
+    ``random_reply`` chose was refused, or its code failed), in words; nothing written."""
     path = plugin.playthrough_file()
     if path is None:
         raise UsageError(f"{plugin.spec.id}'s playthrough_file() names no file to write")
+    try:
+        lines = playthrough(plugin)
+    except ProtocolError as exc:
+        raise ValueError(f"no golden playthrough written for {plugin.spec.id}: seat {exc.seat}'s reply, which the "
+                         f"game's own random_reply chose, was refused ({exc.kind}: {exc.reason}; received "
+                         f"{exc.received!r}, expected {exc.expected})") from None
+    except GameError as exc:
+        raise ValueError(f"no golden playthrough written for {plugin.spec.id}: {exc}") from None
     path = Path(path)
-    path.write_text("\n".join(playthrough(plugin)) + "\n", encoding="utf-8")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path

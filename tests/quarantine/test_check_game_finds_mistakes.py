@@ -87,3 +87,15 @@ def test_a_leak_on_the_last_trick_is_found_where_a_seats_plays_follow_its_cards(
     assert '"type":"trick"' in summary and "knowing the same" in summary and "private chance" in summary, summary
     assert "re-drawn after its first" in summary, summary  # the whole re-draws never reach the last trick
 
+
+
+def test_writing_the_golden_of_a_game_whose_own_replies_are_refused_says_so_and_writes_nothing(tmp_path):
+    class Wrong(BluffPlugin):
+        def random_reply(self, run, seat, payload, rng):
+            return '{"type": "shrug"}'
+
+    plugin = Wrong(tmp_path / "bluff.playthrough")
+    with pytest.raises(ValueError, match=r"no golden playthrough written for .*: seat 0's reply, which the game's "
+                                         r"own random_reply chose, was refused \(malformed_reply: .*shrug"):
+        write_golden(plugin)
+    assert not (tmp_path / "bluff.playthrough").exists()
