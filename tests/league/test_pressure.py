@@ -153,8 +153,12 @@ def test_stuck_and_slow_submitters_do_not_hold_up_a_third_and_names_give_quarant
         assert server.version(ann)["state"] == "received"
         assert server.version(ann2)["state"] == "received" and server.version(ann2)["steps"] == []
         assert "stopped after" not in server.stderr().split("Active: cat v1")[0]  # Ben's quarantine still ran
-        # Active without a match yet: its page keeps refreshing until it has one.
-        assert 'http-equiv="refresh"' in server.http.get(f"/bots/{cat}").text
+        # Active without a match, the only kuhn3 bot: no table can seat it yet; its page says so
+        # and does not reload for ever (it would while a placement is coming)
+        page = server.http.get(f"/bots/{cat}").text
+        assert 'http-equiv="refresh"' not in page and 'id="pool-small"' in page, page
+        pool = server.http.get(f"/api/bots/{cat}").json()["pool"]
+        assert pool["needed"] == 3 and pool["active"] < 3 and pool["too_small"] and not pool["placing"], pool
         # A second bot would pass Cat's cap of one version in the pool.
         r = server.submit(tokens["cat"], "random_bot.py", sample("random_bot.py"), name="second")
         assert r.status_code == 400 and "at most 1" in r.json()["error"], r.text
