@@ -419,22 +419,7 @@ def _play(
                          startup_timeout=startup_timeout, budget=budget, log_dir=log_dir, duplicate=duplicate)
     except UsageError as exc:
         raise _usage_error(str(exc)) from None
-    if duplicate and (hand_history is not None or acpc_log is not None):
-        raise _usage_error("--duplicate plays each deal in several seatings, and --hand-history and --acpc-log "
-                           "write one seating's hands: play the seatings one by one with the same --seed for them")
-    if aivat and any(plan.plugin.luck_reader(params, "") is None for params, _ in plan.matches):
-        raise _usage_error(f"--aivat takes the luck of the cards out of poker's chips, and {game_id} with these "
-                           "parameters gives no such estimate (docs/variance.md says which games do)")
-    formats = plan.plugin.hand_formats
-    if hand_history is not None and "phh" not in formats:
-        raise _usage_error(f"--hand-history writes poker hands as PHH; {game_id} writes none")
-    if acpc_log is not None:
-        if "acpc" not in formats:
-            raise _usage_error(f"--acpc-log writes hands as the ACPC dealer logs them; {game_id} writes none")
-        for params, _ in plan.matches:
-            why = plan.plugin.acpc_refusal(params.model_dump(mode="json"))
-            if why:
-                raise _usage_error(f"--acpc-log: {why}")
+    _check_outputs(plan, hand_history=hand_history, acpc_log=acpc_log, duplicate=duplicate, aivat=aivat)
     if acpc_lenient:
         if not any(b.loopback for b in plan.bots):
             raise _usage_error("--acpc-lenient reads ACPC agents' lines, and no bot here is one (acpc:CMD)")
@@ -451,6 +436,42 @@ def _play(
         raise _usage_error(str(exc)) from None
     return _run(plan, host, trace=trace, json_out=json_out, hand_history=hand_history, acpc_log=acpc_log,
                 aivat=aivat)
+
+
+def _readers(plan: PlayPlan, trace: bool, histories_wanted: bool, aivat: bool) -> tuple[Any, Any, _Luck | None]:
+    """The trace hook and what reads the lines sent to the seats through it: the hand
+    histories (for --hand-history, --acpc-log) and the luck of each hand (--aivat)."""
+    names = [s.name for s in plan.bots]
+    tracer = _tracer(time.perf_counter(), names) if trace else None
+    histories = plan.plugin.hand_histories(names) if histories_wanted else None
+    if histories is not None:
+        tracer = _also_histories(tracer, histories)
+    luck = _Luck.of(plan) if aivat else None
+    if luck is not None:
+        tracer = luck.tracer(tracer)
+    return tracer, histories, luck
+
+
+def _check_outputs(plan: PlayPlan, *, hand_history: Path | None, acpc_log: Path | None, duplicate: bool,
+                   aivat: bool) -> None:
+    """What a run is asked to write or estimate, checked against its game and its other options."""
+    game_id = plan.plugin.spec.id
+    if duplicate and (hand_history is not None or acpc_log is not None):
+        raise _usage_error("--duplicate plays each deal in several seatings, and --hand-history and --acpc-log "
+                           "write one seating's hands: play the seatings one by one with the same --seed for them")
+    if aivat and any(plan.plugin.luck_reader(params, "") is None for params, _ in plan.matches):
+        raise _usage_error(f"--aivat takes the luck of the cards out of poker's chips, and {game_id} with these "
+                           "parameters gives no such estimate (docs/variance.md says which games do)")
+    formats = plan.plugin.hand_formats
+    if hand_history is not None and "phh" not in formats:
+        raise _usage_error(f"--hand-history writes poker hands as PHH; {game_id} writes none")
+    if acpc_log is not None:
+        if "acpc" not in formats:
+            raise _usage_error(f"--acpc-log writes hands as the ACPC dealer logs them; {game_id} writes none")
+        for params, _ in plan.matches:
+            why = plan.plugin.acpc_refusal(params.model_dump(mode="json"))
+            if why:
+                raise _usage_error(f"--acpc-log: {why}")
 
 
 def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_history: Path | None = None,
@@ -470,18 +491,7 @@ def _run(plan: PlayPlan, host: BotHost, *, trace: bool, json_out: bool, hand_his
     # A person's terminal shows only their seat's view: no live line over it.
     progress = _Progress(enabled=not trace and not any(s.person for s in specs), label=f"{game_id} seed {shown}",
                          names=names, payoff=units["payoff"], hands_word=units["hands"])
-    tracer = _tracer(time.perf_counter(), names) if trace else None
-    histories = None
-    if hand_history is not None or acpc_log is not None:
-        # The hands are read from the lines sent to the seats, through the trace hook.
-        histories = plugin.hand_histories(names)
-        tracer = _also_histories(tracer, histories)
-    luck = None
-    if aivat:
-        one_blind = {plugin.big_blind(params) for params, _ in matches}
-        luck = _Luck(plugin.luck_reader(matches[0][0], derive_seed(seed, "luck")),
-                     LuckTally(len(specs), one_blind.pop() if len(one_blind) == 1 else None))
-        tracer = luck.tracer(tracer)
+    tracer, histories, luck = _readers(plan, trace, hand_history is not None or acpc_log is not None, aivat)
     settings = MatchSettings(
         timeout=plan.timeout, startup_timeout=plan.startup_timeout, budget=plan.budget, log_dir=log_dir,
         trace=tracer, progress=progress, host=host,
@@ -526,6 +536,15 @@ class _Luck:
     def __init__(self, reader: Any, tally: LuckTally) -> None:
         self.reader, self.tally = reader, tally
         self.failed: str | None = None
+
+    @classmethod
+    def of(cls, plan: PlayPlan) -> _Luck:
+        """The plan's game's reader (its sampling keyed from the run's seed), counting in
+        mbb/g where every match has the same big blind."""
+        plugin, matches = plan.plugin, plan.matches
+        one_blind = {plugin.big_blind(params) for params, _ in matches}
+        return cls(plugin.luck_reader(matches[0][0], derive_seed(plan.seed, "luck")),
+                   LuckTally(len(plan.bots), one_blind.pop() if len(one_blind) == 1 else None))
 
     def tracer(self, then: Any) -> Any:
         def trace(seat: int, direction: str, text: str) -> None:

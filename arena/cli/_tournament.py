@@ -40,6 +40,19 @@ def _rounds_help() -> str:
             "(`arena games GAME`). With --until-ci, the most. (default: 1)")
 
 
+SprtOpt = Annotated[Optional[str], typer.Option(
+    "--sprt", metavar="ELO0,ELO1[,ALPHA,BETA]",
+    help="Two entrants of a two-seat game: play rounds until the sequential probability ratio test "
+         "accepts that the first is ELO0 or ELO1 Elo stronger, as fastchess does (alpha, beta default 0.05; "
+         "--rounds is the cap, default 10000; pentanomial with --duplicate). It counts matches won, drawn and "
+         "lost; for poker, --sprt-chips counts chips.")]
+SprtChipsOpt = Annotated[Optional[str], typer.Option(
+    "--sprt-chips", metavar="MBB0,MBB1[,ALPHA,BETA]",
+    help="Two entrants of a two-seat poker game: play rounds until a sequential probability ratio test on "
+         "chips accepts that the first wins MBB0 or MBB1 mbb/g (each match, or each deal with --duplicate, "
+         "one observation; alpha, beta default 0.05; --rounds is the cap, default 10000).")]
+
+
 def tournament_cmd(
     game: Annotated[Optional[str], typer.Argument(help="The game (see `arena games`).")] = None,
     bots: Annotated[Optional[list[str]], typer.Argument(
@@ -71,17 +84,8 @@ def tournament_cmd(
         metavar="NAME", help="Only the seatings with this entrant: one candidate against the rest.")] = None,
     until_ci: Annotated[Optional[float], typer.Option(
         "--until-ci", metavar="W", help="Play rounds until every 95% interval is at most +/-W (--rounds is the cap).")] = None,
-    sprt: Annotated[Optional[str], typer.Option(
-        "--sprt", metavar="ELO0,ELO1[,ALPHA,BETA]",
-        help="Two entrants of a two-seat game: play rounds until the sequential probability ratio test "
-             "accepts that the first is ELO0 or ELO1 Elo stronger, as fastchess does (alpha, beta default 0.05; "
-             "--rounds is the cap, default 10000; pentanomial with --duplicate). It counts matches won, drawn and "
-             "lost; for poker, --sprt-chips counts chips.")] = None,
-    sprt_chips: Annotated[Optional[str], typer.Option(
-        "--sprt-chips", metavar="MBB0,MBB1[,ALPHA,BETA]",
-        help="Two entrants of a two-seat poker game: play rounds until a sequential probability ratio test on "
-             "chips accepts that the first wins MBB0 or MBB1 mbb/g (each match, or each deal with --duplicate, "
-             "one observation; alpha, beta default 0.05; --rounds is the cap, default 10000).")] = None,
+    sprt: SprtOpt = None,
+    sprt_chips: SprtChipsOpt = None,
     on_fault: Annotated[Optional[str], typer.Option(
         "--on-fault", help="'forfeit' (default): a faulting bot scores the worst it could have had by playing on "
                            "(its game's fault rule); 'score-so-far': it keeps its score so far, which lets a fault "

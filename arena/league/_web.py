@@ -272,18 +272,22 @@ async def bot_page(request: Request) -> Response:
     # Each version's rating over its rated matches: (mean, (low, high) of the 95% interval).
     history = {str(vid): [(round(mu, 3), (round(mu - Z95 * sd, 3), round(mu + Z95 * sd, 3)))
                           for _, mu, sd in g.history.get(vid, [])] for vid in ids}
-    # An active version with no match yet waits for its placement, unless the pool is too small for any table.
+    data = {"bot": bot, "mine": mine, "versions": shown, "ratings": {str(k): ratings[k] for k in ids if k in ratings},
+            "matches": matches, "history": history, **_bot_offers(site, bot, shown, bool(matches))}
+    return _render(site, request, "bot.html", data, auth)
+
+
+def _bot_offers(site: Site, bot: Any, shown: list[dict[str, Any]], played: bool) -> dict[str, Any]:
+    """A bot page's ``pool`` (an active version with no match yet waits for its placement,
+    unless the pool is too small for any table) and ``play`` (a friendly against it)."""
     pool = site.league.pool(bot["game"])
     seats = load_game(bot["game"]).spec.min_seats
+    waiting = bool(shown) and shown[0]["state"] == "active" and not played
     active = next((v for v in shown if v["state"] == "active"), None)
-    data = {"bot": bot, "mine": mine, "versions": shown, "ratings": {str(k): ratings[k] for k in ids if k in ratings},
-            "matches": matches, "history": history,
-            "pool": {"active": len(pool), "needed": seats,
-                     "placing": bool(shown) and shown[0]["state"] == "active" and not matches and len(pool) >= seats,
-                     "too_small": bool(shown) and shown[0]["state"] == "active" and not matches and len(pool) < seats},
-            "play": f"/play?game={bot['game']}&opponent={active['id']}" if active and bot["game"] in
-            site.runner.settings.games else None}
-    return _render(site, request, "bot.html", data, auth)
+    offered = active is not None and bot["game"] in site.runner.settings.games
+    return {"pool": {"active": len(pool), "needed": seats, "placing": waiting and len(pool) >= seats,
+                     "too_small": waiting and len(pool) < seats},
+            "play": f"/play?game={bot['game']}&opponent={active['id']}" if offered and active else None}
 
 
 async def head_to_head(request: Request) -> Response:
@@ -300,6 +304,19 @@ async def head_to_head(request: Request) -> Response:
 def _entrant_versions(site: Site, t: TournamentRecord) -> list[VersionRecord | None]:
     by_store = {v["store_bot"]: v for v in site.league.versions("v.store_bot IS NOT NULL")}
     return [by_store.get(e["bot"]) for e in t["entrants"]]
+
+
+def _seats_of(t: TournamentRecord, m: MatchRecord, names: list[str], seated: list[Any], private: list[bool]
+              ) -> list[dict[str, Any]]:
+    """A match page's seats: name, version, score, payoff and its mbb/g (docs/vocabulary.md), stderr link."""
+    bb = game_big_blind(t["game"], t["params"])
+    payoffs = m["payoffs"]
+    rate = 1000 / bb / m["hands"] if bb and payoffs and m["hands"] else None
+    return [{"seat": s, "name": name, "bot": v["bot"] if v else None, "version": v["id"] if v else None,
+             "score": m["scores"][s] if m["scores"] else None, "payoff": payoffs[s] if payoffs else None,
+             "mbb_per_game": payoffs[s] * rate if rate is not None else None,
+             "stderr": f"/matches/{m['id']}/stderr/{s}" if private[s] else None}
+            for s, (name, v) in enumerate(zip(names, seated))]
 
 
 async def match_page(request: Request) -> Response:
@@ -323,13 +340,7 @@ async def match_page(request: Request) -> Response:
     local = [(n, "./" + n) for n in safe]
     hands = await trio.to_thread.run_sync(_hands, t["game"], m.get("transcript"))
     steps = None if hands else await _steps_of(t, m, len(names))
-    bb = game_big_blind(t["game"], t["params"])
-    seats = [{"seat": s, "name": name, "bot": v["bot"] if v else None, "version": v["id"] if v else None,
-              "score": m["scores"][s] if m["scores"] else None, "payoff": m["payoffs"][s] if m["payoffs"] else None,
-              # poker's rate of the payoff (docs/vocabulary.md, mbb/g)
-              "mbb_per_game": 1000 * m["payoffs"][s] / bb / m["hands"] if bb and m["payoffs"] and m["hands"] else None,
-              "stderr": f"/matches/{m['id']}/stderr/{s}" if private[s] else None}
-             for s, (name, v) in enumerate(zip(names, seated))]
+    seats = _seats_of(t, m, names, seated, private)
     data = {
         "match": _match_facts(t, m),
         "seats": seats,

@@ -103,13 +103,7 @@ def plan_tournament(
     duplicate = bool(duplicate)
     lifetime = _lifetime(plugin, chosen, bots, lifetime, duplicate)
     table = _table(plugin, chosen, bots, seats)
-    if sprt is not None and sprt_chips is not None:
-        raise UsageError("--sprt counts match wins and --sprt-chips chips: give one")
-    if sprt_chips is not None and plugin.big_blind(chosen) is None:
-        raise UsageError(f"--sprt-chips tests chips in big blinds, and {game} with these parameters has no big "
-                         "blind (docs/vocabulary.md, mbb/g): use --sprt, which counts match wins")
-    test, rounds = _stopping(game, bots, table, sprt if sprt_chips is None else sprt_chips, until_ci, rounds,
-                             model="chips" if sprt_chips is not None else "normalized")
+    test, rounds = _stopping(game, bots, table, *_which_sprt(plugin, chosen, sprt, sprt_chips), until_ci, rounds)
     seed = check_seed(seed)
     names = [s.name for s in bots]
     if gauntlet is not None and gauntlet not in names:
@@ -163,8 +157,21 @@ def _table(plugin: GamePlugin[Any], params: Any, bots: list[BotSpec], seats: int
     return table
 
 
-def _stopping(game: str, bots: list[BotSpec], table: int, sprt: str | None, until_ci: float | None,
-              rounds: int | None, model: str = "normalized") -> tuple[Sprt | None, int]:
+def _which_sprt(plugin: GamePlugin[Any], params: Any, sprt: str | None, sprt_chips: str | None
+                ) -> tuple[str | None, str]:
+    """The SPRT asked for, if any, and its model: match wins (``--sprt``) or chips (``--sprt-chips``)."""
+    if sprt is not None and sprt_chips is not None:
+        raise UsageError("--sprt counts match wins and --sprt-chips chips: give one")
+    if sprt_chips is None:
+        return sprt, "normalized"
+    if plugin.big_blind(params) is None:
+        raise UsageError(f"--sprt-chips tests chips in big blinds, and {plugin.spec.id} with these parameters has "
+                         "no big blind (docs/vocabulary.md, mbb/g): use --sprt, which counts match wins")
+    return sprt_chips, "chips"
+
+
+def _stopping(game: str, bots: list[BotSpec], table: int, sprt: str | None, model: str, until_ci: float | None,
+              rounds: int | None) -> tuple[Sprt | None, int]:
     """The sequential test, if any, and the rounds (with a test: its cap)."""
     test = None
     if sprt is not None:
