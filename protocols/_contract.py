@@ -453,7 +453,9 @@ class GamePlugin(Generic[P]):
         """A stored match read as a person reads it, for the league's match
         page: ``lines`` are the transcript's ``(seat, "->" or "<-", text)``.
         Each hand a dict: ``number``; ``seats``, per seat ``{"seat",
-        "cards", "profit"}`` (``profit``: what the hand won or lost it);
+        "cards", "profit"}`` (``profit``: what the hand won or lost it; a
+        ``stack`` too where the game has stacks: the league's browser seat
+        then draws the hand in play as a table, from that seat's lines alone);
         ``streets``, each ``{"name", "board", "actions"}`` with actions
         ``{"seat", "words"}``; ``pots``, each ``{"amount", "winners",
         "words"}``. None: the game draws no hands; the page then replays

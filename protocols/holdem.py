@@ -788,18 +788,22 @@ def hands_from_transcript(lines) -> list[dict[str, Any]]:
         if isinstance(event, wire.HandStarted):
             if hand is None or hand["number"] != event.hand:
                 reader = min(event.in_hand)
-                hand = {"number": event.hand, "button": event.button, "seats": {},
+                # every seat dealt in, with its stack (a seat's own lines show only its own cards)
+                hand = {"number": event.hand, "button": event.button,
+                        "seats": {s: {"seat": s, "cards": [], "profit": 0, "stack": event.stacks[s]}
+                                  for s in event.in_hand},
                         "streets": [{"name": "preflop", "board": [], "actions": [
                             {"seat": event.small_blind_seat, "words": f"small blind {event.small_blind}"},
                             {"seat": event.big_blind_seat, "words": f"big blind {event.big_blind}"}]}],
                         "pots": []}
                 hands.append(hand)
-            hand["seats"][seat] = {"seat": seat, "cards": list(event.cards), "profit": 0}
+            hand["seats"][seat]["cards"] = list(event.cards)
         elif hand is None or seat != reader:
             continue
         elif isinstance(event, wire.ActionSeen):
             street = hand["streets"][-1]
             street["actions"].append({"seat": event.seat, "words": _action_words(event, street)})
+            hand["seats"][event.seat]["stack"] = event.stack
         elif isinstance(event, wire.StreetDealt):
             board = list(event.board if event.street == "flop" else event.board[-1:])
             hand["streets"].append({"name": event.street, "board": board, "actions": [], "pot": event.pot})

@@ -45,6 +45,8 @@ SCREEN_CAP = 64 * 1024
 SCREEN_LINES = 60
 #: friendlies kept in memory for their /play pages (finished ones beyond it are dropped)
 KEPT = 200
+#: the lines sent to the person's seat kept for drawing its table (the hand in play is among the last)
+SEEN_CAP = 2000
 
 
 def read_events(f: "Friendly", data: bytes) -> None:
@@ -92,6 +94,44 @@ class Friendly:
     problem: str | None = None  # the match could not be played: why, in words
     changed: trio.Event = field(default_factory=trio.Event)
     last_answer: float = field(default_factory=time.monotonic)
+    #: the lines sent to the person's seat, as ``hands_of`` reads them: only what the seat was told
+    seen: list[tuple[int, str, str]] = field(default_factory=list)
+    hands_of: Any = None
+
+    def table(self) -> dict[str, Any] | None:
+        """The hand in play as the person's own seat was told it (the game's ``hands_of`` on
+        those lines alone): seats with names, stacks, cards and last action, the board, the pot;
+        None where the game draws no such hands."""
+        if self.hands_of is None or not self.seen:
+            return None
+        try:
+            hands = self.hands_of(self.seen)
+        except Exception:  # a hand cut by the cap, or a reader's bug: the text screen still shows it all
+            return None
+        if not hands or "streets" not in hands[-1] or not all("stack" in s for s in hands[-1]["seats"]):
+            return None
+        hand = hands[-1]
+        last: dict[int, str] = {}
+        for street in hand["streets"]:
+            for action in street["actions"]:
+                last[action["seat"]] = action["words"]
+        pot = next((st["pot"] for st in reversed(hand["streets"]) if st.get("pot") is not None), None)
+        return {"number": hand["number"], "button": hand.get("button"),
+                "board": [c for st in hand["streets"] for c in st["board"]], "pot": pot,
+                "seats": [{"name": self.names[s["seat"]] if s["seat"] < len(self.names) else str(s["seat"]),
+                           "you": s["seat"] == self.seat, "cards": s["cards"], "stack": s.get("stack"),
+                           "last": last.get(s["seat"], "")} for s in hand["seats"]],
+                "actions": [{"name": self.names[a["seat"]] if a["seat"] < len(self.names) else str(a["seat"]),
+                             "words": a["words"], "street": st["name"]}
+                            for st in hand["streets"] for a in st["actions"]],
+                "over": bool(hand.get("pots"))}
+
+    def keep_seen(self, seat: int, direction: str, text: str) -> None:
+        """The trace hook's share: the lines sent to the person's seat, a line each."""
+        if seat == self.seat and direction == "->":
+            self.seen += [(seat, direction, line) for line in text.splitlines()]
+            if len(self.seen) > 2 * SEEN_CAP:
+                del self.seen[:-SEEN_CAP]
 
     def _lines(self) -> list[str]:
         return self.screen.splitlines()
@@ -104,7 +144,7 @@ class Friendly:
             question = {"words": words, "choices": [{"word": c.word, "low": c.low, "high": c.high} for c in choices]}
         return {"id": self.id, "game": self.game, "names": self.names, "seat": self.seat,
                 "screen": "\n".join(self._lines()[-SCREEN_LINES:]), "question": question, "over": self.over,
-                "match": self.match_id, "problem": self.problem}
+                "match": self.match_id, "problem": self.problem, "table": self.table()}
 
 
 class Friendlies:
@@ -214,7 +254,13 @@ class Friendlies:
                                    "match", entrants, {"timeout": runner.settings.timeout, "friendly": True})
         runner.league.add_tournament(tid, "friendly")
         transcript = Transcript(folder / "transcript.gz")
-        settings = MatchSettings(timeout=runner.settings.timeout, host=runner.host, trace=transcript,
+        f.hands_of = plugin.hands_of
+
+        def trace(seat: int, direction: str, text: str) -> None:
+            transcript(seat, direction, text)
+            f.keep_seen(seat, direction, text)
+
+        settings = MatchSettings(timeout=runner.settings.timeout, host=runner.host, trace=trace,
                                  log_dir=folder / "logs")
         try:
             async with trio.open_nursery() as nursery:

@@ -177,19 +177,27 @@ def test_play_a_holdem_friendly_in_the_browser_then_see_it_drawn(browser, tmp_pa
         page.click("#play-holdem button")
         page.wait_for_url("**/play/*")
         decisions = 0
+        page.set_viewport_size({"width": 375, "height": 667})  # a phone: every decision played there
         while True:
             page.wait_for_selector("#decision, #over", timeout=30_000)  # the page reloads itself meanwhile
             if page.locator("#over").count():
                 break
-            screen = page.inner_text("#screen")
+            screen = page.text_content("#screen")
             assert "your cards" in screen and "Your turn" in screen
+            # the decision in view without scrolling, the table under it: your cards face up, the
+            # other seat's hidden, both named with their stacks
+            box = page.locator("#decision").bounding_box()
+            assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 667, box
+            seats = page.locator("#seats tr")
+            assert seats.count() == 2 and "bob" in page.inner_text("#seats") and "caller v1" in page.inner_text("#seats")
+            assert page.locator("#seats tr.you .pc:not(.back)").count() == 2
+            assert page.locator("#seats tr:not(.you) .pc.back").count() == 2
             if decisions == 0:
-                for width in (1280, 390):
-                    page.set_viewport_size({"width": width, "height": 900})
+                for width in (1280, 375):
+                    page.set_viewport_size({"width": width, "height": 900 if width > 375 else 667})
                     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), width
                     if UPDATE:
                         page.screenshot(path=str(SHOTS / f"league-play-{width}.png"), full_page=True)
-                page.set_viewport_size({"width": 1280, "height": 900})
                 # A raise, with its amount: the smallest one offered.
                 page.click("#decision button[value=raise]")
             else:
@@ -197,8 +205,9 @@ def test_play_a_holdem_friendly_in_the_browser_then_see_it_drawn(browser, tmp_pa
                 page.click(f"#decision button[value={word}]")
             page.wait_for_load_state()
             decisions += 1
+        page.set_viewport_size({"width": 1280, "height": 900})
         assert decisions >= 3
-        assert "Match over" in page.inner_text("#screen")
+        assert "Match over" in page.text_content("#screen")
         page.click("#over a")
         page.wait_for_url("**/matches/*")
         hands = page.locator("section.hand")

@@ -374,10 +374,13 @@ def test_holdem_the_hands_drawn_are_the_events_the_lowest_seat_was_sent(n):
     for hand in hands:
         dealt = starts[hand["number"]]
         reader = min(next(iter(dealt.values())).in_hand)
-        assert hand["seats"] == [{"seat": s, "cards": list(dealt[s].cards), "profit": hand["seats"][i]["profit"]}
-                                 for i, s in enumerate(sorted(dealt))]
         told = [e for s, e in hw.transcript_events(lines) if s == reader and getattr(e, "hand", None) == hand["number"]
                 and not isinstance(e, hw.YourTurn)]
+        # each seat's stack: as it was dealt in, then after its last action
+        stacks = {s: dealt[s].stacks[s] for s in dealt}
+        stacks.update({e.seat: e.stack for e in told if isinstance(e, hw.ActionSeen)})
+        assert hand["seats"] == [{"seat": s, "cards": list(dealt[s].cards), "profit": hand["seats"][i]["profit"],
+                                  "stack": stacks[s]} for i, s in enumerate(sorted(dealt))]
         (end,) = [e for e in told if isinstance(e, hw.HandEnded)]
         assert [s["profit"] for s in hand["seats"]] == [end.profits[s] for s in sorted(dealt)]
         assert hand["board"] == list(end.board) and hand["shown"] == {x.seat: x.hand for x in end.shown}
