@@ -118,7 +118,9 @@ def seat_people(plugin: GamePlugin[Any], params: list[BaseModel], specs: list[Bo
         raise UsageError("human needs a terminal to play on, and this command has none (stdin, stdout and "
                          "stderr are all redirected)")
     text = json.dumps(params[0].model_dump(mode="json"))
-    return [for_person(s, plugin.spec.id, seat, text, tty) if s.person else s for seat, s in enumerate(specs)]
+    names = [s.name for s in specs]
+    return [for_person(s, plugin.spec.id, seat, text, tty, names=names) if s.person else s
+            for seat, s in enumerate(specs)]
 
 #: programs that run the file named after them (and their own flags before it)
 _INTERPRETERS = {"python", "pypy", "node", "perl", "ruby", "sh", "bash", "java", "mono", "php", "Rscript",

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from enum import IntEnum
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import random
 from pathlib import Path
@@ -441,9 +441,23 @@ class Kuhn3SeatView(SeatView):
         self.money = [0, 0, 0]
         self.mine = 0  # what this seat has in front, from the last play message
 
-    @staticmethod
-    def _who(local: int) -> str:
-        return ("you", "the next seat", "the seat after")[local]
+    def _who(self, local: int) -> str:
+        """A seat in this seat's local view (0: this one, then clockwise), by name where known."""
+        if local == 0:
+            return "you"
+        where = ("", "the next seat", "the seat after")[local]
+        names = self.names
+        if names is not None and len(names) == SEATS:
+            return f"{names[(self.seat + local) % SEATS]} ({where})"
+        return where
+
+    def _moves(self, actions: Sequence[wire.SeatAction], ended: bool = False) -> str:
+        """Each seat's latest move in words and what it has in front. At the hand's end
+        the protocol says only who folded (``PASS``: stayed in, whatever it did)."""
+        verbs = {"BLIND": "anted", "BET": "bet", "PASS": "checked", "FOLD": "folded"}
+        return ", ".join(f"{self._who(i)} " + (("folded" if a.verb == "FOLD" else "stayed in") if ended
+                                                else verbs.get(a.verb, a.verb.lower())) + f" ({a.amount} in front)"
+                         for i, a in enumerate(actions))
 
     def feed(self, line: str) -> Turn | None:
         event = self.wire.feed(line)
@@ -468,15 +482,14 @@ class Kuhn3SeatView(SeatView):
 
     def _your_turn(self, turn: wire.YourTurn) -> Turn:
         self.mine = turn.actions[0].amount
-        seen = ", ".join(f"{self._who(i)} {a.amount}" + (" (folded)" if a.verb == "FOLD" else "")
-                         for i, a in enumerate(turn.actions))
         facing = max(a.amount for a in turn.actions) > self.mine
         choices = [Choice("fold"), Choice("call")] if facing else [Choice("check"), Choice("bet")]
-        return Turn([f"  in front: {seen}"], choices, question="Your action")
+        return Turn([f"  so far: {self._moves(turn.actions)}"], choices, question="Your action")
 
     def _hand_ended(self, end: wire.HandEnded) -> Turn:
         shown = [f"{self._who(i)} {card}" for i, card in enumerate(end.showdown) if card is not None]
-        lines = ["  showdown: " + ", ".join(shown) if shown else "  no showdown"]
+        lines = [f"  at the end: {self._moves(end.actions, ended=True)}",
+                 "  showdown: " + ", ".join(shown) if shown else "  no showdown"]
         for i, action in enumerate(end.actions):
             self.money[i] -= action.amount
         for pot in end.pots:

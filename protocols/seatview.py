@@ -111,6 +111,10 @@ class SeatView:
     reply); for anything else the view cannot know whether a line is a
     request, so it asks after every line."""
 
+    #: every seat's name where the arena knows them, for a game whose messages do not
+    #: carry them (kuhn3's text protocol): the person's program sets it
+    names: list[str] | None = None
+
     def __init__(self, seat: int, params: dict) -> None:
         self.seat = seat
         self.params = params

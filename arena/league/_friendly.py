@@ -179,9 +179,11 @@ class Friendlies:
         termios.tcsetattr(slave, termios.TCSANOW, attrs)
         tty = os.ttyname(slave)
         os.set_blocking(master, False)
-        person = for_person(BotSpec.parse(f"human:{user['name']}", person_ok=True), game, 0,
-                            json.dumps(params.model_dump(mode="json")), tty, events=True)
-        specs = [person, *self.runner._specs(versions)]
+        bots = self.runner._specs(versions)
+        seat = BotSpec.parse(f"human:{user['name']}", person_ok=True)
+        person = for_person(seat, game, 0, json.dumps(params.model_dump(mode="json")), tty, events=True,
+                            names=[seat.name, *(b.name for b in bots)])
+        specs = [person, *bots]
         f = Friendly(id=self._next, owner=user["id"], game=game, names=[s.name for s in specs], seat=0, master=master,
                      slave=slave)
         self._next += 1

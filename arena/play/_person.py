@@ -80,6 +80,9 @@ class _Words:
     def withdrawn(self) -> None:
         self.tty.say("\n")
 
+    def chose(self, words: str) -> None:
+        """The person's choice, taken (the terminal echoed it already)."""
+
 
 class _Events(_Words):
     """The seat for a program (the league's /play page): the same, as JSON lines."""
@@ -100,6 +103,10 @@ class _Events(_Words):
     def withdrawn(self) -> None:
         self._event({"withdrawn": True})
 
+    def chose(self, words: str) -> None:
+        # a terminal echoes what was typed; a page has no echo: the choice goes on the seat's log
+        self.show([f"  you: {words}"])
+
 
 def _decide(view: SeatView, turn: Turn, seat: _Words, stdin_fd: int) -> str | bytes:
     """Ask until the person types a legal choice: the reply line, or bytes the arena sent meanwhile."""
@@ -119,6 +126,7 @@ def _decide(view: SeatView, turn: Turn, seat: _Words, stdin_fd: int) -> str | by
         except ValueError as exc:
             seat.again(str(exc))
             continue
+        seat.chose(choice.word if amount is None else f"{choice.word} {amount}")
         return view.reply(choice, amount)
 
 
@@ -127,8 +135,11 @@ def main(argv: list[str]) -> int:
     plugin = load_game(game_id)
     params = plugin.Params.model_validate(json.loads(params_json))
     view = plugin.seat_view(params, int(seat))
+    names = next((json.loads(m[len("names="):]) for m in mode if m.startswith("names=")), None)
+    if isinstance(names, list) and all(isinstance(n, str) for n in names):
+        view.names = names
     tty = _Terminal(tty_path)
-    screen = _Events(tty) if mode == ["events"] else _Words(tty)
+    screen = _Events(tty) if "events" in mode else _Words(tty)
     stdin_fd = sys.stdin.fileno()
     out = sys.stdout
     reader = os.fdopen(stdin_fd, "rb", buffering=0, closefd=False)

@@ -7,6 +7,7 @@ league's friendlies), and a person is never put in a tournament's table."""
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import replace
 from typing import Any
@@ -28,9 +29,11 @@ KIND = SeatKind("human", "human:", person=True, parse=_parse,
                 summary="a person, on this terminal (human or human:NAME)")
 
 
-def for_person(spec: Any, game: str, seat: int, params_json: str, tty: str, events: bool = False) -> Any:
+def for_person(spec: Any, game: str, seat: int, params_json: str, tty: str, events: bool = False,
+               names: list[str] | None = None) -> Any:
     """A person's seat made runnable: the program that plays it on ``tty``
-    (in words, or with ``events`` as JSON lines for a program such as the /play page)."""
+    (in words, or with ``events`` as JSON lines for a program such as the /play page);
+    ``names``: every seat's, for a game whose messages do not carry them."""
     argv = (sys.executable, "-m", "arena.play._person", game, str(seat), params_json, tty,
-            *(("events",) if events else ()))
+            *(("events",) if events else ()), *((f"names={json.dumps(names)}",) if names else ()))
     return replace(spec, argv=argv, files=None)

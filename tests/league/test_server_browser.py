@@ -257,18 +257,20 @@ FRIENDLIES = [
     ("openspiel:leduc_poker", "sample_bots/openspiel/build/random_bot", "random_bot"),
     ("rpsdraft", "sample_bots/rpsdraft/minimal_bot.py", "minimal_bot.py"),
     ("twocarddraw", "sample_bots/twocarddraw/pair_of_fours.js", "pair_of_fours.js"),
+    # kuhn3 seats two bots: the second of another owner (one owner's bots never share a table)
+    ("kuhn3", "sample_bots/kuhn3/build/rule_bot", "rule_bot"),
 ]
 
 
-def test_a_person_plays_openspiel_rpsdraft_and_twocarddraw_in_the_browser(browser, tmp_path):
+def test_a_person_plays_openspiel_rpsdraft_twocarddraw_and_kuhn3_in_the_browser_on_a_phone(browser, tmp_path):
     # The page asks with the game's own named choices (OpenSpiel's action
     # names, card codes, stand/draw N), read from the seat's events, never
     # from a prompt's text; a word the game does not offer is refused in words.
     db = tmp_path / "kinds.db"
-    host, cy = new_user(db, "host"), new_user(db, "cy")
+    host, cy, dee = new_user(db, "host"), new_user(db, "cy"), new_user(db, "dee")
     games = [g for g, _, _ in FRIENDLIES]
     server = League(db, *[x for g in games for x in ("--game", g)], "-p", "twocarddraw.hands=3",
-                    "-p", "rpsdraft.draft_rounds=2", "-p", "rpsdraft.turns=2", "--quarantine-matches", "2",
+                    "-p", "rpsdraft.draft_rounds=2", "-p", "rpsdraft.turns=2", "-p", "kuhn3.hands=10", "--quarantine-matches", "3",
                     "--every", "1h")
     try:
         bots = {}
@@ -276,9 +278,12 @@ def test_a_person_plays_openspiel_rpsdraft_and_twocarddraw_in_the_browser(browse
             r = server.submit(host, upload, (ROOT / path).read_bytes(), game=game, name="house")
             assert r.status_code == 201, r.text
             bots[game] = r.json()["bot"]
-        for game, bot in bots.items():
+        second = server.submit(dee, "check_fold_bot.py", (ROOT / "sample_bots/kuhn3/check_fold_bot.py").read_bytes(),
+                               game="kuhn3", name="folder").json()["bot"]
+        for game, bot in [*bots.items(), ("kuhn3", second)]:
             assert server.settled(bot)["state"] == "active", (game, server.version(bot))
-        page = browser.new_page(viewport={"width": 1100, "height": 900})
+        # a phone: every decision of every game is in view without scrolling
+        page = browser.new_page(viewport={"width": 375, "height": 667})
         page.goto(server.url + "/login")
         page.fill("#token", cy)
         page.click("form.card button")
@@ -287,10 +292,11 @@ def test_a_person_plays_openspiel_rpsdraft_and_twocarddraw_in_the_browser(browse
             page.goto(server.url + "/play")
             form = f"[id='play-{game}']"
             # Only a game played in hands asks how many.
-            assert page.locator(f"{form} input[name=hands]").count() == (game == "twocarddraw"), game
-            if game == "twocarddraw":
+            assert page.locator(f"{form} input[name=hands]").count() == (game in ("twocarddraw", "kuhn3")), game
+            if game in ("twocarddraw", "kuhn3"):
                 page.fill(f"{form} input[name=hands]", "2")  # a hand's end and the next (the form says 5)
-            page.check(f"{form} input[name=opponents]")
+            for box in page.locator(f"{form} input[name=opponents]").all():
+                box.check()
             page.click(f"{form} button")
             page.wait_for_url("**/play/*")
             decisions = 0
@@ -300,6 +306,11 @@ def test_a_person_plays_openspiel_rpsdraft_and_twocarddraw_in_the_browser(browse
                     break
                 words = page.locator("#decision button[name=choice]").evaluate_all("bs => bs.map(b => b.value)")
                 assert words and not any("{" in w for w in words), (game, words)
+                box = page.locator("#decision").bounding_box()
+                assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 667, (game, box)
+                if game == "kuhn3":  # the other seats by name, their moves in words
+                    told = page.text_content("#screen")
+                    assert "house v1 (" in told and "folder v1 (" in told and "anted" in told, told
                 if decisions == 0:
                     # The page offers only the game's words; one posted by hand is refused in words.
                     token = page.locator("#decision input[name=csrf]").get_attribute("value")
@@ -309,8 +320,10 @@ def test_a_person_plays_openspiel_rpsdraft_and_twocarddraw_in_the_browser(browse
                 page.wait_for_load_state()
                 decisions += 1
             assert decisions >= 1, game
-            screen = page.inner_text("#screen")
-            assert "try again" not in screen and "Match over" in screen, (game, screen)
+            screen = page.text_content("#screen")
+            assert "try again" not in screen and ("Match over" in screen or "Round over" in screen), (game, screen)
+            if game == "kuhn3":  # your own choices on the log, which has no echo
+                assert "  you: " in screen, screen
             stored = server.http.get(f"/api/matches/{page.locator('#over a').first.get_attribute('href').split('/')[-1]}").json()
             assert stored["faults"] == [], (game, stored["faults"])
     finally:

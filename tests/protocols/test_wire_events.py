@@ -269,15 +269,25 @@ def test_kuhn3_the_seed_example_in_a_persons_words():
     assert got == [
         (["Kuhn poker, 3 seats: cards J < Q < K < A, antes 1,1,1, a bet takes you to 2 in front."], [], "READY", []),
         (["", "Hand 1: your card is Q"], [], "READY", []),
-        (["  in front: you 1, the next seat 1, the seat after 2"], ["fold", "call"], None, ["FOLD 1", "BET 2"]),
-        (["  showdown: the seat after K", "  pot 5 to the seat after", "  your total: -2"], [], "OK", []),
+        (["  so far: you anted (1 in front), the next seat anted (1 in front), the seat after bet (2 in front)"],
+         ["fold", "call"], None, ["FOLD 1", "BET 2"]),
+        (["  at the end: you stayed in (2 in front), the next seat folded (1 in front), the seat after stayed in "
+          "(2 in front)", "  showdown: the seat after K", "  pot 5 to the seat after", "  your total: -2"], [], "OK", []),
         ([], [], "Money: -2,-1,3", []),
         (["", "Hand 2: your card is A"], [], "READY", []),
-        (["  in front: you 1, the next seat 1, the seat after 1"], ["check", "bet"], None, ["BET 1", "BET 2"]),
-        (["  no showdown", "  pot 4 to you", "  your total: +0"], [], "OK", []),
+        (["  so far: you anted (1 in front), the next seat anted (1 in front), the seat after anted (1 in front)"],
+         ["check", "bet"], None, ["BET 1", "BET 2"]),
+        (["  at the end: you stayed in (2 in front), the next seat folded (1 in front), the seat after folded "
+          "(1 in front)", "  no showdown", "  pot 4 to you", "  your total: +0"], [], "OK", []),
         ([], [], "Money: 0,-2,2", []),
         (["", "Round over after 2 hands: you finished +0."], [], CLOSING, []),
     ]
+    # with the seats' names (the arena passes them to a person's seat): each other seat named
+    named = Kuhn3SeatView(1, {"max_bet": 2})
+    named.names = ["ann", "bo", "cy"]
+    shown = [t.shown for t in map(named.feed, sent) if t is not None and t.shown]
+    assert shown[2] == ["  so far: you anted (1 in front), cy (the next seat) anted (1 in front), ann (the seat "
+                        "after) bet (2 in front)"]
 
 
 def test_kuhn3_a_line_out_of_place_is_a_clear_error_and_an_unknown_one_is_shown_as_it_came():
