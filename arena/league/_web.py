@@ -337,7 +337,9 @@ async def match_page(request: Request) -> Response:
     first = max(0, step_i - WINDOW)
     # Names as `arena play` takes them (no spaces), each bot a file the reader has.
     safe = [re.sub(r"[^A-Za-z0-9_.-]", "_", n) for n in names]
-    local = [(n, "./" + n) for n in safe]
+    # a friendly's first entrant was a person's seat (arena.league._friendly): replayed as one
+    person = [bool(t["settings"].get("friendly")) and i == 0 for i in m["seats"]]
+    local = [(n, "human" if p else "./" + n) for n, p in zip(safe, person)]
     hands = await trio.to_thread.run_sync(_hands, t["game"], m.get("transcript"))
     steps = None if hands else await _steps_of(t, m, len(names))
     seats = _seats_of(t, m, names, seated, private)

@@ -213,6 +213,9 @@ def test_play_a_holdem_friendly_in_the_browser_then_see_it_drawn(browser, tmp_pa
         hands = page.locator("section.hand")
         assert hands.count() == 3
         assert "bob" in hands.first.inner_text() and "caller v1" in hands.first.inner_text()
+        # its replay seats a person where bob sat (not a program named ./bob)
+        replay = page.inner_text("#replay")
+        assert "bob=human " in replay and "./bob" not in replay, replay
         assert "raises to" in page.inner_text(".hands")
         assert page.locator(".hands .pc").count() >= 3 * (4 + 5)  # two hole cards a seat, five on the board
         assert page.locator("#winnings svg.chart polyline").count() == 2
