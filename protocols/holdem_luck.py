@@ -46,10 +46,9 @@ class _Hand:
     put_in: dict[int, int]  # seat -> chips put in this hand
     behind: dict[int, int]  # seat -> chips left
     live: set[int]  # seats still in the hand
+    reader: int  # every seat is sent each notice: the lowest seat's copies are read (as hands_of reads them)
     holes: dict[int, tuple[int, int]] = field(default_factory=dict)
     board: tuple[int, ...] = ()
-    seen: dict[int, int] = field(default_factory=dict)  # per recipient: notices read
-    notices: int = 0
     dealt: bool = False  # the deal's term is taken (once every seat's cards are known)
     terms: dict[str, dict[int, float]] = field(default_factory=lambda: {"allin": {}, "aivat": {}})
 
@@ -137,21 +136,18 @@ class HoldemLuck:
             event = wire.read(line)
             if isinstance(event, wire.HandStarted):
                 self._started(seat, event)
-            elif self.hand is not None and isinstance(event, (wire.ActionSeen, wire.StreetDealt)):
-                hand = self.hand
-                read = hand.seen.get(seat, 0)
-                hand.seen[seat] = read + 1
-                if read == hand.notices:  # the first copy of this notice
-                    hand.notices += 1
-                    self._notice(hand, event)
-            elif self.hand is not None and isinstance(event, wire.HandEnded):
+            elif self.hand is None or seat != self.hand.reader:
+                continue
+            elif isinstance(event, (wire.ActionSeen, wire.StreetDealt)):
+                self._notice(self.hand, event)
+            elif isinstance(event, wire.HandEnded):
                 self._ended(self.hand, event)
 
     def _started(self, seat: int, e: wire.HandStarted) -> None:
         if self.hand is None or self.hand.number != e.hand:
             seats = set(e.in_hand)
             self.hand = _Hand(e.hand, {s: self.stack - e.stacks[s] for s in seats},
-                              {s: e.stacks[s] for s in seats}, seats)
+                              {s: e.stacks[s] for s in seats}, seats, min(seats))
             self._cache.clear()
         self.hand.holes[seat] = (NUMBERS[e.cards[0]], NUMBERS[e.cards[1]])
 

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from .._checks import UsageError, current_names
-from ..results._report import format_words, replay_command, standings_format, standings_of
+from ..results._report import format_words, game_units, replay_command, standings_format, standings_of
 from ..results._standings import HeadToHeadRow, Standings
 from ..results._store import MatchRecord, Store, TournamentRecord, open_store, shown_seed
 from .._text import inert
@@ -164,21 +164,6 @@ def say(text: str, *, err: bool = True, indent: str = "  ", command: str = "") -
 
 def _ci(low: float, high: float) -> str:
     return f"±{(high - low) / 2:.3f}"
-
-
-def game_units(game: str, params: dict[str, Any] | None = None) -> dict[str, str]:
-    """The game's words for its scores (docs/vocabulary.md), for a stored tournament's parameters."""
-    from .._games import PluginLoadError, load_game
-
-    try:
-        plugin = load_game(game)
-    except PluginLoadError:
-        return {"payoff": "payoff", "hands": "hands", "score": "score", "tournament": "score"}
-    try:
-        model = plugin.Params(**(params or {}))
-    except Exception:  # parameters stored by another version of the game: its words still hold
-        model = None
-    return plugin.units(model)
 
 
 def print_standings(game: str, tid: int, table: Standings, settings: dict[str, Any],

@@ -16,8 +16,8 @@ from .._checks import UsageError, check_range, game_params, parse_param
 from ..cluster import ClusterError, check_shippable
 from ..cluster._security import certs_folder
 from .._plan import entrant_specs, load_plugin
-from ..results._report import standings_format, standings_of
-from ._results import cell_width, clip, game_units, print_standings, rank_and_wins_disagree, say
+from ..results._report import game_units, standings_format, standings_of
+from ._results import cell_width, clip, print_standings, rank_and_wins_disagree, say
 from ..results._sprt import Sprt
 from ..results._standings import Disqualification
 from ..results._store import MatchRecord as StoredMatch

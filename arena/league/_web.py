@@ -51,7 +51,7 @@ from protocols.seatview import card_text
 
 from .._checks import current_names
 from .._games import PluginLoadError, load_game
-from ..results._report import format_words, game_big_blind, replay_command, standings_of
+from ..results._report import format_words, game_big_blind, game_units, replay_command, standings_of
 from ..results._standings import Standings
 from ..results._store import FaultRecord, MatchRecord, TournamentRecord, shown_seed
 from .._seeds import pseudonyms
@@ -462,7 +462,7 @@ def _read_hands(game: str, path: str | None, stamp: tuple[int, int] | None) -> l
 
 def _hands_word(game: str, params: dict[str, Any]) -> str:
     """The game's word for what a match is counted in ("hands", "rounds", "games": ``units()``)."""
-    return _units(game, params)["hands"]
+    return game_units(game, params)["hands"]
 
 
 def _read_back(game: str, params: str, seed: str | None, told: tuple[tuple[str, ...], ...],
@@ -562,7 +562,7 @@ async def tournament_page(request: Request) -> Response:
         # (an interval of one match is infinite: null in the JSON twin, blank on the page)
         standings = [{**{k: None if isinstance(x, float) and not math.isfinite(x) else x for k, x in row.items()},
                       "bot": label.get(row["bot"], row["bot"])} for row in found["standings"]]
-        ranking = _ranking(found, _units(t["game"], t["params"])["tournament"], label)
+        ranking = _ranking(found, game_units(t["game"], t["params"])["tournament"], label)
     settings = t["settings"]
     rules = {"rounds": t["rounds"], "lifetime": t.get("lifetime", "match"), "timeout (s)": settings.get("timeout"),
              "seats per match": settings.get("seats")}
@@ -595,15 +595,6 @@ def _ranking(found: Standings, unit: str, label: dict[str, str]) -> dict[str, An
         out["disagree"] = (f"{a} ranks first by {unit} but won {pair['wins']} and lost {pair['losses']} of its "
                            f"{pair['matches']} matches against {b}: {a} won by more, {b} more often.")
     return out
-
-
-def _units(game: str, params: dict[str, Any]) -> dict[str, str]:
-    """The game's words for its scores (docs/vocabulary.md)."""
-    plugin = load_game(game)
-    try:
-        return plugin.units(plugin.Params.model_validate(params))
-    except ValueError:  # parameters an older version of the game stored
-        return plugin.units()
 
 
 # -- accounts ----------------------------------------------------------------------------

@@ -704,23 +704,22 @@ def summarize_series(
         planned=planned, matches=results, seats=[], big_blinds=big_blinds, seatings=seatings,
     )
 
-    def of(i: int) -> list[SeatResult]:  # bot i's seat in every match
-        return [m.seats[series.seat_of(k, i)] for k, m in enumerate(results)]
-
-    per_match = [[m.seats[series.seat_of(k, i)].score for i in range(len(specs))] for k, m in enumerate(results)]
+    # bot i's seat in every match
+    sat = [[m.seats[series.seat_of(k, i)] for k, m in enumerate(results)] for i in range(len(specs))]
+    per_match = [[sat[i][k].score for i in range(len(specs))] for k in range(len(results))]
     scores = list(plugin.aggregate(per_match)) if per_match else [0.0] * len(specs)
     series.seats = [
         SeatResult(
             seat=i,
             bot=spec.name,
-            payoff=sum(s.payoff for s in of(i)),
+            payoff=sum(s.payoff for s in mine),
             score=scores[i],
-            time_used=sum(s.time_used for s in of(i)),
-            slowest_reply=max((s.slowest_reply for s in of(i)), default=0.0),
-            ending=of(i)[-1].ending if results else None,
-            leftovers=_most_left([s.leftovers for s in of(i)]),
-            sandbox=of(i)[-1].sandbox if results else None,
+            time_used=sum(s.time_used for s in mine),
+            slowest_reply=max((s.slowest_reply for s in mine), default=0.0),
+            ending=mine[-1].ending if mine else None,
+            leftovers=_most_left([s.leftovers for s in mine]),
+            sandbox=mine[-1].sandbox if mine else None,
         )
-        for i, spec in enumerate(specs)
+        for i, (spec, mine) in enumerate(zip(specs, sat))
     ]
     return series

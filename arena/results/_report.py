@@ -25,6 +25,30 @@ def standings_of(store: Store, tid: int) -> Standings:
                              big_blind=ranked_big_blind(saved["game"], saved["params"]))
 
 
+def stored_game(game: str, params: dict[str, Any] | None) -> tuple[Any, Any]:
+    """A stored tournament's game and its parameters' model: (None, None) where the
+    game is not installed, (plugin, None) where another version of it stored them."""
+    from .._games import PluginLoadError, load_game
+
+    try:
+        plugin = load_game(game)
+    except PluginLoadError:
+        return None, None
+    try:
+        return plugin, plugin.Params(**(params or {}))
+    except Exception:  # parameters stored by another version of the game
+        return plugin, None
+
+
+def game_units(game: str, params: dict[str, Any] | None = None) -> dict[str, str]:
+    """The game's words for its scores (docs/vocabulary.md), for a stored tournament's
+    parameters (another version's: its words still hold)."""
+    plugin, model = stored_game(game, params)
+    if plugin is None:
+        return {"payoff": "payoff", "hands": "hands", "score": "score", "tournament": "score"}
+    return plugin.units(model)
+
+
 def ranked_big_blind(game: str, params: dict[str, Any] | None) -> float | None:
     """The big blind of a stored tournament's game when its standings rank by
     chips (the payoff's unit): their scores then read as mbb/g and bb/100.
@@ -34,13 +58,10 @@ def ranked_big_blind(game: str, params: dict[str, Any] | None) -> float | None:
 
 def game_big_blind(game: str, params: dict[str, Any] | None, *, ranked: bool = False) -> float | None:
     """The big blind of a stored game's payoffs (``GamePlugin.big_blind``), None
-    without one; ``ranked``: only where its tournaments rank by the payoff's unit."""
-    from .._games import load_game
-
-    try:
-        plugin = load_game(game)
-        model = plugin.Params(**(params or {}))
-    except Exception:  # unloadable, or another version's parameters: no rates rather than wrong ones
+    without one; ``ranked``: only where its tournaments rank by the payoff's unit.
+    Another version's parameters give none: no rates rather than wrong ones."""
+    plugin, model = stored_game(game, params)
+    if model is None:
         return None
     units = plugin.units(model)
     if ranked and units["tournament"] != units["payoff"]:

@@ -43,13 +43,18 @@ def grouped_ci(values: list[float], keys: list[Any]) -> tuple[float, float, floa
     each group counts as one observation, its mean."""
     if not values:
         return 0.0, 0.0, 0.0
+    mean = statistics.fmean(values)
+    _, low, high = mean_ci(group_means(values, keys))
+    half = (high - low) / 2
+    return mean, mean - half, mean + half
+
+
+def group_means(values: list[float], keys: list[Any]) -> list[float]:
+    """The mean of each group of ``values`` sharing a key, in the order the keys first come."""
     groups: dict[Any, list[float]] = {}
     for value, key in zip(values, keys):
         groups.setdefault(key, []).append(value)
-    mean = statistics.fmean(values)
-    _, low, high = mean_ci([statistics.fmean(g) for g in groups.values()])
-    half = (high - low) / 2
-    return mean, mean - half, mean + half
+    return [statistics.fmean(g) for g in groups.values()]
 
 
 #: an entrant whose first this many matches all fault is disqualified (``--broken-start``)
@@ -331,10 +336,7 @@ def head_to_head(names: list[str], pairs: dict[tuple[int, int], list[tuple[float
 def margin_los(margins: list[float], keys: list[Any]) -> float | None:
     """The likelihood of superiority in chips: P(the mean margin is above 0) under a normal
     model of the margin per group of matches (``grouped_ci``'s groups); None with under two groups."""
-    groups: dict[Any, list[float]] = {}
-    for value, key in zip(margins, keys):
-        groups.setdefault(key, []).append(value)
-    means = [statistics.fmean(g) for g in groups.values()]
+    means = group_means(margins, keys)
     if len(means) < 2:
         return None
     error = statistics.stdev(means) / math.sqrt(len(means))
