@@ -93,6 +93,9 @@ class Friendly:
     match_id: int | None = None
     problem: str | None = None  # the match could not be played: why, in words
     changed: trio.Event = field(default_factory=trio.Event)
+    #: counts every change of what the page shows; ``ticked`` is set (and replaced) at each
+    revision: int = 0
+    ticked: trio.Event = field(default_factory=trio.Event)
     last_answer: float = field(default_factory=time.monotonic)
     #: the lines sent to the person's seat, as ``hands_of`` reads them: only what the seat was told
     seen: list[tuple[int, str, str]] = field(default_factory=list)
@@ -126,6 +129,17 @@ class Friendly:
                             for st in hand["streets"] for a in st["actions"]],
                 "over": bool(hand.get("pots"))}
 
+    def touch(self) -> None:
+        """What the page shows changed: wake whoever follows it (its live page's event stream)."""
+        self.revision += 1
+        self.ticked.set()
+        self.ticked = trio.Event()
+
+    async def wait_past(self, revision: int) -> None:
+        """Return once the page shows something newer than ``revision`` (at once when it already does)."""
+        while self.revision == revision:
+            await self.ticked.wait()
+
     def keep_seen(self, seat: int, direction: str, text: str) -> None:
         """The trace hook's share: the lines sent to the person's seat, a line each."""
         if seat == self.seat and direction == "->":
@@ -144,7 +158,7 @@ class Friendly:
             question = {"words": words, "choices": [{"word": c.word, "low": c.low, "high": c.high} for c in choices]}
         return {"id": self.id, "game": self.game, "names": self.names, "seat": self.seat,
                 "screen": "\n".join(self._lines()[-SCREEN_LINES:]), "question": question, "over": self.over,
-                "match": self.match_id, "problem": self.problem, "table": self.table()}
+                "match": self.match_id, "problem": self.problem, "table": self.table(), "revision": self.revision}
 
 
 class Friendlies:
@@ -203,6 +217,7 @@ class Friendlies:
             f.problem = f"the arena failed to play this match ({exc!r}); it was not stored"
             f.over, f.question = True, None
             f.changed.set()
+            f.touch()
             self.runner.log(f"arena: internal error in friendly {f.id}: {exc!r}")
 
     async def answer(self, f: Friendly, typed: str) -> None:
@@ -211,6 +226,7 @@ class Friendlies:
             return
         f.question = None
         f.changed = trio.Event()
+        f.touch()
         f.last_answer = time.monotonic()
         os.write(f.master, typed.encode() + b"\n")
         with trio.move_on_after(ANSWER_WAIT):
@@ -225,6 +241,8 @@ class Friendlies:
         read_events(f, data.replace(b"\r\n", b"\n"))
         if f.question is not None:
             f.changed.set()
+        if data:
+            f.touch()
         return bool(data)
 
     async def _watch(self, f: Friendly) -> None:
@@ -240,6 +258,7 @@ class Friendlies:
                 # Hanging up ends the seat's program (its terminal reads end), and with it the match.
                 os.close(f.master)
                 f.master = -1
+                f.touch()
                 return
 
     async def _play(self, f: Friendly, plugin: Any, specs: list[BotSpec], params: Any,
@@ -293,4 +312,5 @@ class Friendlies:
         f.over = True
         f.question = None
         f.changed.set()
+        f.touch()
         runner.log(f"Friendly {f.id} ({plugin.spec.id}, {' vs '.join(f.names)}) stored as match {f.match_id}")

@@ -3,8 +3,10 @@
 Every page is a handler that returns a template name and a dict; the same
 dict is the page's JSON twin under ``/api/``. HTML is rendered by Jinja2
 with autoescaping, so every bot-provided string (names, replies, stderr)
-arrives as text, never markup; the Content-Security-Policy forbids scripts
-altogether (the pages need none: the live views refresh themselves).
+arrives as text, never markup. The Content-Security-Policy allows scripts from
+the server's own files only (``live.js``: pages that change while read update
+in place; without it they reload themselves), and ``nosniff`` keeps any other
+response of the site (a bot's stderr, a JSON twin) from running as one.
 
 Who may do what:
 * anyone: read leaderboards, bots, matches, tournaments;
@@ -30,6 +32,7 @@ import re
 import secrets
 import shutil
 import time
+from urllib.parse import quote
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -41,7 +44,7 @@ from starlette.datastructures import UploadFile
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
@@ -129,6 +132,7 @@ class Site:
             (seat["name"], values) for seat, values in zip(seats, totals)]
         self.templates.env.globals["lines_chart"] = lines_chart
         self.templates.env.globals["sparkline"] = sparkline
+        self.templates.env.globals["live_page"] = _live
 
 
 class Auth:
@@ -605,7 +609,8 @@ async def login(request: Request) -> Response:
     auth = _auth(site, request)
     if request.method == "GET":
         token = request.cookies.get(LOGIN_COOKIE) or secrets.token_urlsafe(24)
-        response = _render(site, request, "login.html", {"login_csrf": token, "error": None}, auth)
+        response = _render(site, request, "login.html", {"login_csrf": token, "error": None,
+                                                         "next": _local(request.query_params.get("next"))}, auth)
         response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", secure=site.secure)
         return response
     host = request.client.host if request.client else "?"
@@ -615,14 +620,22 @@ async def login(request: Request) -> Response:
     user = site.league.user_by_token(str(form.get("token", "")).strip())
     if user is None:
         token = request.cookies.get(LOGIN_COOKIE, "")
-        return _render(site, request, "login.html",
-                       {"login_csrf": token, "error": "that token is not valid"}, auth, status=401)
+        return _render(site, request, "login.html", {"login_csrf": token, "error": "that token is not valid",
+                                                     "next": _local(form.get("next"))}, auth, status=401)
     cookie, _ = site.league.new_session(user["id"])
-    response = RedirectResponse("/", status_code=303)
+    response = RedirectResponse(_local(form.get("next")) or "/", status_code=303)
     response.set_cookie(SESSION_COOKIE, cookie, httponly=True, samesite="lax", secure=site.secure,
                         max_age=7 * 24 * 3600)
     response.delete_cookie(LOGIN_COOKIE)
     return response
+
+
+def _local(path: Any) -> str | None:
+    """``path`` when it is a page of this site (a login's way back), else None: never another
+    host (``//evil``, ``/\\evil``, a scheme), so a link cannot send a user off-site after logging in."""
+    if isinstance(path, str) and re.fullmatch(r"/(?:[A-Za-z0-9._~-][A-Za-z0-9._~/-]*)?", path) and "//" not in path:
+        return path
+    return None
 
 
 async def logout(request: Request) -> Response:
@@ -952,15 +965,20 @@ def _start_friendly(site: Site, user: UserRecord, form: Any) -> tuple[Any, str |
         return None, str(exc).splitlines()[0]
 
 
+def _my_friendly(site: Site, request: Request, user: UserRecord) -> Any:
+    f = site.friendlies.games.get(request.path_params["friendly"])
+    if f is None or f.owner != user["id"]:
+        raise HTTPException(404, "no such friendly match of yours (they are kept until the server restarts; "
+                                 "the stored match stays on its page)")
+    return f
+
+
 async def play_match(request: Request) -> Response:
     """GET: the seat's screen and one form for the decision due; POST: that decision."""
     site: Site = request.app.state.site
     auth = _auth(site, request)
     user = _need_user(auth)
-    f = site.friendlies.games.get(request.path_params["friendly"])
-    if f is None or f.owner != user["id"]:
-        raise HTTPException(404, "no such friendly match of yours (they are kept until the server restarts; "
-                                 "the stored match stays on its page)")
+    f = _my_friendly(site, request, user)
     problem = None
     if request.method == "POST":
         reply, problem = _decision(f.question, await _form(request, auth))
@@ -970,6 +988,43 @@ async def play_match(request: Request) -> Response:
                 return RedirectResponse(f"/play/{f.id}", status_code=303)
     return _render(site, request, "play_match.html", {"friendly": f.public(), "problem": problem}, auth,
                    status=400 if problem else 200)
+
+
+#: one event stream lasts this long at most (the browser's EventSource opens the next by itself),
+#: so no connection outlives its reader by more, nor holds a stopping server past its grace time
+STREAM_SECONDS = 25.0
+#: changes closer together than this are told as one (a bots' hand can change the screen many times)
+STREAM_GAP = 0.2
+
+
+async def play_events(request: Request) -> Response:
+    """A friendly's changes as server-sent events, for its page's script (``live.js``): ``change``
+    with the new revision at each, ``over`` at the end. The page itself still works without them."""
+    site: Site = request.app.state.site
+    f = _my_friendly(site, request, _need_user(_auth(site, request)))
+
+    async def events() -> Any:
+        # No cancel scope spans a yield (the response iterates this generator in its own task group).
+        told, end = -1, trio.current_time() + STREAM_SECONDS
+        yield "retry: 1000\n\n"
+        while trio.current_time() < end:
+            if f.revision != told:
+                told = f.revision
+                yield f"event: {'over' if f.over else 'change'}\ndata: {told}\n\n"
+            if f.over:
+                return
+            await trio.sleep(STREAM_GAP)
+            if not await _changed_within(f, told, min(10.0, end - trio.current_time())):
+                yield ": still here\n\n"  # a comment keeps proxies from closing an idle stream
+
+    return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+async def _changed_within(f: Any, told: int, seconds: float) -> bool:
+    with trio.move_on_after(max(0.0, seconds)):
+        await f.wait_past(told)
+        return True
+    return False
 
 
 def _decision(question: Any, form: Any) -> tuple[str | None, str | None]:
@@ -998,6 +1053,13 @@ async def style(request: Request) -> Response:
                     headers={"Cache-Control": "max-age=300"})
 
 
+async def live_script(request: Request) -> Response:
+    """The one script of the pages (templates/live.js): a page that changes while it is read
+    updates in place, keeping the reader's place, instead of reloading itself."""
+    return Response((HERE / "templates" / "live.js").read_text(), media_type="text/javascript",
+                    headers={"Cache-Control": "max-age=300"})
+
+
 async def icon(request: Request) -> Response:
     """The pages' icon (a browser asks for one; a 404 there is an error in its console)."""
     return Response((HERE / "templates" / "icon.svg").read_text(), media_type="image/svg+xml",
@@ -1023,6 +1085,8 @@ async def _error(request: Request, exc: Exception) -> Response:
                   "fault, and other pages still work.")
     if _api(request):
         return JSONResponse({"error": detail, "status": status}, status_code=status)
+    if status == 401 and request.method == "GET":  # a page for users: log in, then come back to it
+        return RedirectResponse(f"/login?next={quote(request.url.path)}", status_code=303)
     try:
         auth = _auth(site, request)
     except Exception:  # the database itself may be what failed
@@ -1081,7 +1145,8 @@ class _Headers:
     """Security headers on every response."""
 
     HEADERS = [
-        (b"content-security-policy", b"default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+        (b"content-security-policy", b"default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; "
+                                     b"img-src 'self'; form-action 'self'; "
                                      b"frame-ancestors 'none'; base-uri 'none'"),
         (b"x-content-type-options", b"nosniff"),
         (b"referrer-policy", b"same-origin"),
@@ -1129,10 +1194,12 @@ def make_app(site: Site) -> Any:
         Route("/api/play", play_page, methods=["GET", "POST"]),
         Route("/play/{friendly:id}", play_match, methods=["GET", "POST"]),
         Route("/api/play/{friendly:id}", play_match, methods=["GET", "POST"]),
+        Route("/play/{friendly:id}/events", play_events, methods=["GET"]),
         Route("/logout", logout, methods=["POST"]),
         Route("/matches/{match:id}/stderr/{seat:id}", match_stderr, methods=["GET"]),
         Route("/static/style.css", style, methods=["GET"]),
         Route("/static/icon.svg", icon, methods=["GET"]),
+        Route("/static/live.js", live_script, methods=["GET"]),
         Route("/favicon.ico", icon, methods=["GET"]),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: _error, Exception: _error})
@@ -1144,6 +1211,16 @@ def _when(t: float | None) -> str:
     if not t:
         return ""
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t))
+
+
+def _live(every: int, events: str | None = None, reload: bool = True) -> Markup:
+    """A page that changes while read: live.js updates it in place (following ``events``, a
+    stream of server-sent events, else asking every ``every`` s); without scripts it reloads
+    itself every ``every`` s instead (unless ``reload`` is off: a page awaiting the reader's form)."""
+    stream = f' data-events="{escape(events)}"' if events else ""
+    fallback = f'<noscript><meta http-equiv="refresh" content="{every}"></noscript>' if reload else ""
+    return Markup(f'{fallback}<meta name="arena-live" content="{every}"{stream}>'
+                  '<script src="/static/live.js" defer></script>')
 
 
 def _card_html(card: str) -> Markup:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import sqlite3
 import subprocess
 import tarfile
@@ -221,6 +222,25 @@ def test_tokens_ownership_and_roles_are_enforced(league):
     assert league.http.get(f"/api/bots/{bot}").json()["bot"]["paused"] is False
 
 
+def test_a_users_page_sends_a_visitor_to_log_in_and_back_never_off_site(league):
+    with httpx.Client(base_url=league.url, timeout=30) as web:
+        for path in ("/play", "/mine", "/submit"):
+            r = web.get(path)
+            assert r.status_code == 303 and r.headers["location"].startswith("/login"), (path, r.status_code)
+        assert web.get("/api/mine").status_code == 401  # a program gets the status, not a page
+        assert web.get("/mine").headers["location"] == "/login?next=/mine"
+    # The way back is a path of this site only (two logins: the server allows 10 in 5 minutes per address).
+    for given, kept in (("/mine", True), ("//evil.example/x", False), ("https://evil.example", False),
+                        ("/\\evil.example", False), ("/play/1", True)):
+        page = httpx.get(league.url + "/login", params={"next": given}, timeout=30)
+        assert (f'name="next" value="{given}"' in page.text) == kept, given
+    for given, back in (("/mine", "/mine"), ("//evil.example/x", "/")):  # a forged form is held to it too
+        with httpx.Client(base_url=league.url, timeout=30) as web:
+            login_csrf = web.get("/login").text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+            r = web.post("/login", data={"token": league.tokens["bob"], "csrf": login_csrf, "next": given})
+            assert (r.status_code, r.headers.get("location")) == (303, back), (given, r.status_code, r.text[:300])
+
+
 def test_web_forms_need_their_csrf_token_and_a_valid_login(league):
     with httpx.Client(base_url=league.url, timeout=30) as web:
         page = web.get("/login")
@@ -254,7 +274,10 @@ def test_every_page_has_a_json_twin_and_safe_headers(league):
                  "/tournaments", f"/tournaments/{tid}"):
         html = league.http.get(path)
         assert html.status_code == 200 and html.headers["content-type"].startswith("text/html"), path
-        assert "script-src" not in html.headers["content-security-policy"]  # no script may run
+        policy = html.headers["content-security-policy"]
+        assert "script-src 'self';" in policy and "unsafe" not in policy, policy  # the server's own files only
+        assert not re.search(r"<script(?![^>]*\ssrc=\"/static/live\.js\")", html.text), path  # no inline one
+        assert html.headers["x-content-type-options"] == "nosniff"
         api = league.http.get("/api" + path)
         assert api.status_code == 200 and api.headers["content-type"] == "application/json", path
     assert league.http.get("/api/games").json()["games"][0]["game"] == "kuhn3"

@@ -42,6 +42,8 @@ def _settled(server: League, page, state: str) -> None:
 
 
 def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_path):
+    from playwright.sync_api import expect
+
     # Always taken (the pages must render); copied into docs/img by `make screenshots`.
     SHOTS = ROOT / "docs" / "img" if UPDATE else tmp_path
     db = tmp_path / "web.db"
@@ -58,10 +60,7 @@ def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_pat
             data = (ROOT / "sample_bots/kuhn3/build" / binary).read_bytes()
             assert server.submit(host, binary, data, name=name).status_code == 201
         page = browser.new_page(viewport={"width": 1100, "height": 800})
-        page.goto(server.url + "/login")
-        page.fill("#token", alice)
-        page.click("form.card button")
-        page.wait_for_url(server.url + "/")
+        _log_in(page, server, alice)
         assert "alice" in page.inner_text("header")
 
         # Submit by the form.
@@ -72,6 +71,12 @@ def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_pat
         page.click("form.card button")
         page.wait_for_url("**/bots/*")
         bot_url = page.url
+        # The page follows its bot through the pipeline in place (live.js asks every 3 s), not by reloading.
+        first = page.locator(".version [data-state]").first.inner_text()
+        assert first in ("received", "built", "quarantined"), first
+        page.evaluate("window.stillThisPage = true")
+        expect(page.locator(".version [data-state]").first).to_have_text("active", timeout=150_000)
+        assert page.evaluate("window.stillThisPage === true")
         _settled(server, page, "active")
         assert page.locator(".steps li").filter(has_text="quarantine").first.inner_text().startswith("PASS")
 
@@ -154,6 +159,23 @@ def test_log_in_submit_watch_quarantine_leaderboard_and_a_match(browser, tmp_pat
         assert server.stop() == 130, server.stderr()  # stopped by SIGINT, as Ctrl-C does
 
 
+def _log_in(page, server: League, token: str) -> None:
+    page.goto(server.url + "/login")
+    page.fill("#token", token)
+    page.click("form.card button")
+    page.wait_for_url(server.url + "/")
+
+
+def _complaints(page) -> list[str]:
+    """What the browser reports against ``page`` as it goes: console errors and warnings (a
+    Content-Security-Policy violation is one), uncaught script errors, failed requests."""
+    found: list[str] = []
+    page.on("console", lambda m: found.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda exc: found.append(f"page error: {exc}"))
+    page.on("response", lambda r: found.append(f"{r.status}: {r.url}") if r.status >= 400 else None)
+    return found
+
+
 def test_play_a_holdem_friendly_in_the_browser_then_see_it_drawn(browser, tmp_path):
     SHOTS = ROOT / "docs" / "img" if UPDATE else tmp_path
     db = tmp_path / "play.db"
@@ -165,11 +187,9 @@ def test_play_a_holdem_friendly_in_the_browser_then_see_it_drawn(browser, tmp_pa
         data = (ROOT / "sample_bots/holdem/build/call_bot").read_bytes()
         caller = server.submit(host, "call_bot", data, game="holdem", name="caller").json()["bot"]
         assert server.settled(caller)["state"] == "active"
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(server.url + "/login")
-        page.fill("#token", bob)
-        page.click("form.card button")
-        page.wait_for_url(server.url + "/")
+        # Played without scripts: the page reloads itself while the bots play (its <noscript> refresh).
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, java_script_enabled=False)
+        _log_in(page, server, bob)
 
         page.click("header >> text=Play")
         page.check("#play-holdem input[name=opponents]")
@@ -228,26 +248,37 @@ def test_play_a_holdem_friendly_in_the_browser_then_see_it_drawn(browser, tmp_pa
         # Never rated: the leaderboard has only what league tournaments rated (none here).
         assert server.http.get("/api/games/holdem").json()["rows"] == []
 
-        # A friendly nobody answers is abandoned after --play-idle: the person's seat faults, the bots are stopped.
+        # A friendly nobody answers is abandoned after --play-idle: the person's seat faults, the bots are
+        # stopped. With scripts, the page follows it in place (server-sent events): no reload, the
+        # reader's place and open fold kept, no console error or policy violation.
+        live = browser.new_page(viewport={"width": 375, "height": 667})
+        complaints = _complaints(live)
+        _log_in(live, server, bob)
+        live.goto(server.url + "/play")
+        live.check("#play-holdem input[name=opponents]")
+        live.fill("#hands-holdem", "3")
+        live.click("#play-holdem button")
+        live.wait_for_url("**/play/*")
+        live.wait_for_selector("#decision")
+        live.evaluate("window.stillThisPage = true")
+        if not live.evaluate("document.getElementById('log').open"):  # (open when no table is drawn yet)
+            live.click("#log summary")  # the fold opened, then scrolled down to it
+        assert live.evaluate("document.getElementById('log').open")
+        live.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        live.wait_for_selector("#over", timeout=60_000)
+        assert live.evaluate("window.stillThisPage === true")  # updated in place, not reloaded
+        assert live.evaluate("document.getElementById('log').open")
+        assert "the match is abandoned" in live.text_content("#screen")
+        assert not complaints, complaints
         as_bob = {"Authorization": f"Bearer {bob}"}
-        version = server.version(caller)["id"]
-        started = server.http.post("/api/play", headers=as_bob, data={"game": "holdem", "opponents": str(version),
-                                                                      "hands": "3"})
-        assert started.status_code == 201, started.text
-        path = f"/api/play/{started.json()['id']}"
-        left = server.wait("the unanswered friendly to end",
-                           lambda: (f := server.http.get(path, headers=as_bob).json()["friendly"])["over"] and f,
-                           timeout=60)
-        assert "the match is abandoned" in left["screen"]
+        left = server.http.get(f"/api/play/{live.url.rsplit('/', 1)[1]}", headers=as_bob).json()["friendly"]
+        assert left["over"] and "the match is abandoned" in left["screen"]
         stored = server.http.get(f"/api/matches/{left['match']}").json()
         assert [(f["seat"], f["kind"]) for f in stored["faults"]] == [(0, "disconnected")], stored["faults"]
         assert not [p for p in processes_with(str(tmp_path)) if p[0] != server.proc.pid]
 
         # My bots: every version of mine with its state.
-        page.goto(server.url + "/login")
-        page.fill("#token", host)
-        page.click("form.card button")
-        page.wait_for_url(server.url + "/")
+        _log_in(page, server, host)
         page.click("#mine-link")
         assert "caller" in page.inner_text("#mine") and "active" in page.inner_text("#mine")
     finally:
@@ -287,10 +318,8 @@ def test_a_person_plays_openspiel_rpsdraft_twocarddraw_and_kuhn3_in_the_browser_
             assert server.settled(bot)["state"] == "active", (game, server.version(bot))
         # a phone: every decision of every game is in view without scrolling
         page = browser.new_page(viewport={"width": 375, "height": 667})
-        page.goto(server.url + "/login")
-        page.fill("#token", cy)
-        page.click("form.card button")
-        page.wait_for_url(server.url + "/")
+        complaints = _complaints(page)
+        _log_in(page, server, cy)
         for game in games:
             page.goto(server.url + "/play")
             form = f"[id='play-{game}']"
@@ -329,6 +358,8 @@ def test_a_person_plays_openspiel_rpsdraft_twocarddraw_and_kuhn3_in_the_browser_
                 assert "  you: " in screen, screen
             stored = server.http.get(f"/api/matches/{page.locator('#over a').first.get_attribute('href').split('/')[-1]}").json()
             assert stored["faults"] == [], (game, stored["faults"])
+        # (the refused post above is the one error response: the page itself never errs)
+        assert [c for c in complaints if not c.startswith("400: ")] == [], complaints
     finally:
         assert server.stop() == 130, server.stderr()
 
