@@ -80,6 +80,17 @@ def check_acpc(plugin: GamePlugin[Any], params: BaseModel, specs: list[BotSpec],
         raise UsageError(f"{agents[0]!r} is an ACPC agent and cannot play this match: {why}")
 
 
+def check_higc(plugin: GamePlugin[Any], params: BaseModel, specs: list[BotSpec]) -> None:
+    """Refuse, before anything starts, a match the HIGC relay cannot give its bots the
+    referee's observations of (the game's word, ``higc_refusal``): never a bot's fault."""
+    relayed = [s.command for s in specs if s.kind == "higc"]
+    if relayed:
+        why = plugin.higc_refusal(params.model_dump(mode="json"))
+        if why:
+            raise UsageError(f"{relayed[0]!r} is a bot of OpenSpiel's competition referee and cannot play this "
+                             f"match: {why}")
+
+
 def check_agents_level(specs: list[BotSpec], level: str) -> None:
     """An ACPC agent's relay hands the agent's connection to the arena over a
     socket, which gVisor's kernel cannot do: refused before anything starts."""
@@ -314,6 +325,7 @@ def plan_play(
     specs = seat_people(plugin, params, bot_specs(bots, person_ok=True))
     for p in params:
         check_acpc(plugin, p, specs, lifetime=lifetime, matches=len(params))
+        check_higc(plugin, p, specs)
     # One match plays the run's seed itself; a series derives one per match.
     matches = ([(params[0], seed)] if len(params) == 1
                else [(p, derive_seed(seed, game_id, "match", i)) for i, p in enumerate(params)])

@@ -483,6 +483,12 @@ class GamePlugin(Generic[P]):
         has no ACPC translation, so they never can."""
         return f"ACPC agents play only games that translate their wire to the ACPC dealer's, and {self.spec.id} does not"
 
+    def higc_refusal(self, params: dict[str, Any]) -> str | None:
+        """Why bots of OpenSpiel's competition referee (``higc:CMD``) cannot play a match with
+        these parameters, in words; None: they can. Default: only an OpenSpiel game can."""
+        return (f"HIGC bots read OpenSpiel's observation tensors, which only OpenSpiel games have, "
+                f"and {self.spec.id} is not one")
+
     # --- what the game brings besides its rules ----------------------------
     def native_parts(self) -> Sequence[Any]:
         """What the game builds in C, so that ``make install`` (``python -m

@@ -363,6 +363,18 @@ class OpenSpielPlugin(BuiltinGame[OpenSpielParams]):
         o = SAMPLE_BOTS / "openspiel"
         return (DemoBot("random", (o / "random_bot.py",)), DemoBot("first-js", (o / "first_bot.js",)))
 
+    def higc_refusal(self, params: dict[str, Any]) -> str | None:
+        # The referee sends the public and the private observation of each state; a game
+        # without those observers gives a HIGC bot nothing to read.
+        game = str(params.get("game", ""))
+        try:
+            if _observers(game) is not None:
+                return None
+        except Exception as exc:  # a game string pyspiel refuses is the parameters' error, said there
+            return f"{game!r} does not load: {exc}"
+        return (f"{game} has no public and private observations (pyspiel's IIG observers), which the referee's "
+                "observation tensors are made of")
+
     def big_blind(self, params: OpenSpielParams | None = None) -> float | None:
         # OpenSpiel's two poker games of antes only: an ante of 1 each (universal_poker's
         # blinds live in its own game string, not read here)

@@ -72,6 +72,9 @@ class BotProcess(BotLines):
         self.leftovers: int | None = 0
         self.sandbox_verdict: str | None = None  # what the limits saw (e.g. out of memory)
         self.reaped = False
+        #: its last match ended in order with this seat in good standing: it is owed its seat
+        #: kind's end time (HIGC's ``tournament over``); a faulted or cut-off seat is stopped at once
+        self.in_step = False
         #: an ACPC agent's seat: the hand-over socket until the first line, and the codec's class
         self._hand_over = channel.handoff
         self._codec_class = codec

@@ -55,10 +55,12 @@ class SeatClock:
     awaiting: int = 0  # requests delivered (or queued) whose reply is not read yet
     time_used: float = 0.0  # seconds spent on its replies this match, from delivery to reply
     slowest: float = 0.0  # the longest single reply (after start-up), seconds
+    notices: int = 0  # notifications sent since its last reply (a relay may answer each to its bot first)
 
     def charge(self, took: float) -> None:
         if self.awaiting:
             self.awaiting -= 1
+        self.notices = 0
         self.time_used += took
         if took > self.slowest:
             self.slowest = took
@@ -98,15 +100,18 @@ class Limits:
     budget: float | None
 
     def limit(self, bot: BotProcess) -> float:
-        """The time ``bot`` has for its next reply (a person's seat: no limit)."""
+        """The time ``bot`` has for its next reply (a person's seat: no limit), with its seat
+        kind's allowance for each notification since its last reply (HIGC's ``ponder``)."""
         if bot.spec.person:
             return float("inf")
         c = clock(bot)
+        grace = bot.spec.seat_kind.notice_grace
+        extra = c.notices * grace(bot.spec) if grace is not None and c.notices else 0.0
         if not c.replied:
-            return max(self.timeout, self.startup_timeout)
+            return max(self.timeout, self.startup_timeout) + extra
         if self.budget is not None and self.budget - c.time_used < self.timeout:
-            return max(0.0, self.budget - c.time_used)
-        return self.timeout
+            return max(0.0, self.budget - c.time_used) + extra
+        return self.timeout + extra
 
     def for_bot(self, bot: BotProcess) -> tuple[float, str]:
         """The time ``bot`` has for its next reply, and the words if it runs out."""
@@ -118,8 +123,12 @@ class Limits:
             )
         if limit < self.timeout:
             return limit, f"used up its time budget of {self.budget:g} s for the match"
+        pondered = clock(bot).notices
+        allowed = (f"{limit:g} s ({self.timeout:g} s, and {limit - self.timeout:g} s for answering the "
+                   f"{pondered} observation{'s' if pondered != 1 else ''} before it)" if limit > self.timeout
+                   else f"{self.timeout:g} s")
         return limit, (
-            f"no reply within {self.timeout:g} s (thinking too long, a reply not flushed, "
+            f"no reply within {allowed} (thinking too long, a reply not flushed, "
             "or waiting for a line the arena does not send?)"
         )
 
@@ -555,6 +564,8 @@ class Table:
                 return got
         now = trio.current_time()
         if not reply:
+            for seat, _ in sends:
+                clock(bots[seat]).notices += 1
             sends = [(seat, payload) for seat, payload in per_seat(sends) if not bots[seat].hold(payload)]
             if not sends:
                 return []

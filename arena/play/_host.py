@@ -132,8 +132,10 @@ class BotHost:
         with trio.CancelScope(shield=True):
             for bot in live:
                 bot.close_stdin()
-            with trio.move_on_after(grace):
-                for bot in live:
+            # Each bot until its own deadline: a seat kind may be owed longer (HIGC's ``tournament over``).
+            closed = trio.current_time()
+            for owed, bot in sorted(((_end_grace(b, grace), b) for b in live), key=lambda x: x[0]):
+                with trio.move_on_at(closed + owed):
                     await bot.wait_ended()
             counted = {id(bot): bot.plan.count_leftovers() if bot.plan.count_leftovers is not None else None
                        for bot in live}
@@ -196,6 +198,11 @@ def open_host(
     machine's default level, or ``ARENA_SANDBOX``). Close it when done, or use
     it as a context manager: ``with open_host() as host: ...``."""
     return BotHost(open_launcher(level, policy, **kwargs), sync_wait=sync_wait)
+
+
+def _end_grace(bot: BotProcess, grace: float) -> float:
+    own = bot.spec.seat_kind.end_grace
+    return max(grace, own(bot.spec)) if own is not None and bot.in_step else grace
 
 
 @asynccontextmanager

@@ -201,6 +201,8 @@ async def run_series(
         settings.log_dir.mkdir(parents=True, exist_ok=True)
     if lifetime not in ("match", "tournament"):
         raise ValueError(f"lifetime is 'match' or 'tournament', not {lifetime!r}")
+    for params, _ in matches:  # (the library's callers too: a table the game cannot seat, in its words)
+        plugin.check_seats(params, len(specs))
     if lifetime == "tournament" and len(matches) > 1 and not plugin.reusable_processes:
         raise ValueError(
             f"{plugin.spec.id}'s protocol has no match boundaries: it needs a fresh process per match"
@@ -474,8 +476,13 @@ async def _drive(
     no seat blamed.
     """
     drive = _Drive(game, dealer, bots, settings)
+    for bot in bots:
+        bot.in_step = False
     try:
         outcome = await drive.play()
+        faulted = {seat for seat, *_ in drive.faults}
+        for bot in bots:
+            bot.in_step = bot.seat not in faulted
         return outcome, drive.faults, drive.exchanges, drive.table.native_messages, None
     except ProtocolError as exc:
         drive.faults.append((exc.seat, exc, exc.expected, _hand(game, dealer)))

@@ -31,6 +31,7 @@ readable copy and binds that instead (``stage``).
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -171,7 +172,23 @@ def command_parts(spec: BotSpec, path_env: str) -> CommandParts:
     own_dir = os.path.dirname(main) if main else None
     # The first word is a runtime (a command name, or a program followed by its script).
     etc = _runtime_etc(argv[0]) if program is None and os.path.isabs(argv[0]) else ()
-    return CommandParts(tuple(argv), tuple(interpreter_roots), own_dir, tuple(named), etc)
+    parts = CommandParts(tuple(argv), tuple(interpreter_roots), own_dir, tuple(named), etc)
+    return _with_relayed(parts, spec, path_env) if spec.seat_kind.relay and "--" in argv else parts
+
+
+def _with_relayed(parts: CommandParts, spec: BotSpec, path_env: str) -> CommandParts:
+    """A relay's command (``RELAY ... -- CMD``) read as the relay's and as CMD's alike: CMD's
+    runtime (its interpreter, named or on PATH) and its own folder are shown too, as they
+    would be for CMD alone."""
+    words = spec.argv[list(spec.argv).index("--") + 1:]
+    if not words:
+        return parts
+    inner = command_parts(BotSpec(command=shlex.join(words), argv=tuple(words), name=spec.name,
+                                  files=spec.files), path_env)
+    named = [*parts.named, *(((inner.own_dir, True),) if inner.own_dir else ())]
+    return CommandParts(parts.argv, tuple(dict.fromkeys((*parts.interpreter_roots, *inner.interpreter_roots))),
+                        parts.own_dir, tuple(dict.fromkeys(named)),
+                        tuple(dict.fromkeys((*parts.runtime_etc, *inner.runtime_etc))))
 
 
 def _first_word(first: str, path_env: str) -> tuple[str, list[str], str | None]:
@@ -231,7 +248,10 @@ def build_view(
     binds: list[Bind] = []
     seen: set[str] = set()
     for path, is_dir, may_stage in sorted(wanted, key=lambda w: (w[0].count("/"), w[0])):
-        if _under_system(path) or path in seen or path == "/":
+        # (a path inside a folder already shown is shown by it: bwrap cannot make a mount point
+        # inside a read-only bind, as for an interpreter named inside its own runtime tree)
+        if _under_system(path) or path in seen or path == "/" or any(
+                b.is_dir and path.startswith(b.target.rstrip("/") + "/") for b in binds):
             continue
         seen.add(path)
         source = stage(path, is_dir) if (stage is not None and may_stage) else path

@@ -34,5 +34,10 @@ class SeatKind:
     #: its ``--`` (a cluster ships the command, each machine adds its relay)
     relay: bool = False
     parse: Parse | None = None
+    #: seconds a notification (a message that asks no reply) may cost the seat's next reply, for
+    #: a relay that answers each one to its bot's own clock first (HIGC's ``ponder``); None: none
+    notice_grace: Callable[[Any], float] | None = None
+    #: seconds the seat is given to exit once its input is closed, if more than a match's grace
+    end_grace: Callable[[Any], float] | None = None
     #: one line for docs and help
     summary: str = ""

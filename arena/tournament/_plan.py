@@ -15,7 +15,7 @@ from protocols import GamePlugin
 
 from .._checks import UsageError, check_range, game_params
 from .._games import load_game
-from .._plan import check_acpc, check_agents_level, check_lifetime, check_limits, check_seed, load_plugin
+from .._plan import check_acpc, check_agents_level, check_higc, check_lifetime, check_limits, check_seed, load_plugin
 from ..sandbox import SandboxPolicy, resolve_level
 from .._spec import BotSpec
 from ..results._store import Store, file_digest
@@ -141,6 +141,7 @@ def _lifetime(plugin: GamePlugin[Any], params: Any, bots: list[BotSpec], lifetim
         raise UsageError("--duplicate plays each bot process for one match, so that no bot remembers a deal "
                          "from one seating to the next: it cannot go with --lifetime tournament")
     check_acpc(plugin, params, bots, lifetime=lifetime, matches=2)
+    check_higc(plugin, params, bots)
     return lifetime
 
 

@@ -1,7 +1,9 @@
 """A bot of OpenSpiel's competition referee (HIGC) behind an arena seat.
 
-Usage: python3 relay.py -- CMD...   (run by the arena, in the bot's sandbox,
-for a bot given as ``higc:CMD``; standard library only)
+Usage: python3 relay.py [--shell TEXT] [--ponder S] [--over S] -- CMD...
+(run by the arena, in the bot's sandbox, for a bot given as ``higc:CMD``;
+standard library only). With ``--shell`` the bot is ``/bin/sh -c TEXT``, as
+the referee starts it (CMD then only names it); else CMD itself.
 
 The relay reads the openspiel JSON lines (docs/protocols/openspiel.md) and
 speaks HIGC's stdin/stdout protocol to CMD, as OpenSpiel's
@@ -16,13 +18,16 @@ speaks HIGC's stdin/stdout protocol to CMD, as OpenSpiel's
   public and private observation tensors, compressed and in base64, as the
   message carries them, then the legal action ids when the seat acts. The
   bot answers an action id, which goes back as ``{"type": "action"}``, or
-  ``ponder`` when it does not act (a reply other than ``ponder`` is noted
-  on the seat's stderr: the referee counts it and plays on);
+  ``ponder`` when it does not act, within ``--ponder`` seconds (the arena
+  adds that much to the seat's next reply limit for each observation, so
+  pondering is never charged to an ``act``); a reply other than ``ponder``,
+  or one later than that, is noted on the seat's stderr: the referee counts
+  it and plays on;
 * ``match_end`` becomes ``match over SCORE``, the seat's return as an
   integer (cut toward zero, as the referee's ``int`` does), answered
   ``match over``;
 * when the arena closes its input, ``tournament over``, and the relay waits
-  a moment for the bot to answer and exit.
+  up to ``--over`` seconds for the bot to exit (the arena waits as long).
 
 A later match of another game or seat starts CMD afresh (the referee tells
 a bot both only once). A reply that is not an action id is sent on as it
@@ -34,7 +39,9 @@ disconnect).
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -57,8 +64,8 @@ def _note(text: str) -> None:
 class Bot:
     """CMD and its pipes."""
 
-    def __init__(self, argv: list[str], game: str, seat: int) -> None:
-        self.game, self.seat = game, seat
+    def __init__(self, argv: list[str], game: str, seat: int, over: float) -> None:
+        self.game, self.seat, self.over = game, seat, over
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
         assert proc.stdin is not None and proc.stdout is not None  # both are pipes
         self.proc, self.stdin, self.stdout = proc, proc.stdin, proc.stdout
@@ -88,9 +95,17 @@ class Bot:
         return got == word
 
     def gone(self, what: str) -> None:
-        code = self.proc.poll()
-        _note(f"{what}" + (f" (exit status {code})" if code is not None else ""))
-        sys.exit(3)
+        """The bot went: the relay ends as it did (its exit code, its signal), so that the
+        arena's verdict (crashed, disconnected) is the bot's own, as for any bot."""
+        try:
+            code = self.proc.wait(0.5)
+        except subprocess.TimeoutExpired:
+            code = None
+        _note(f"{what}" + (f" (exit status {code})" if code is not None else " and is still running"))
+        if code is not None and code < 0:
+            signal.signal(-code, signal.SIG_DFL)
+            os.kill(os.getpid(), -code)
+        sys.exit(3 if code is None else code)
 
     def finish(self) -> None:
         """``tournament over``, a moment for the bot's answer and exit, then stop it."""
@@ -99,9 +114,10 @@ class Bot:
             self.stdin.close()
         except (BrokenPipeError, OSError):
             pass
-        deadline = time.monotonic() + 1.0
-        while self.proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
+        try:
+            self.proc.wait(self.over)
+        except subprocess.TimeoutExpired:
+            pass
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
@@ -117,9 +133,23 @@ def _observation(msg: dict) -> str | None:
     return line
 
 
+def _options(argv: list[str]) -> tuple[list[str], float, float]:
+    """The bot's argv (``/bin/sh -c TEXT`` with ``--shell``), the ponder and tournament-over seconds."""
+    shell, ponder, over = None, 0.2, 60.0
+    while argv and argv[0] != "--":
+        flag, value, argv = argv[0], argv[1], argv[2:]
+        if flag == "--shell":
+            shell = value
+        elif flag == "--ponder":
+            ponder = float(value)
+        elif flag == "--over":
+            over = float(value)
+    argv = argv[1:]
+    return (["/bin/sh", "-c", shell] if shell is not None else argv), ponder, over
+
+
 def main(argv: list[str]) -> None:
-    if argv[:1] == ["--"]:
-        argv = argv[1:]
+    argv, ponder, over = _options(argv)
     bot: Bot | None = None
     seat = 0
     for raw in sys.stdin:
@@ -134,7 +164,7 @@ def main(argv: list[str]) -> None:
                 bot.finish()
                 bot = None
             if bot is None:
-                bot = Bot(argv, game, seat)
+                bot = Bot(argv, game, seat, over)
                 if not bot.ready:
                     continue
             if bot.expect("start"):
@@ -150,7 +180,11 @@ def main(argv: list[str]) -> None:
                     _say(f"the game {bot.game!r} has no HIGC observation tensors for this state")
                 continue
             bot.send(line)
+            asked = time.monotonic()
             answer = bot.read()
+            if kind == "observe" and time.monotonic() - asked > ponder:
+                _note(f"answered {time.monotonic() - asked:.3f} s after an observation, over the referee's "
+                      f"{ponder:g} s to ponder (the referee counts it an error)")
             if kind == "act":
                 if ACTION_ID.fullmatch(answer):
                     _say(json.dumps({"type": "action", "action": int(answer)}))
