@@ -31,8 +31,11 @@ QUIET = {
     "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
     "DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL": "5s",
 }
-#: With certificates, Dask refuses any connection that is not TLS.
+#: Dask refuses any connection that is not TLS.
 ENCRYPTED = {"DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True"}
+#: The HTTP port of a worker, and of a scheduler without --dashboard, answers /health
+#: only: Dask's other pages show worker addresses, tasks, logs and call stacks to anyone.
+HEALTH_ONLY = '["distributed.http.health"]'
 #: How often a worker whose scheduler went away looks for it again.
 REJOIN_POLL = 1.0
 
@@ -58,11 +61,12 @@ def parse_cpus(text: str) -> set[int]:
 
 
 def check_listen(listen: str, certs: Path | None, scheme: str) -> None:
-    """A host to bind: off loopback only with TLS."""
-    if not is_loopback(listen) and (certs is None or scheme != "tls"):
-        raise UsageError(f"--listen {listen} is not this machine's loopback: a worker or scheduler reachable "
-                         "from the network must speak TLS (a tls:// address and --certs DIR, made by "
-                         "`arena cluster init-certs DIR`)")
+    """A host to bind: with TLS only, loopback included (any local user could connect)."""
+    if certs is None or scheme != "tls":
+        where = "this machine's loopback, where any local user" if is_loopback(listen) else \
+            "an address where anyone on that network"
+        raise UsageError(f"--listen {listen} is {where} could reach it: a worker or scheduler must speak TLS "
+                         "(a tls:// address and --certs DIR, made by `arena cluster init-certs DIR`)")
 
 
 def worker_argv(address: str, slots: int, name: str | None, nanny: bool, listen: str = "127.0.0.1",
@@ -146,8 +150,8 @@ def worker_cmd(
         check_secured("arena worker", address, scheme, host, certs)
         check_listen(listen, certs, scheme)
         chosen = parse_cpus(cpus) if cpus else os.sched_getaffinity(0)
-        if scheme == "tls" and certs is not None:
-            tls_arguments(certs, "worker")  # the files are there
+        assert certs is not None  # (check_secured)
+        tls_arguments(certs, "worker")  # the files are there, naming the worker's role
     except UsageError as exc:
         raise _fail(str(exc)) from None
     # Looked up, not imported: this process only supervises the Dask worker,
@@ -161,12 +165,12 @@ def worker_cmd(
     env[CPUS_ENV] = ",".join(map(str, sorted(chosen)))
     for key, value in QUIET.items():
         env.setdefault(key, value)
-    if scheme == "tls":
-        env.update(ENCRYPTED)
+    env.update(ENCRYPTED)
+    env["DASK_DISTRIBUTED__WORKER__HTTP__ROUTES"] = HEALTH_ONLY
     if cache is not None:
         env["ARENA_CACHE"] = str(cache.resolve())
     env[ALLOW_NONE_ENV] = "1" if allow_no_sandbox else "0"
-    argv = worker_argv(address, len(chosen), name, nanny, listen, certs if scheme == "tls" else None)
+    argv = worker_argv(address, len(chosen), name, nanny, listen, certs)
     typer.echo(f"arena worker: {len(chosen)} slot(s) on CPUs {sorted(chosen)}, arena {build()}, listening on "
                f"{listen}, joining {address}", err=True)
     raise typer.Exit(_supervise(argv, env, host, port, address, rejoin))
@@ -179,28 +183,35 @@ def scheduler_cmd(
         help="The cluster's certificates, made by `arena cluster init-certs DIR`: the scheduler speaks TLS "
              "only and admits only holders of a certificate of that authority (default: $ARENA_CERTS).")] = None,
     dashboard: Annotated[Optional[str], typer.Option(
-        metavar="HOST:PORT", help="Serve Dask's dashboard there (default: none; it shows, and can change, "
-                                  "what the cluster does: keep it on loopback).")] = None,
+        metavar="HOST:PORT", help="Serve Dask's dashboard and all its pages there, on loopback only (default: "
+                                  "none, and the HTTP port answers /health only; the pages show, and can "
+                                  "change, what the cluster does).")] = None,
     scheduler_file: Annotated[Optional[Path], typer.Option(
         "--scheduler-file", help="Write the scheduler's address there (useful with port 0).")] = None,
 ) -> None:
-    """Start the Dask scheduler of an arena cluster, bound where told, TLS with --certs."""
+    """Start the Dask scheduler of an arena cluster, bound where told, TLS only, guarded."""
     certs = certs_folder(certs)
     host, _, port = listen.rpartition(":")
     try:
         if not host or not port.isdigit():
             raise UsageError(f"--listen takes HOST:PORT like 127.0.0.1:8786, not {listen!r}")
-        check_listen(host, certs, "tls" if certs is not None else "tcp")
-        tls = tls_arguments(certs, "scheduler") if certs is not None else []
+        check_listen(host, certs, "tls")
+        assert certs is not None  # (check_listen)
+        tls = tls_arguments(certs, "scheduler")
+        if dashboard is not None and not is_loopback(dashboard.rpartition(":")[0] or "?"):
+            raise UsageError(f"--dashboard {dashboard} is not on this machine's loopback: Dask's pages show, "
+                             "and can change, what the cluster does, to anyone who reaches them; give "
+                             "127.0.0.1:PORT (and an SSH tunnel to look from elsewhere)")
     except UsageError as exc:
         raise _fail(str(exc)) from None
     env = dict(os.environ)
     for key, value in {**QUIET, "DASK_DISTRIBUTED__SCHEDULER__WORK_STEALING_INTERVAL": "1s"}.items():
         env.setdefault(key, value)
-    if certs is not None:
-        env.update(ENCRYPTED)
+    env.update(ENCRYPTED)
+    if dashboard is None:
+        env["DASK_DISTRIBUTED__SCHEDULER__HTTP__ROUTES"] = HEALTH_ONLY
     argv = [sys.executable, "-m", "dask", "scheduler", "--host", host.strip("[]"), "--port", port,
-            *(["--protocol", "tls", *tls] if certs is not None else []),
+            "--protocol", "tls", *tls, "--preload", "arena.cluster._preload",
             *(["--dashboard", "--dashboard-address", dashboard] if dashboard
               else ["--no-dashboard", "--dashboard-address", f"{host}:0"]),
             *(["--scheduler-file", str(scheduler_file)] if scheduler_file else [])]

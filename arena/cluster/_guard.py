@@ -1,23 +1,33 @@
-"""A worker (and its nanny) that does the arena's work and nothing else.
+"""A scheduler, worker and nanny that do the arena's work and nothing else.
 
-Dask lets any client of a cluster run a function on a worker: as a task,
-through the worker's ``run`` call, as a plugin, by uploading a file. The
-certificates (``_security``) keep strangers off the cluster; this guard keeps
-its own members to the arena's two task functions (``play_match`` and
-``hold_artifact``): any other task fails with a ``TaskRefused`` that says so,
-and the calls that run code are refused outright.
+Dask lets any member of a cluster run a function anywhere: as a task,
+through ``run``/``run_function``, as a plugin, by uploading a file. The
+certificates (``_security``) keep strangers off the cluster and name each
+member's role; this guard keeps each role to its job:
 
-It does not make a certificate holder harmless: Dask unpickles what a peer
-sends before any handler sees it, and unpickling can run code. The
-certificates are what keep code out; this guard stops the ordinary ways of
-asking a worker for something else.
+- every call that runs code a peer sent, or changes what a server runs
+  (``REFUSED_CALLS``, ``REFUSED_ON_SCHEDULER``), is refused to everyone;
+- on the scheduler, only a worker's certificate joins as a worker and only a
+  client's submits tasks (``SCHEDULER_WORKER_OPS``, ``_scheduler_allows``);
+- on a worker, only the scheduler gives orders; another worker may fetch
+  data, nothing else (``_worker_allows``);
+- a worker runs the arena's two task functions only (``play_match`` and
+  ``hold_artifact``): any other task fails with a ``TaskRefused`` that says so.
+
+What a peer sends is unpickled only as ``_wire`` allows, before any of
+these handlers sees it.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+import time
+from collections.abc import Callable
 from typing import Any
 
 from ._remote import hold_artifact, play_match
+from ._wire import GUARDED, PEER
 
 #: Worker and nanny calls that run code a peer sent, or change what the worker runs.
 REFUSED_CALLS = frozenset({
@@ -27,8 +37,73 @@ REFUSED_CALLS = frozenset({
 _OURS = (play_match, hold_artifact)
 
 
+#: Scheduler calls that run code a peer sent, write files, or reach every worker: refused to every role.
+REFUSED_ON_SCHEDULER = frozenset({
+    "run_function", "feed", "register_scheduler_plugin", "unregister_scheduler_plugin", "register_worker_plugin",
+    "unregister_worker_plugin", "register_nanny_plugin", "unregister_nanny_plugin", "workers_to_close",
+    "dump_cluster_state_to_url", "broadcast", "proxy", "benchmark_hardware",
+})
+#: What only a worker (or its nanny, which holds the worker's certificate) asks of the scheduler.
+SCHEDULER_WORKER_OPS = frozenset({
+    "register-worker", "register_nanny", "unregister", "heartbeat_worker", "add_keys",
+    # the worker's stream
+    "task-finished", "task-erred", "release-worker-data", "add-keys", "long-running", "reschedule", "keep-alive",
+    "log-event", "worker-status-change", "request-refresh-who-has", "steal-response",
+})
+#: What a worker may also ask of the scheduler (a client may too).
+_SCHEDULER_SHARED_OPS = frozenset({"identity", "who_has", "log_event", "set_resources", "retire_workers",
+                                   "versions"})
+#: What a peer other than the scheduler may ask of a worker or nanny, by its role.
+_PEER_OPS = {"worker": frozenset({"identity", "get_data", "close_gracefully"}),
+             "client": frozenset({"identity"})}
+
+
 class TaskRefused(PermissionError):
-    """A task or call this worker does not run: not one of the arena's own."""
+    """A task or call this server does not run: not one of the arena's own, or not for that role."""
+
+
+def _who(role: str | None) -> str:
+    return f"a {role}'s certificate" if role else "a peer whose certificate names no arena role"
+
+
+def _scheduler_allows(op: str, role: str | None) -> bool:
+    if role == "client":
+        return op not in SCHEDULER_WORKER_OPS
+    if role == "worker":
+        return op in SCHEDULER_WORKER_OPS or op in _SCHEDULER_SHARED_OPS
+    return op == "identity"
+
+
+def _worker_allows(op: str, role: str | None) -> bool:
+    return role == "scheduler" or op in _PEER_OPS.get(role or "", ())
+
+
+def _checked(handler: Callable[..., Any], check: Callable[[], None]) -> Callable[..., Any]:
+    """``handler``, calling ``check`` first; as a coroutine function if it is one, with its
+    signature (Dask looks at both)."""
+    if inspect.iscoroutinefunction(handler):
+        @functools.wraps(handler)
+        async def checked_async(*args: Any, **kwargs: Any) -> Any:
+            check()
+            return await handler(*args, **kwargs)
+        return checked_async
+
+    @functools.wraps(handler)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        check()
+        return handler(*args, **kwargs)
+    return checked
+
+
+def _by_role(handlers: dict[str, Any], who: str, allows: Callable[[str, str | None], bool]) -> None:
+    """Every handler in ``handlers`` refuses, in words, a peer whose role ``allows`` refuses."""
+    for op, handler in list(handlers.items()):
+        def check(op: str = op) -> None:
+            role = PEER.get()
+            if not allows(op, role):
+                raise TaskRefused(f"{who} refuses '{op}' from {_who(role)}: each role of an arena "
+                                  "cluster does its own job only")
+        handlers[op] = _checked(handler, check)
 
 
 def _foreign(node: Any, depth: int = 0) -> str | None:
@@ -64,20 +139,58 @@ def _refuse(text: str) -> None:
     raise TaskRefused(text)
 
 
+def _refuser(text: str) -> Callable[..., None]:
+    def refused(*_: Any, **__: Any) -> None:
+        raise TaskRefused(text)
+    return refused
+
+
+def _registration(register: Callable[..., Any], role: str, answer: Callable[[str], Any],
+                  text: str) -> Callable[..., Any]:
+    """``register`` for ``role`` only; anyone else gets ``answer(text)`` and the comm is closed."""
+    async def checked(comm: Any, *args: Any, **kwargs: Any) -> Any:
+        if PEER.get() != role:
+            await comm.write(answer(text.format(who=_who(PEER.get()))))
+            comm.abort()
+            return None
+        return await register(comm, *args, **kwargs)
+    return checked
+
+
+def install_scheduler(server: Any) -> None:
+    """Put the guard on a Dask scheduler."""
+    who = "the arena's scheduler"
+    # Dask's shuffle sends each worker a plugin, pickled, when the scheduler starts and as
+    # each worker registers: a worker unpickles nothing but tasks, and matches need no shuffle.
+    if "shuffle" in server.plugins:
+        server.remove_plugin(name="shuffle")
+    server.worker_plugins.clear()
+    server.nanny_plugins.clear()
+    for op in REFUSED_ON_SCHEDULER & set(server.handlers):
+        server.handlers[op] = _refuser(f"{who} refuses '{op}': it runs no code a peer sends")
+    _by_role(server.handlers, who, _scheduler_allows)
+    _by_role(server.stream_handlers, who, _scheduler_allows)
+    # The two registrations ask for no reply and wait for an answer of their own: a
+    # refusal has to be that answer, or the peer waits without a word.
+    server.handlers["register-client"] = _registration(
+        server.handlers["register-client"].__wrapped__, "client", lambda text: [{"op": "stream-start", "error": text}],
+        f"{who} refuses to register a client with {{who}}: only the coordinator's client.pem submits tasks")
+    server.handlers["register-worker"] = _registration(
+        server.handlers["register-worker"].__wrapped__, "worker",
+        lambda text: {"status": "error", "message": text, "time": time.time()},
+        f"{who} refuses 'register-worker' from {{who}}: only a worker's worker.pem joins as a worker")
+    setattr(server, GUARDED, True)
+
+
 def install(server: Any) -> None:
     """Put the guard on ``server`` (a Dask worker or nanny)."""
     from dask._task_spec import Task
 
     who = f"{type(server).__name__.lower()} {getattr(server, 'name', None) or server.address}"
-
-    def refuser(op: str):
-        def refused(**_: Any) -> None:
-            raise TaskRefused(f"{who} refuses '{op}': an arena worker runs the arena's matches only")
-        refused.__name__ = f"refused_{op}"
-        return refused
-
     for op in REFUSED_CALLS & set(server.handlers):
-        server.handlers[op] = refuser(op)
+        server.handlers[op] = _refuser(f"{who} refuses '{op}': an arena worker runs the arena's matches only")
+    _by_role(server.handlers, who, _worker_allows)
+    setattr(server, GUARDED, True)
 
     compute = server.stream_handlers.get("compute-task")
     if compute is None:

@@ -1,4 +1,4 @@
-"""Who may talk to a cluster: mutual TLS between coordinator, scheduler and workers.
+"""Who may talk to a cluster, and as what: mutual TLS with a role in each certificate.
 
 ``arena cluster init-certs DIR`` makes a certificate authority and one
 certificate for each role, each file holding its key and certificate:
@@ -9,11 +9,13 @@ certificate for each role, each file holding its key and certificate:
     DIR/worker.pem      every worker's
     DIR/client.pem      the coordinator's (``arena tournament``/``arena serve``)
 
-Every connection then shows a certificate signed by that authority, both
-ways, or is refused: Dask checks the peer's chain, not its name or role, so
-whoever holds any of these certificates is one of the cluster. TLS may be
-left off on loopback only (one machine, no one else on the wire); an address
-anywhere else needs it.
+Every connection shows a certificate signed by that authority, both ways,
+or is refused. Dask itself checks the chain only; each certificate also
+names its role (a subject alternative name ``arena-role:ROLE``), and the
+arena's guard on the scheduler and workers (``_guard``) lets each role do
+its own job only: a worker's certificate cannot submit tasks, a client's
+cannot join as a worker. TLS is required everywhere, loopback included:
+on plain TCP any local user could join.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from typing import Any
 from .._checks import UsageError
 
 ROLES = ("scheduler", "worker", "client")
+#: How a certificate names its role: a URI subject alternative name.
+ROLE_URI = "arena-role:"
 #: Where ``--certs`` is read from when not given.
 CERTS_ENV = "ARENA_CERTS"
 #: How long the certificates made by ``init-certs`` are valid.
@@ -60,25 +64,57 @@ def certs_folder(given: Path | None) -> Path | None:
 
 
 def role_files(folder: Path, role: str) -> tuple[Path, Path]:
-    """(the authority's certificate, this role's key and certificate) in ``folder``, both there."""
+    """(the authority's certificate, this role's key and certificate) in ``folder``, both
+    there, the certificate naming ``role``."""
     ca, own = folder / "ca.pem", folder / f"{role}.pem"
     for path in (ca, own):
         if not path.is_file():
             raise UsageError(f"--certs {folder}: no {path.name} there (make the files with "
                              f"`arena cluster init-certs {folder}`)")
+    named = file_role(own)
+    if named != role:
+        said = f"names the role {named!r}" if named else "names no arena role (made by an older arena?)"
+        raise UsageError(f"--certs {folder}: {own.name} {said}, not {role!r}: the cluster admits each role "
+                         f"for its own job only; make new files with `arena cluster init-certs NEW_DIR`")
     return ca, own
 
 
+def file_role(path: Path) -> str | None:
+    """The role the certificate in ``path`` names (None: none, or unreadable)."""
+    try:
+        from cryptography import x509
+    except ImportError:
+        return None
+    try:
+        cert = x509.load_pem_x509_certificate(path.read_bytes())
+        names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except (ValueError, x509.ExtensionNotFound):
+        return None
+    uris = [u for u in names.get_values_for_type(x509.UniformResourceIdentifier) if u.startswith(ROLE_URI)]
+    return uris[0][len(ROLE_URI):] if len(uris) == 1 else None
+
+
+def peer_role(comm: Any) -> str | None:
+    """The role named by the certificate a Dask comm's peer showed (None: plain TCP, or no role).
+
+    Python gives the peer's certificate only once it has been verified
+    against the authority (Dask's TLS contexts require one)."""
+    cert = (getattr(comm, "extra_info", None) or {}).get("peercert") or {}
+    uris = [v for k, v in cert.get("subjectAltName", ()) if k == "URI" and v.startswith(ROLE_URI)]
+    return uris[0][len(ROLE_URI):] if len(uris) == 1 else None
+
+
 def check_secured(option: str, address: str, scheme: str, host: str, certs: Path | None) -> None:
-    """Refuse, in words, plain TCP off loopback and TLS without certificates."""
-    if scheme == "tls" and certs is None:
+    """Refuse, in words, plain TCP (loopback included) and TLS without certificates."""
+    if scheme == "tcp":
+        where = ("this machine's loopback, where any local user could connect to it" if is_loopback(host)
+                 else f"{host}, where anyone on that network could connect to it")
+        raise UsageError(
+            f"{option} {address} is plain TCP to {where} and run code on the cluster. Use "
+            "tls://HOST:PORT with --certs DIR (made by `arena cluster init-certs DIR`), on 127.0.0.1 too")
+    if certs is None:
         raise UsageError(f"{option} {address} speaks TLS: give --certs DIR (or set {CERTS_ENV}), the folder "
                          "made by `arena cluster init-certs DIR`")
-    if scheme == "tcp" and not is_loopback(host):
-        raise UsageError(
-            f"{option} {address} is plain TCP to {host}, which is not this machine's loopback: anyone on that "
-            "network could run code on the workers. Use tls://HOST:PORT with --certs DIR (made by "
-            "`arena cluster init-certs DIR`); plain tcp:// is for 127.0.0.1 only")
 
 
 def client_security(certs: Path) -> Any:
@@ -145,8 +181,11 @@ def init_certs(folder: Path) -> list[Path]:
             .issuer_name(ca_name).public_key(key.public_key())
             .serial_number(x509.random_serial_number()).not_valid_before(start).not_valid_after(end)
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            # Every role both listens and connects (workers fetch from each other). No
+            # The role, which the guard on each listener checks (peer_role); no host
             # names: Dask checks the chain, not the host name, so one file serves every machine.
+            .add_extension(x509.SubjectAlternativeName([x509.UniformResourceIdentifier(f"{ROLE_URI}{role}")]),
+                           critical=False)
+            # Every role both listens and connects (workers fetch from each other).
             .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH,
                                                   ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
             .sign(ca_key, hashes.SHA256())

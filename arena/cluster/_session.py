@@ -15,6 +15,10 @@ worker of another arena or other games gets none; the session says so, once
 per worker. A match a worker could not play for a reason of its own
 (``WorkerUnfit``) is sent again, with the same seed, to a worker that has not
 failed it; the reasons travel with the record.
+
+Nothing the cluster sends is unpickled here in full (``_wire``, trusting
+no one): a result comes as msgpack and is checked to be plain data
+(``plain``), an error as one of a few exception classes or its text.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import trio
 from .._spec import BotSpec
 from .._checks import UsageError
 from ..play._jobs import MatchJob, MatchRecord
+from . import _wire
 from ._artifacts import ShippedBot, pack_bot
 from ._build import build, describe
 from ._remote import RESOURCE, WorkerUnfit, build_resource, hold_artifact, play_match
@@ -57,6 +62,25 @@ def _outcome(future: Any) -> tuple[Any, BaseException | None]:
 
 class ClusterError(RuntimeError):
     """A match the cluster could not play (the tournament stops; --resume goes on)."""
+
+
+#: How results travel from the workers (through the scheduler) to the coordinator: msgpack
+#: (plain data), and Dask's "error" family, which carries a text; never a pickle.
+DESERIALIZERS = ["msgpack", "error"]
+
+
+def plain(value: Any, where: str, depth: int = 0) -> Any:
+    """``value`` as JSON-like data (msgpack's tuples as lists), or a ClusterError naming
+    what in it is not: None, bool, int, float, str, bytes, lists and str-keyed dicts only."""
+    if depth > 30:
+        raise ClusterError(f"{where} is nested too deep: refused")
+    if value is None or isinstance(value, (bool, int, float, str, bytes)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [plain(v, where, depth + 1) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: plain(v, where, depth + 1) for k, v in value.items()}
+    raise ClusterError(f"{where} holds a {type(value).__name__}, not plain data: refused")
 
 
 def _import_distributed():
@@ -203,7 +227,8 @@ class ClusterSession:
                     await trio.to_thread.run_sync(self.workers)
                 item, job, bots, _ = run.running.pop(future.key)
                 reply, failure = await trio.to_thread.run_sync(_outcome, future)
-                if isinstance(failure, WorkerUnfit):
+                if isinstance(failure, WorkerUnfit) and all(
+                        isinstance(x, str) for x in (failure.address, failure.name, failure.reason)):
                     run.unfit(job, failure)
                     if on_retry is not None:
                         on_retry(item, job, f"match {job.label}: {failure}; played again on another worker")
@@ -212,6 +237,9 @@ class ClusterSession:
                 if failure is not None:
                     raise self._failed(job, failure, distributed)
                 run.launch()
+                reply = plain(reply, f"the result of match {job.label}")
+                if not (isinstance(reply, dict) and isinstance(reply.get("record"), dict)):
+                    raise ClusterError(f"the result of match {job.label} is not a match's result: refused")
                 record = MatchRecord.from_json(reply["record"])
                 if job.label in run.failed:
                     record.retried = [{"worker": n, "reason": r} for n, r in run.failed.pop(job.label).values()]
@@ -229,6 +257,11 @@ class ClusterSession:
                                 f"(client {self.client.status}); the stored matches are kept")
         if isinstance(failure, distributed.KilledWorker):
             return ClusterError(f"match {job.label}: every worker that tried it died ({failure})")
+        if type(failure) is Exception and failure.args and isinstance(failure.args[0], (bytes, bytearray)):
+            # Dask's own stand-in for an error it could not unpickle (here: one that was
+            # more than one of the listed exception classes).
+            return ClusterError(f"match {job.label} failed on the cluster with an error that came pickled as "
+                                "more than plain data: not unpickled, nothing run")
         return ClusterError(f"match {job.label} failed on the cluster: {failure!r}")
 
 
@@ -298,10 +331,13 @@ async def open_cluster(address: str, certs: Path | None = None) -> ClusterSessio
     if parts is None:
         raise UsageError(f"--cluster takes a Dask scheduler's address like tls://HOST:8786, not {address!r}")
     check_secured("--cluster", address, parts[0], parts[1], certs)
-    security = client_security(certs) if parts[0] == "tls" and certs is not None else None  # (check_secured: tls has certs)
+    assert certs is not None  # (check_secured: TLS, with certificates)
+    security = client_security(certs)
+    _wire.install(trusted=())
 
     def connect() -> Any:
-        return distributed.Client(address, timeout="15s", set_as_default=False, security=security)
+        return distributed.Client(address, timeout="15s", set_as_default=False, security=security,
+                                  deserializers=DESERIALIZERS)
 
     # Dask's client logs a traceback for every failed reconnection; what the
     # user needs is said once, in words, by ClusterError.
@@ -312,4 +348,6 @@ async def open_cluster(address: str, certs: Path | None = None) -> ClusterSessio
         client = await trio.to_thread.run_sync(connect)
     except (OSError, TimeoutError) as exc:
         raise UsageError(f"--cluster {address}: cannot reach a Dask scheduler there ({exc})") from None
+    except ImportError as exc:  # how Dask's client raises the scheduler's refusal to register it
+        raise UsageError(f"--cluster {address}: {exc}") from None
     return ClusterSession(address, client)

@@ -91,13 +91,13 @@ def start_worker(address: str, name: str, cpu: int, folder: Path, certs: Path | 
     return worker
 
 
-def start_scheduler(folder: Path, certs: Path | None = None, port: int = 0) -> tuple[subprocess.Popen, str]:
+def start_scheduler(folder: Path, certs: Path, port: int = 0) -> tuple[subprocess.Popen, str]:
     info = folder / "scheduler.json"
     info.unlink(missing_ok=True)
     with open(folder / "scheduler.log", "ab") as out:
         scheduler = subprocess.Popen(
             [PY, "-m", "arena", "cluster", "scheduler", "--listen", f"127.0.0.1:{port}", "--scheduler-file",
-             str(info), *(["--certs", str(certs)] if certs else [])],
+             str(info), "--certs", str(certs)],
             stdout=out, stderr=out, env=clean_env(), cwd=ROOT, start_new_session=True)
     address = wait_for("the scheduler's address", lambda: scheduler.poll() is None and info.exists()
                        and info.stat().st_size and json.loads(info.read_text()).get("address"))
@@ -245,8 +245,9 @@ def test_only_holders_of_the_certificates_get_in_and_a_worker_runs_only_the_aren
                 with context.wrap_socket(raw) as tls:
                     tls.sendall(b"x")
                     assert tls.recv(1) != b"x"  # the alert comes instead of any answer
-        # A holder of the certificates is kept to the arena's own functions.
-        with pytest.raises(Exception, match=r"worker B refuses 'run'"):
+        # A holder of the certificates is kept to the arena's own functions (the scheduler passes on
+        # no `run`; a worker refuses it too: tests/cluster/test_roles.py).
+        with pytest.raises(Exception, match=r"the arena's scheduler refuses 'broadcast'"):
             client.run(os.getpid, workers=[worker_address])
         future = client.submit(os.getpid, resources={"arena-slot": 1}, pure=False)
         with pytest.raises(Exception, match=r"worker B refused task .*function posix.getpid"):
@@ -427,15 +428,16 @@ def test_the_league_plays_its_tournaments_on_the_cluster(cluster, tmp_path):
 
 
 def test_a_coordinator_waits_for_a_worker_a_lost_scheduler_stops_it_in_words_and_the_worker_rejoins(tmp_path):
-    # Plain TCP: allowed on loopback.
-    scheduler, address = start_scheduler(tmp_path)
+    certs = tmp_path / "certs"
+    init_certs(certs)
+    scheduler, address = start_scheduler(tmp_path, certs)
     db, log = tmp_path / "t.db", tmp_path / "coordinator.log"
     worker = None
     try:
-        run = coordinator(*ARGS, "--db", str(db), "--cluster", address, log=log)
+        run = coordinator(*ARGS, "--db", str(db), "--cluster", address, "--certs", str(certs), log=log)
         wait_for("the coordinator to wait for a worker", lambda: "waiting up to 60 s for a worker" in log.read_text()
                  or run.poll() is not None)
-        worker = start_worker(address, "W", CPUS[0], tmp_path)
+        worker = start_worker(address, "W", CPUS[0], tmp_path, certs)
         wait_for("a match stored", lambda: stored(db) or run.poll() is not None, timeout=120)
         os.killpg(scheduler.pid, signal.SIGKILL)
         scheduler.wait()
@@ -446,7 +448,7 @@ def test_a_coordinator_waits_for_a_worker_a_lost_scheduler_stops_it_in_words_and
         assert "resume with: arena tournament --resume 1" in text and "Traceback" not in text
         assert 1 <= len(stored(db)) < 24
         # The worker waits for a scheduler at that address, and joins the new one.
-        scheduler, again = start_scheduler(tmp_path, port=int(address.rsplit(":", 1)[1]))
+        scheduler, again = start_scheduler(tmp_path, certs, port=int(address.rsplit(":", 1)[1]))
         assert again == address
         wait_for("the worker to rejoin", lambda: worker.log.read_text().count("Registered to") == 2
                  or not worker.alive())
@@ -515,27 +517,28 @@ def test_cluster_options_are_checked_before_anything_starts(tmp_path):
     assert {oct(p.stat().st_mode & 0o777) for p in certs.iterdir()} == {"0o600"}
     with pytest.raises(UsageError, match="refusing to replace an authority"):
         init_certs(certs)
-    # TLS off loopback, and certificates with TLS.
+    # TLS everywhere, with certificates.
     with pytest.raises(UsageError, match="speaks TLS: give --certs DIR"):
         check_cluster("tls://127.0.0.1:1", "match")
-    with pytest.raises(UsageError, match="is plain TCP to scheduler.lan, which is not this machine's loopback"):
+    with pytest.raises(UsageError, match="is plain TCP to scheduler.lan, where anyone on that network could"):
         check_cluster("tcp://scheduler.lan:8786", "match", certs=certs)
     assert check_cluster("tls://scheduler.lan:8786", "match", certs=certs) == "tls://scheduler.lan:8786"
-    with pytest.raises(UsageError, match="--listen 0.0.0.0 is not this machine's loopback"):
+    with pytest.raises(UsageError, match="--listen 0.0.0.0 is an address where anyone on that network could"):
         check_listen("0.0.0.0", None, "tcp")
     check_listen("10.0.0.1", certs, "tls")
-    check_listen("::1", None, "tcp")
+    check_listen("::1", certs, "tls")
+    tls = ["--certs", str(certs)]
 
     for args, expected in (
         (["--cluster", "not an address"], "--cluster takes a Dask scheduler's address"),
-        (["--cluster", "tcp://127.0.0.1:1", "--lifetime", "tournament"], "--lifetime tournament"),
-        (["--cluster", "tcp://10.1.2.3:8786"], "is plain TCP to 10.1.2.3, which is not this machine's loopback"),
+        (["--cluster", "tls://127.0.0.1:1", *tls, "--lifetime", "tournament"], "--lifetime tournament"),
+        (["--cluster", "tcp://10.1.2.3:8786"], "is plain TCP to 10.1.2.3, where anyone on that network could"),
     ):
         proc = run_arena("tournament", *ARGS, "--db", str(db), *args)  # refused before Dask is reached
         assert proc.returncode == 2 and expected in proc.stderr, proc.stderr
     for args, expected in (
-        (["tcp://127.0.0.1:9", "--cpus", "0-4096"], "--cpus 0-4096: this process may use CPUs"),
-        (["tcp://127.0.0.1:9", "--listen", "0.0.0.0"], "--listen 0.0.0.0 is not this machine's loopback"),
+        (["tls://127.0.0.1:9", *tls, "--cpus", "0-4096"], "--cpus 0-4096: this process may use CPUs"),
+        (["tcp://127.0.0.1:9", "--listen", "0.0.0.0"], "is plain TCP to this machine's loopback"),
     ):
         proc = run_arena("worker", *args)
         assert proc.returncode == 2 and expected in proc.stderr, proc.stderr
@@ -547,9 +550,9 @@ def test_cluster_options_are_checked_before_anything_starts(tmp_path):
     (linked / "secret").symlink_to("/etc/hostname")
     with socket.create_server(("127.0.0.1", 0)) as listener:
         for args, expected in (
-            ([*ARGS, "--cluster", "tcp://127.0.0.1:9"], "no Dask scheduler answers there"),
+            ([*ARGS, "--cluster", "tls://127.0.0.1:9", *tls], "no Dask scheduler answers there"),
             (["kuhn3", f"python3 {linked}/bot.py", *BOTS[:2], "--lifetime", "match", "--cluster",
-              f"tcp://127.0.0.1:{listener.getsockname()[1]}"], "is a link to /etc/hostname, outside the bot's files"),
+              f"tls://127.0.0.1:{listener.getsockname()[1]}", *tls], "is a link to /etc/hostname, outside the bot's files"),
         ):
             proc = subprocess.run([PY, "-m", "arena", "tournament", *args, "--db", str(db)],
                                   capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=120)
