@@ -22,6 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 TEST_BOTS = ROOT / "tests" / "bots"
 SAMPLE_BOTS = ROOT / "sample_bots" / "kuhn3"
 PY = sys.executable
+#: the bots the tests run are programs, never test modules (OpenSpiel's HIGC test bots are
+#: named test_*.py, and collecting one would read its stdin)
+collect_ignore_glob = ["bots/*"]
 
 # Bots that start as `#!/usr/bin/env python3` find this interpreter first. A
 # version manager's shim in front of python3 (pyenv's is a shell script, as on
