@@ -124,6 +124,8 @@ class Site:
         self.submits = RateLimit(submit_limit, 3600)
         self.logins = RateLimit(login_limit, 300)
         self.secure = secure_cookies
+        #: each user's open event streams (a page left open in many tabs holds one each)
+        self.streams: dict[int, int] = {}
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
         self.templates.env.filters["when"] = _when
         self.templates.env.filters["num"] = _num
@@ -993,6 +995,8 @@ async def play_match(request: Request) -> Response:
 #: one event stream lasts this long at most (the browser's EventSource opens the next by itself),
 #: so no connection outlives its reader by more, nor holds a stopping server past its grace time
 STREAM_SECONDS = 25.0
+#: event streams one user may hold open at once (each is a connection and a task of the server)
+STREAMS_PER_USER = 8
 #: changes closer together than this are told as one (a bots' hand can change the screen many times)
 STREAM_GAP = 0.2
 
@@ -1001,21 +1005,29 @@ async def play_events(request: Request) -> Response:
     """A friendly's changes as server-sent events, for its page's script (``live.js``): ``change``
     with the new revision at each, ``over`` at the end. The page itself still works without them."""
     site: Site = request.app.state.site
-    f = _my_friendly(site, request, _need_user(_auth(site, request)))
+    user = _need_user(_auth(site, request))
+    f = _my_friendly(site, request, user)
+    if site.streams.get(user["id"], 0) >= STREAMS_PER_USER:
+        raise HTTPException(429, f"{user['name']} already follows {STREAMS_PER_USER} pages live; close some "
+                                 "(each page still works without: reload it)")
 
     async def events() -> Any:
         # No cancel scope spans a yield (the response iterates this generator in its own task group).
-        told, end = -1, trio.current_time() + STREAM_SECONDS
-        yield "retry: 1000\n\n"
-        while trio.current_time() < end:
-            if f.revision != told:
-                told = f.revision
-                yield f"event: {'over' if f.over else 'change'}\ndata: {told}\n\n"
-            if f.over:
-                return
-            await trio.sleep(STREAM_GAP)
-            if not await _changed_within(f, told, min(10.0, end - trio.current_time())):
-                yield ": still here\n\n"  # a comment keeps proxies from closing an idle stream
+        site.streams[user["id"]] = site.streams.get(user["id"], 0) + 1
+        try:
+            told, end = -1, trio.current_time() + STREAM_SECONDS
+            yield "retry: 1000\n\n"
+            while trio.current_time() < end:
+                if f.revision != told:
+                    told = f.revision
+                    yield f"event: {'over' if f.over else 'change'}\ndata: {told}\n\n"
+                if f.over:
+                    return
+                await trio.sleep(STREAM_GAP)
+                if not await _changed_within(f, told, min(10.0, end - trio.current_time())):
+                    yield ": still here\n\n"  # a comment keeps proxies from closing an idle stream
+        finally:
+            site.streams[user["id"]] -= 1
 
     return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 

@@ -7,6 +7,7 @@ failing step). The screenshots in docs/img are made here."""
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -166,6 +167,31 @@ def _log_in(page, server: League, token: str) -> None:
     page.wait_for_url(server.url + "/")
 
 
+def _streams_are_events_and_a_user_holds_a_few(server: League, token: str, friendly: str) -> None:
+    """The friendly's event stream says its revision; one user holds at most 8 streams (the
+    page in the browser may hold one of them), the next is refused in words."""
+    import contextlib
+
+    import httpx
+
+    with contextlib.ExitStack() as stack:
+        web = stack.enter_context(httpx.Client(base_url=server.url, timeout=30,
+                                               headers={"Authorization": f"Bearer {token}"}))
+        opened = []
+        for _ in range(9):
+            r = stack.enter_context(web.stream("GET", f"/play/{friendly}/events"))
+            if r.status_code != 200:
+                break
+            opened.append(r)
+        assert r.status_code == 429 and "already follows 8 pages live" in r.read().decode(), r.status_code
+        assert 7 <= len(opened) <= 8, len(opened)
+        assert opened[0].headers["content-type"].startswith("text/event-stream")
+        lines = opened[0].iter_lines()
+        assert next(lines) == "retry: 1000"
+        assert next(lines) == ""
+        assert next(lines) == "event: change" and re.fullmatch(r"data: \d+", next(lines))
+
+
 def _complaints(page) -> list[str]:
     """What the browser reports against ``page`` as it goes: console errors and warnings (a
     Content-Security-Policy violation is one), uncaught script errors, failed requests."""
@@ -260,6 +286,7 @@ def test_play_a_holdem_friendly_in_the_browser_then_see_it_drawn(browser, tmp_pa
         live.click("#play-holdem button")
         live.wait_for_url("**/play/*")
         live.wait_for_selector("#decision")
+        _streams_are_events_and_a_user_holds_a_few(server, bob, live.url.rsplit("/", 1)[1])
         live.evaluate("window.stillThisPage = true")
         if not live.evaluate("document.getElementById('log').open"):  # (open when no table is drawn yet)
             live.click("#log summary")  # the fold opened, then scrolled down to it
