@@ -13,7 +13,10 @@ Two clusters on 127.0.0.1, started here: ONE has one worker (`arena worker
             path's cost per match is the slope between a 2-round and a
             6-round tournament (48 and 144 matches), so start-up (importing
             Dask, connecting) cancels out; the overhead is the difference of
-            the slopes (goal <= 10 ms).
+            the slopes (goal <= 10 ms); and, by the same slopes, the CPU per
+            match of the coordinator (`arena tournament --cluster` and its
+            children) and of the scheduler's process, with the matches per
+            second they could serve at most.
 
 Both paths run the bots with `--sandbox none` (the workers are started with
 --allow-no-sandbox), so that the figures are the cluster's, not the sandbox's.
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import sqlite3
 import statistics
@@ -69,6 +73,7 @@ class Cluster:
         info = folder / f"{name}.json"
         self._start([sys.executable, "-m", "arena", "cluster", "scheduler", "--listen", "127.0.0.1:0",
                      "--certs", str(certs), "--scheduler-file", str(info)], folder / f"{name}-scheduler.log")
+        self.scheduler = self.procs[-1]
         self.address = wait_for("a scheduler", lambda: info.exists() and info.stat().st_size
                                 and json.loads(info.read_text()).get("address"))
         for cpu in cpus:
@@ -90,15 +95,28 @@ class Cluster:
             p.wait()
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user and system) a live process has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+#: CPU seconds of the last `tournament` run's coordinator (the `arena tournament` process and its children)
+LAST_COORDINATOR_CPU = [0.0]
+
+
 def tournament(folder: Path, tag: str, hands: int, rounds: int, where: list[str]) -> float:
     """Seconds for one whole `arena tournament` run (start-up included)."""
     db = folder / f"{tag}.db"
     started = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(
         [sys.executable, "-m", "arena", "tournament", "kuhn3", *BOTS, "--seed", "5", "--rounds", str(rounds),
          "--db", str(db), "-p", f"hands={hands}", "--sandbox", "none", "--json", *where],
         capture_output=True, text=True, env=env(), cwd=ROOT)
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    LAST_COORDINATOR_CPU[0] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if out.returncode != 0:
         sys.exit(f"benchmark: tournament failed:\n{out.stderr[-3000:]}")
     return elapsed
@@ -156,14 +174,27 @@ def scaling(folder: Path, one: Cluster, two: Cluster, certs: Path) -> None:
 def overhead(folder: Path, one: Cluster, certs: Path) -> None:
     print(f"cluster overhead: 1-hand matches, 48 and 144 per run; {RUNS} interleaved runs")
     slopes: dict[str, list[float]] = {"local": [], "cluster": []}
+    coordinator: list[float] = []  # CPU ms per match of `arena tournament --cluster` (the slope again)
+    scheduler: list[float] = []  # CPU ms per match of the scheduler's process
     for i in range(RUNS):
         for name, where in (("local", ["--jobs", "1"]),
                             ("cluster", ["--cluster", one.address, "--certs", str(certs)])):
-            short = tournament(folder, f"o-{name}-{i}-2", 1, 2, where)
-            long = tournament(folder, f"o-{name}-{i}-6", 1, 6, where)
-            slopes[name].append((long - short) / (4 * 24) * 1000)
+            cpu = {}
+            for rounds in (2, 6):
+                sched = cpu_seconds(one.scheduler.pid)
+                took = tournament(folder, f"o-{name}-{i}-{rounds}", 1, rounds, where)
+                cpu[rounds] = (took, LAST_COORDINATOR_CPU[0], cpu_seconds(one.scheduler.pid) - sched)
+            slopes[name].append((cpu[6][0] - cpu[2][0]) / (4 * 24) * 1000)
+            if name == "cluster":
+                coordinator.append((cpu[6][1] - cpu[2][1]) / (4 * 24) * 1000)
+                scheduler.append((cpu[6][2] - cpu[2][2]) / (4 * 24) * 1000)
         print(f"  run {i + 1}: local --jobs 1 {slopes['local'][-1]:6.2f} ms/match   "
-              f"cluster {slopes['cluster'][-1]:6.2f} ms/match")
+              f"cluster {slopes['cluster'][-1]:6.2f} ms/match   CPU per match: coordinator "
+              f"{coordinator[-1]:.2f} ms, scheduler {scheduler[-1]:.2f} ms")
+    worst = max(statistics.median(coordinator), statistics.median(scheduler))
+    print(f"CPU per match  coordinator {statistics.median(coordinator):.2f} ms, scheduler "
+          f"{statistics.median(scheduler):.2f} ms: one coordinator and one scheduler keep up with at most "
+          f"{1000 / worst:,.0f} matches/s")
     extra = statistics.median(slopes["cluster"]) - statistics.median(slopes["local"])
     verdict = "met" if extra <= OVERHEAD_GOAL_MS else "NOT met"
     print(f"overhead  cluster - local, per match        : {extra:+.2f} ms "
