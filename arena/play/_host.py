@@ -130,13 +130,7 @@ class BotHost:
         if not live:
             return
         with trio.CancelScope(shield=True):
-            for bot in live:
-                bot.close_stdin()
-            # Each bot until its own deadline: a seat kind may be owed longer (HIGC's ``tournament over``).
-            closed = trio.current_time()
-            for owed, bot in sorted(((_end_grace(b, grace), b) for b in live), key=lambda x: x[0]):
-                with trio.move_on_at(closed + owed):
-                    await bot.wait_ended()
+            await _let_end(live, grace)
             counted = {id(bot): bot.plan.count_leftovers() if bot.plan.count_leftovers is not None else None
                        for bot in live}
             for bot in live:
@@ -153,19 +147,34 @@ class BotHost:
                 bot.leftovers = counted[id(bot)] if counted[id(bot)] is not None else said
                 _kill_group(bot.process.pid)
             for bot in live:
-                with trio.move_on_after(5):
-                    await bot.process.wait()
-                if bot.process.returncode is None:  # not even SIGKILL took: keep trying
-                    _kill_group(bot.process.pid)
-                    bot.process.kill()
-                    await bot.process.wait()
-                bot.close_channels()
-                if bot.plan.cleanup is not None:
-                    try:
-                        bot.sandbox_verdict = bot.plan.cleanup()
-                    except OSError:
-                        pass
-                bot.reaped = True
+                await _reap(bot)
+
+
+async def _let_end(live: list[BotProcess], grace: float) -> None:
+    """Close each bot's input and give it until its own deadline to exit: ``grace``, or
+    longer where its seat kind is owed more (HIGC's ``tournament over``)."""
+    for bot in live:
+        bot.close_stdin()
+    closed = trio.current_time()
+    for owed, bot in sorted(((_end_grace(b, grace), b) for b in live), key=lambda x: x[0]):
+        with trio.move_on_at(closed + owed):
+            await bot.wait_ended()
+
+
+async def _reap(bot: BotProcess) -> None:
+    with trio.move_on_after(5):
+        await bot.process.wait()
+    if bot.process.returncode is None:  # not even SIGKILL took: keep trying
+        _kill_group(bot.process.pid)
+        bot.process.kill()
+        await bot.process.wait()
+    bot.close_channels()
+    if bot.plan.cleanup is not None:
+        try:
+            bot.sandbox_verdict = bot.plan.cleanup()
+        except OSError:
+            pass
+    bot.reaped = True
 
 
 @trio.lowlevel.enable_ki_protection

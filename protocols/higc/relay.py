@@ -148,6 +148,32 @@ def _options(argv: list[str]) -> tuple[list[str], float, float]:
     return (["/bin/sh", "-c", shell] if shell is not None else argv), ponder, over
 
 
+def _state(bot: Bot, msg: dict, ponder: float) -> None:
+    """An ``act`` or ``observe``: the referee's line to the bot, its answer back (an action
+    id) or checked (``ponder``, within ``ponder`` seconds)."""
+    kind = msg["type"]
+    if msg.get("final"):
+        return  # the referee sends no observation of the end
+    line = _observation(msg)
+    if line is None:
+        if kind == "act":
+            _say(f"the game {bot.game!r} has no HIGC observation tensors for this state")
+        return
+    bot.send(line)
+    asked = time.monotonic()
+    answer = bot.read()
+    if kind == "observe" and time.monotonic() - asked > ponder:
+        _note(f"answered {time.monotonic() - asked:.3f} s after an observation, over the referee's "
+              f"{ponder:g} s to ponder (the referee counts it an error)")
+    if kind == "act":
+        if ACTION_ID.fullmatch(answer):
+            _say(json.dumps({"type": "action", "action": int(answer)}))
+        else:
+            _say(answer)  # not an action id: the arena reports it as it is
+    elif answer != "ponder":
+        _note(f"answered {answer!r} while not acting (the referee expects 'ponder')")
+
+
 def main(argv: list[str]) -> None:
     argv, ponder, over = _options(argv)
     bot: Bot | None = None
@@ -172,26 +198,7 @@ def main(argv: list[str]) -> None:
         elif bot is None:
             continue
         elif kind in ("act", "observe"):
-            if msg.get("final"):
-                continue  # the referee sends no observation of the end
-            line = _observation(msg)
-            if line is None:
-                if kind == "act":
-                    _say(f"the game {bot.game!r} has no HIGC observation tensors for this state")
-                continue
-            bot.send(line)
-            asked = time.monotonic()
-            answer = bot.read()
-            if kind == "observe" and time.monotonic() - asked > ponder:
-                _note(f"answered {time.monotonic() - asked:.3f} s after an observation, over the referee's "
-                      f"{ponder:g} s to ponder (the referee counts it an error)")
-            if kind == "act":
-                if ACTION_ID.fullmatch(answer):
-                    _say(json.dumps({"type": "action", "action": int(answer)}))
-                else:
-                    _say(answer)  # not an action id: the arena reports it as it is
-            elif answer != "ponder":
-                _note(f"answered {answer!r} while not acting (the referee expects 'ponder')")
+            _state(bot, msg, ponder)
         elif kind == "match_end":
             bot.send(f"match over {int(msg['scores'][seat])}")
             got = bot.read()
