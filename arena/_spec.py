@@ -36,6 +36,9 @@ class BotSpec:
     #: arena's files: every other word is text. None: the absolute words of
     #: ``argv`` that name something (a spec built by hand, with absolute paths).
     files: tuple[tuple[str, bool], ...] | None = None
+    #: A folder of the host the bot may write, shown at ``/data`` in its sandbox: its entrant's
+    #: data folder, kept across a tournament's matches (``arena.tournament``); None: none.
+    data: str | None = None
 
     @classmethod
     def parse(cls, command: str, name: str | None = None, *, person_ok: bool = False,

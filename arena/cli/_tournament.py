@@ -104,6 +104,11 @@ def tournament_cmd(
     memory_mb: Annotated[Optional[int], typer.Option("--memory-mb", help="Memory per bot, MB (default: 512).")] = None,
     cpu_seconds: Annotated[Optional[int], typer.Option("--cpu-seconds", help="CPU seconds per bot process (default: 60).")] = None,
     pids: Annotated[Optional[int], typer.Option(help="Processes and threads per bot (default: 64).")] = None,
+    data_mb: Annotated[Optional[int], typer.Option(
+        "--data-mb", help="Give each entrant a folder of at most MB megabytes at /data in its sandbox, kept "
+                          "from one of its matches to the next (needs root and --jobs 1; default: none).")] = None,
+    keep_data: Annotated[Optional[Path], typer.Option(
+        help="Copy each entrant's data folder to DIR/NAME at the end (default: they are removed).")] = None,
 ) -> None:
     """Play every entrant against every other, in every seating; store and rank."""
     given = {k: v for k, v in locals().items() if k in RESTORED and v not in (None, [])}

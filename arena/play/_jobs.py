@@ -41,6 +41,8 @@ class JobBot(NamedTuple):
 
     name: str
     command: str
+    #: its entrant's data folder (``BotSpec.data``), if it has one
+    data: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +71,8 @@ class MatchJob:
     def to_json(self) -> dict[str, Any]:
         return {
             "key": list(self.key), "label": self.label, "game": self.game, "params": self.params,
-            "seed": self.seed, "bots": [{"name": b.name, "command": b.command} for b in self.bots],
+            "seed": self.seed, "bots": [{"name": b.name, "command": b.command, **({"data": b.data} if b.data else {})}
+                                        for b in self.bots],
             "timeout": self.timeout, "startup_timeout": self.startup_timeout, "budget": self.budget,
             "transcript": self.transcript, "log_dir": self.log_dir, "sandbox": self.sandbox,
             "pseudonyms": self.pseudonyms,
@@ -80,7 +83,7 @@ class MatchJob:
         round_, idx = data["key"]
         return cls(
             key=(round_, idx), game=data["game"], params=data["params"], seed=data["seed"],
-            bots=tuple(JobBot(b["name"], b["command"]) for b in data["bots"]),
+            bots=tuple(JobBot(b["name"], b["command"], b.get("data")) for b in data["bots"]),
             timeout=data.get("timeout", 1.0), startup_timeout=data.get("startup_timeout", 10.0),
             budget=data.get("budget"), transcript=data.get("transcript"), log_dir=data.get("log_dir"),
             sandbox=data.get("sandbox") or {}, label=data.get("label") or f"r{round_}-m{idx}",

@@ -17,6 +17,7 @@ import json
 import os
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import trio
@@ -45,7 +46,7 @@ class Worker:
 
     async def play(self, job: MatchJob) -> MatchRecord:
         plugin = load_game(job.game)
-        specs = [BotSpec.parse(b.command, name=b.name) for b in job.bots]
+        specs = [replace(BotSpec.parse(b.command, name=b.name), data=b.data) for b in job.bots]
         host = self.host(job.sandbox)
         transcript = Transcript(Path(job.transcript)) if job.transcript else None
         settings = MatchSettings(

@@ -36,7 +36,7 @@ import os
 from pathlib import Path
 
 from ._launchers import SandboxLauncher, _attach, _make_skeleton
-from ._view import SUPERVISOR_TARGET, SYSTEM_FILES, View
+from ._view import DATA_TARGET, SUPERVISOR_TARGET, SYSTEM_FILES, View
 
 #: What gVisor's own kernel needs in the bot's cgroups beside the bot: its
 #: memory (about 40 MB measured per bot, with room) and threads (about 35).
@@ -74,6 +74,8 @@ class GvisorLauncher(SandboxLauncher):
         for b in view.binds:
             if not b.target.startswith(("/tmp/", "/dev/")):
                 (dirs if b.is_dir else files).append(b.target.lstrip("/"))
+        if view.data is not None:
+            dirs.append(DATA_TARGET.lstrip("/"))
         _make_skeleton(root, dirs, files)
         self._roots[key] = root
         return root
@@ -85,6 +87,9 @@ class GvisorLauncher(SandboxLauncher):
                  for f in SYSTEM_FILES if os.path.exists(f)]
         binds += [{"destination": b.target, "type": "bind", "source": b.source, "options": ["rbind", "ro"]}
                   for b in view.binds]
+        if view.data is not None:  # the one writable bind: its entrant's data folder
+            binds.append({"destination": DATA_TARGET, "type": "bind", "source": view.data,
+                          "options": ["rbind", "rw", "nosuid", "nodev"]})
         limits = {"RLIMIT_AS": p.memory_mb * 4 * mb, "RLIMIT_DATA": p.memory_mb * mb,
                   "RLIMIT_CPU": p.cpu_seconds, "RLIMIT_FSIZE": p.file_mb * mb, "RLIMIT_NOFILE": p.open_files,
                   "RLIMIT_CORE": 0, "RLIMIT_NPROC": p.pids + 1}

@@ -45,7 +45,7 @@ from ._memory import hold_for
 from ._policy import SandboxPolicy
 from ._uids import UidClaim
 from ._view import (
-    DEV_LINKS, DEVICES, ROOT_LINKS, SUPERVISOR_TARGET, SYSTEM_FILES, View, build_view, shared_files,
+    DATA_TARGET, DEV_LINKS, DEVICES, ROOT_LINKS, SUPERVISOR_TARGET, SYSTEM_FILES, View, build_view, shared_files,
     unreadable_by_others,
 )
 from ._watchdog import MARKER_ENV, Watchdog
@@ -200,6 +200,8 @@ class SandboxLauncher(Launcher):
             mine.mkdir(mode=0o700)
             uid = claim.uid if claim is not None else os.geteuid()
             view = build_view(spec, env["PATH"], self._copies(mine, claim.uid if claim is not None else None))
+            if view.data is not None and claim is not None:
+                hand_tree(view.data, uid)  # this process's alone while it runs (its entrant's never overlap)
             self.prepare(spec)  # (done already, off the event loop, by BotHost.start)
             if self.cg_layout is not None:
                 cg = BotCgroup(self.cg_layout, f"arena-{self.token}/b{n}", self.policy, *self.cgroup_overhead)
@@ -223,6 +225,8 @@ class SandboxLauncher(Launcher):
                 verdict = cg.verdict()
                 cg.remove()
             shutil.rmtree(mine, ignore_errors=True)  # before its uid may go to another bot
+            if view.data is not None and claim is not None:
+                hand_tree(view.data, os.geteuid())  # nothing left to that uid once another bot holds it
             if claim is not None:
                 claim.release()
             return verdict
@@ -369,6 +373,8 @@ class BasicLauncher(SandboxLauncher):
                 prep.append(f"mkdir -p {parent} && {{ [ -e {target} ] || {make}; }}")
             else:
                 (dirs if b.is_dir else files).append(b.target.lstrip("/"))
+        if view.data is not None:
+            dirs.append(DATA_TARGET.lstrip("/"))
         _make_skeleton(skel, dirs, files)
         fstab = self._state / f"fstab-{n}"
         fstab.write_text("\n".join(lines) + "\n")
@@ -393,6 +399,8 @@ class BasicLauncher(SandboxLauncher):
                 inside = r + b.target + sub[len(b.source.rstrip("/")):]
                 line += f"\nnone {_esc(inside)} none remount,bind,ro,nosuid,nodev 0 0"
             (later if _in_private_tmpfs(b.target) else binds).append(line)
+        if view.data is not None:  # the one writable bind: its entrant's data folder
+            binds.append(f"{_esc(view.data)} {_esc(r + DATA_TARGET)} none bind,nosuid,nodev 0 0")
         mount = shlex.quote(self.tools["mount"])
         # The mount is made read-only, not the tmpfs itself, which a user namespace may not remount.
         root = shlex.quote(r)
@@ -509,6 +517,8 @@ class StrictLauncher(SandboxLauncher):
                     argv += ["--perms", "0755", "--dir", str(parent)]
             argv += ["--ro-bind", b.source, b.target]
             made.add(b.target)
+        if view.data is not None:  # the one writable bind: its entrant's data folder
+            argv += ["--perms", "0755", "--dir", DATA_TARGET, "--bind", view.data, DATA_TARGET]
         argv += [
             # The root bwrap builds is a tmpfs whose folders (as not root) belong
             # to the bot's own uid: read-only, like basic's root.
@@ -518,6 +528,15 @@ class StrictLauncher(SandboxLauncher):
             "--setenv", "LANG", "C.UTF-8", "--",
         ]
         return argv + inner
+
+
+def hand_tree(folder: str, uid: int) -> None:
+    """Give ``folder`` and everything in it to ``uid`` (a data folder, between its entrant's
+    processes, each of which runs under a uid of its own). Links are not followed."""
+    os.chown(folder, uid, uid, follow_symlinks=False)
+    for top, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            os.chown(os.path.join(top, name), uid, uid, follow_symlinks=False)
 
 
 def _copy_private(path: str, dest: str, is_dir: bool, uid: int | None) -> None:

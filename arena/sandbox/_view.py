@@ -53,6 +53,9 @@ SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
 #: Version managers: their whole tree is one runtime (shims reach into it).
 _MANAGER_DIRS = (".pyenv", ".nvm", ".rbenv", ".asdf", ".cargo", ".rustup", ".sdkman", ".volta")
 
+#: Where a bot's data folder (``BotSpec.data``) appears, writable: the one place it keeps
+#: files from one process to the next.
+DATA_TARGET = "/data"
 #: The supervisor's path inside every view.
 SUPERVISOR_TARGET = "/.arena/supervisor"
 
@@ -74,10 +77,12 @@ class View:
     own_dir: str | None
     #: the bot serves a socket to a program it starts (an ACPC agent): loopback is up in its namespace
     loopback: bool = False
+    #: the host folder shown writable at ``DATA_TARGET`` (its entrant's data folder), if any
+    data: str | None = None
 
     def key(self) -> tuple:
         """What makes two views need different skeletons."""
-        return tuple((b.target, b.is_dir) for b in self.binds)
+        return (*((b.target, b.is_dir) for b in self.binds), self.data is not None)
 
 
 def _under_system(path: str) -> bool:
@@ -262,7 +267,7 @@ def build_view(
         d == r or d.startswith(r.rstrip("/") + "/") for r in interpreter_roots)]
     path = ":".join(dict.fromkeys(inside + list(SYSTEM_PATH)))
     return View(argv=tuple(argv), binds=tuple(binds), path=path, own_dir=own_dir,
-                loopback=spec.loopback)
+                loopback=spec.loopback, data=spec.data)
 
 
 def unreadable_by_others(path: str, is_dir: bool) -> bool:

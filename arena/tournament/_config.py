@@ -68,6 +68,8 @@ class TournamentConfig:
     pseudonyms: bool = False  # bots are told per-match pseudonyms, not the entrants' names (a league's)
     #: a group per entrant (a league's owners): no table seats two of one group
     apart: tuple[int, ...] | None = None
+    data_mb: int | None = None  # each entrant's data folder, MB (arena.tournament._data); None: none
+    keep_data: str | None = None  # where the data folders are copied at the end; None: removed
 
     def sandbox_job(self) -> dict[str, Any]:
         return {"level": self.sandbox, "policy": self.policy.to_json()}
@@ -105,6 +107,7 @@ class TournamentConfig:
             # Written only when set, so that other tournaments store what they always did.
             **({"pseudonyms": True} if self.pseudonyms else {}),
             **({"apart": list(self.apart)} if self.apart is not None else {}),
+            **({"data_mb": self.data_mb, "keep_data": self.keep_data} if self.data_mb is not None else {}),
         }
 
     @classmethod
@@ -133,6 +136,7 @@ class TournamentConfig:
             sprt=data.get("sprt"),
             cluster=cluster, pseudonyms=bool(data.get("pseudonyms", False)),
             apart=tuple(data["apart"]) if data.get("apart") is not None else None,
+            data_mb=data.get("data_mb"), keep_data=data.get("keep_data"),
         )
 
 

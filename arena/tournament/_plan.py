@@ -15,6 +15,7 @@ from protocols import GamePlugin
 
 from .._checks import UsageError, check_range, game_params
 from .._games import load_game
+from ._data import check_data
 from .._plan import check_acpc, check_agents_level, check_higc, check_lifetime, check_limits, check_seed, load_plugin
 from ..sandbox import SandboxPolicy, resolve_level
 from .._spec import BotSpec
@@ -32,7 +33,7 @@ SPRT_ROUNDS = 10_000
 #: Options a resume restores from the database (and refuses to change), as the command line names them.
 RESTORED = ("rounds", "seats", "lifetime", "seed", "timeout", "startup_timeout", "budget", "sandbox", "param",
             "memory_mb", "cpu_seconds", "pids", "on_fault", "max_faults", "broken_start", "duplicate", "gauntlet",
-            "until_ci", "sprt", "sprt_chips")
+            "until_ci", "sprt", "sprt_chips", "data_mb", "keep_data")
 
 
 def check_cluster(address: str | None, lifetime: str, reach: bool = False, certs: Path | None = None) -> str | None:
@@ -89,6 +90,7 @@ def plan_tournament(
     on_fault: str | None = None, max_faults: int | None = None, broken_start: int | None = None,
     duplicate: bool | None = None, gauntlet: str | None = None, until_ci: float | None = None,
     sample: int | None = None, sprt: str | None = None, sprt_chips: str | None = None,
+    data_mb: int | None = None, keep_data: str | Path | None = None,
 ) -> TournamentConfig:
     """Every option of a new tournament of ``game`` between the named entrants
     ``bots`` checked (raises UsageError naming the option); nothing stored.
@@ -118,6 +120,8 @@ def plan_tournament(
     policy = SandboxPolicy(**limits, private_files=duplicate)
     level = resolve_level(sandbox)
     check_agents_level(bots, level)
+    keep = None if keep_data is None else str(Path(keep_data).absolute())
+    check_data(data_mb, keep, level=level, duplicate=duplicate, jobs=jobs, cluster=cluster)
     if cluster is not None:
         for spec in bots:  # a bot the cluster cannot be sent is refused before anything is stored
             check_shippable(spec)
@@ -130,7 +134,7 @@ def plan_tournament(
         broken_start=broken_start or None, duplicate=duplicate,
         gauntlet=None if gauntlet is None else names.index(gauntlet), until_ci=until_ci, sample=sample,
         sprt=None if test is None else test.to_json(),
-        unplayed=unplayed_score(plugin, chosen),
+        unplayed=unplayed_score(plugin, chosen), data_mb=data_mb, keep_data=keep,
     )
 
 

@@ -25,6 +25,7 @@ from ..results._standings import BROKEN_START, compute_standings
 from ..results._store import MatchRecord as StoredMatch, Store
 from ..sandbox import resolve_level
 from ._config import FAULT_RULES, TournamentConfig, unplayed_score
+from ._data import entrant_data
 from ._executors import Executor, executor_for
 from ._schedule import Pairing, sample_sets, schedule
 from ._state import Progress, TournamentRun
@@ -67,7 +68,14 @@ async def run_tournament(
         config.sandbox = resolve_level(None)
     config.seat_for(plugin)
     run = TournamentRun.open(plugin, config, store, tid, progress if progress is not None else Progress())
-    return await _play_rounds(run, executor_for(run, cluster, sync_wait=sync_wait))
+    if config.data_mb is None:
+        return await _play_rounds(run, executor_for(run, cluster, sync_wait=sync_wait))
+    entrants = config.bots
+    with entrant_data(entrants, run.data, config.data_mb, config.keep_data) as config.bots:
+        try:
+            return await _play_rounds(run, executor_for(run, cluster, sync_wait=sync_wait))
+        finally:
+            config.bots = entrants
 
 
 def sprt_results(matches: Sequence[StoredMatch]) -> list[tuple[float, float, Any, int]]:

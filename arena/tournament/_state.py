@@ -114,7 +114,7 @@ class TournamentRun:
         c = self.config
         return MatchJob(
             key=(p.round, p.idx), label=label, game=self.plugin.spec.id, params=c.params, seed=p.seed,
-            bots=tuple(JobBot(c.bots[i].name, c.bots[i].command) for i in p.seats),
+            bots=tuple(JobBot(c.bots[i].name, c.bots[i].command, c.bots[i].data) for i in p.seats),
             timeout=c.timeout, startup_timeout=c.startup_timeout, budget=c.budget,
             transcript=str(self.transcript_path(p)), log_dir=str(self.data / "logs" / label),
             sandbox=c.sandbox_job(), pseudonyms=c.pseudonyms,
