@@ -3,6 +3,8 @@ given), ``arena cluster scheduler`` and ``arena cluster init-certs``."""
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import importlib.util
 import os
 import signal
@@ -11,13 +13,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
 from .._checks import UsageError
 from ..cluster._build import build
-from ..cluster._remote import ALLOW_NONE_ENV, CPUS_ENV, RESOURCE, build_resource
+from ..cluster._remote import ALLOW_NONE_ENV, CPUS_ENV, RESOURCE, SILENCE, SILENCE_ENV, build_resource
 from ..cluster._security import certs_folder, check_secured, init_certs, is_loopback, split_address, tls_arguments
 
 
@@ -92,6 +94,21 @@ def _reachable(host: str, port: int) -> bool:
         return False
 
 
+#: prctl(2): the signal a process gets when its parent dies.
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(prctl: Any, parent: int) -> None:
+    """In the Dask worker, before exec: SIGKILL it when ``arena worker`` dies, even by SIGKILL,
+    which no handler of ours sees. Its arena worker processes then read end-of-file and end
+    their bots, and the scheduler gives its matches to other workers. (``prctl`` is looked
+    up before the fork: the child runs as little as it can before exec.)"""
+    if prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        os.write(2, b"arena worker: cannot tie the Dask worker's life to this process (prctl failed)\n")
+    if os.getppid() != parent:  # the supervisor died before the prctl took hold
+        os._exit(1)
+
+
 def _supervise(argv: list[str], env: dict[str, str], host: str, port: int, address: str, rejoin: bool) -> int:
     """Run the Dask worker; when it ends by itself (its scheduler went away), start it
     again once the scheduler answers. A SIGTERM or SIGINT here ends both for good."""
@@ -105,8 +122,9 @@ def _supervise(argv: list[str], env: dict[str, str], host: str, port: int, addre
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    tie = functools.partial(_die_with_parent, ctypes.CDLL(None, use_errno=True).prctl, os.getpid())
     while True:
-        child[:] = [subprocess.Popen(argv, env=env)]
+        child[:] = [subprocess.Popen(argv, env=env, preexec_fn=tie)]
         code = child[0].wait()
         if stopping or not rejoin:
             return code
@@ -188,11 +206,16 @@ def scheduler_cmd(
                                   "change, what the cluster does).")] = None,
     scheduler_file: Annotated[Optional[Path], typer.Option(
         "--scheduler-file", help="Write the scheduler's address there (useful with port 0).")] = None,
+    worker_silence: Annotated[float, typer.Option(
+        "--worker-silence", metavar="SECONDS", help="Give up a worker not heard from for this long (at least "
+        "ten heartbeats: 5 s up to 10 workers); its matches go to other workers.")] = SILENCE,
 ) -> None:
     """Start the Dask scheduler of an arena cluster, bound where told, TLS only, guarded."""
-    certs = certs_folder(certs)
     host, _, port = listen.rpartition(":")
     try:
+        if not 0 < worker_silence < float("inf"):
+            raise UsageError(f"--worker-silence takes a number of seconds above 0, not {worker_silence:g}")
+        certs = certs_folder(certs)
         if not host or not port.isdigit():
             raise UsageError(f"--listen takes HOST:PORT like 127.0.0.1:8786, not {listen!r}")
         check_listen(host, certs, "tls")
@@ -208,6 +231,7 @@ def scheduler_cmd(
     for key, value in {**QUIET, "DASK_DISTRIBUTED__SCHEDULER__WORK_STEALING_INTERVAL": "1s"}.items():
         env.setdefault(key, value)
     env.update(ENCRYPTED)
+    env[SILENCE_ENV] = f"{worker_silence:g}"
     if dashboard is None:
         env["DASK_DISTRIBUTED__SCHEDULER__HTTP__ROUTES"] = HEALTH_ONLY
     argv = [sys.executable, "-m", "dask", "scheduler", "--host", host.strip("[]"), "--port", port,

@@ -10,7 +10,7 @@ stderr. The coordinator alone writes files and the database.
 
 from ._artifacts import ArtifactError, ShippedBot, check_shippable, pack_bot, unpack
 from ._remote import ALLOW_NONE_ENV, RESOURCE, MatchRefused, WorkerUnfit
-from ._session import ClusterError, ClusterSession, open_cluster
+from ._session import ClusterError, ClusterLost, ClusterSession, open_cluster
 
-__all__ = ["ALLOW_NONE_ENV", "RESOURCE", "ArtifactError", "ClusterError", "ClusterSession", "MatchRefused",
-           "ShippedBot", "WorkerUnfit", "check_shippable", "open_cluster", "pack_bot", "unpack"]
+__all__ = ["ALLOW_NONE_ENV", "RESOURCE", "ArtifactError", "ClusterError", "ClusterLost", "ClusterSession",
+           "MatchRefused", "ShippedBot", "WorkerUnfit", "check_shippable", "open_cluster", "pack_bot", "unpack"]

@@ -198,7 +198,9 @@ def _manifest(sha256: str, data: bytes) -> dict[str, tuple]:
 _CHECKED: dict[Path, dict[str, tuple]] = {}
 
 
-def _stats(root: Path) -> dict[str, tuple]:
+def entry_state(root: Path) -> dict[str, tuple]:
+    """Each path's lstat under ``root`` (inode, size, mode, mtime, ctime): any change to the
+    entry, its removal or its being unpacked again, changes this."""
     out = {}
     for top, dirs, names in os.walk(root):
         for n in dirs + names:
@@ -212,7 +214,7 @@ def _difference(root: Path, manifest: dict[str, tuple]) -> str | None:
     """How the unpacked ``root`` differs from its artifact, in words; None when it does not.
 
     The contents are hashed again only when some path's lstat moved since they last matched."""
-    before = _stats(root)
+    before = entry_state(root)
     if _CHECKED.get(root) == before:
         return None
     what = _compare(root, manifest)

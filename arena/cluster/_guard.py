@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import time
 from collections.abc import Callable
 from typing import Any
 
-from ._remote import hold_artifact, play_match
+from ._remote import SILENCE, SILENCE_ENV, SILENT_STIMULUS, hold_artifact, play_match
 from ._wire import GUARDED, PEER
 
 #: Worker and nanny calls that run code a peer sent, or change what the worker runs.
@@ -180,6 +181,27 @@ def install_scheduler(server: Any) -> None:
         lambda text: {"status": "error", "message": text, "time": time.time()},
         f"{who} refuses 'register-worker' from {{who}}: only a worker's worker.pem joins as a worker")
     setattr(server, GUARDED, True)
+    give_up_silent(server, float(os.environ.get(SILENCE_ENV) or SILENCE))
+
+
+def give_up_silent(server: Any, limit: float) -> None:
+    """Every second, the scheduler removes each worker it has not heard from for ``limit``
+    seconds (at least ten of Dask's heartbeat intervals). Dask's own check (``worker-ttl``,
+    5 minutes) asks a worker's nanny to restart it, and waits 30 s more for a nanny that
+    is frozen with its worker; this removes the worker outright, so its matches go to
+    another worker, and names the removal (``SILENT_STIMULUS``) for the coordinator to say."""
+    from distributed.scheduler import heartbeat_interval
+    from tornado.ioloop import PeriodicCallback
+
+    async def check() -> None:
+        now = time.time()
+        ttl = max(limit, 10 * heartbeat_interval(len(server.workers)))
+        for ws in [ws for ws in server.workers.values() if now - ws.last_seen > ttl]:
+            await server.remove_worker(ws.address, stimulus_id=f"{SILENT_STIMULUS}-{ttl:g}s-{now}")
+
+    callback = PeriodicCallback(check, 1000)
+    server.periodic_callbacks["arena-silent-workers"] = callback
+    callback.start()
 
 
 def install(server: Any) -> None:

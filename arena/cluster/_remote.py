@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..play._jobs import JobBot, MatchJob, MatchRecord, worker_argv
-from ._artifacts import ArtifactError, ShippedBot, default_cache, unpack
+from ._artifacts import ArtifactError, ShippedBot, default_cache, entry_state, unpack
 from ._build import build, describe
 
 #: The Dask resource every match asks for one unit of; ``arena worker``
@@ -35,6 +35,12 @@ RESOURCE = "arena-slot"
 ALLOW_NONE_ENV = "ARENA_WORKER_ALLOW_NO_SANDBOX"
 #: Set by ``arena worker --cpus``: the CPUs its matches are pinned to, one each.
 CPUS_ENV = "ARENA_WORKER_CPUS"
+#: Set by ``arena cluster scheduler --worker-silence``: seconds without a heartbeat after which the
+#: scheduler gives a worker up (``_guard.give_up_silent``); its matches go to other workers.
+SILENCE_ENV = "ARENA_WORKER_SILENCE"
+SILENCE = 30.0
+#: How the scheduler names that removal to Dask (and so to the coordinator): ``arena-worker-silent-30s-<time>``.
+SILENT_STIMULUS = "arena-worker-silent"
 
 
 def match_cpus() -> list[int]:
@@ -73,6 +79,11 @@ class _RunnerDied(RuntimeError):
     pass
 
 
+#: How many times a worker plays a match again whose result was not the bots' doing
+#: (a cache entry changed under it, this worker stopped while a bot was faulted).
+ATTEMPTS = 3
+
+
 class _Runner:
     """One ``arena.play._worker`` process, pinned to ``cpu``."""
 
@@ -83,7 +94,8 @@ class _Runner:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         )
 
-    def play(self, job: MatchJob) -> MatchRecord:
+    def play(self, job: MatchJob) -> dict[str, Any]:
+        """Its answer: a ``MatchRecord`` as JSON, or ``{"void": text}`` or ``{"error": text}``."""
         assert self.process.stdin is not None and self.process.stdout is not None
         self.process.stdin.write(json.dumps(job.to_json()).encode() + b"\n")
         self.process.stdin.flush()
@@ -91,7 +103,7 @@ class _Runner:
         if not line:
             code = self.process.wait()
             raise _RunnerDied(f"its arena worker process on CPU {self.cpu} ended (exit {code}) during the match")
-        return MatchRecord.from_json(json.loads(line))
+        return json.loads(line)
 
     def close(self) -> None:
         if self.process.stdin is not None:
@@ -171,8 +183,12 @@ def _check_fit(given: MatchJob, name: str, address: str, ours: str, wanted: str)
 def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes], wanted: str) -> dict[str, Any]:
     """A Dask task: one match, ``job`` a ``MatchJob`` as JSON, ``bots`` its
     seats' artifacts, ``wanted`` the coordinator's build. Returns ``{"record":
-    MatchRecord as JSON, "transcript": bytes or None, "logs": {relative path: bytes}}``.
+    MatchRecord as JSON, "transcript": bytes or None, "logs": {relative path: bytes}}``;
+    a fault's ``stderr_log`` is one of those relative paths.
 
+    A result that is not the bots' doing (a cache entry changed during the
+    match, this worker stopped while a bot was faulted) is thrown away and the
+    match played again here, each time kept in the record's ``retried``.
     Raises ``WorkerUnfit`` when the failure is this worker's, not the match's.
     """
     from distributed import get_worker
@@ -182,11 +198,48 @@ def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes], w
     ours = build()
     given = MatchJob.from_json(job)
     _check_fit(given, name, address, ours, wanted)
+    retried: list[dict[str, str]] = []
+    why = ""
+    for _ in range(ATTEMPTS):
+        roots = _cached(blobs, name, address)
+        seen = {sha: entry_state(root) for sha, root in roots.items()}
+        answer, transcript, logs = _attempt(given, bots, roots, name, address)
+        moved = next((f"cache entry {root} changed during the match" for sha, root in roots.items()
+                      if entry_state(root) != seen[sha]), None)
+        why = moved or answer.get("void") or ""
+        if not why and "error" in answer:
+            # Not a changed cache: this machine cannot start the bot (a runtime missing here).
+            raise WorkerUnfit(address, name, str(answer["error"]))
+        if not why:
+            break
+        _log(name, f"playing {given.label} again: {why}")
+        retried.append({"worker": name, "reason": f"{why}; played again on the same worker"})
+    else:
+        raise WorkerUnfit(address, name, f"{ATTEMPTS} tries spoilt ({why})")
+    _log(name, f"done {given.label}")
+    record = MatchRecord.from_json(answer)
+    # The paths were this worker's: the coordinator writes the files and sets its own.
+    record.transcript = None
+    record.log_dir = given.log_dir if record.log_dir else None
+    record.worker = name
+    record.build = ours
+    record.retried = retried or None
+    return {"record": record.to_json(), "transcript": transcript, "logs": logs}
+
+
+def _cached(blobs: dict[str, bytes], name: str, address: str) -> dict[str, Path]:
+    """Each artifact's checked cache entry (unpacked again where missing or changed)."""
     cache = default_cache()
     try:
-        roots = {sha: unpack(cache, sha, data, warn=lambda text: _log(name, text)) for sha, data in blobs.items()}
+        return {sha: unpack(cache, sha, data, warn=lambda text: _log(name, text)) for sha, data in blobs.items()}
     except (OSError, ArtifactError) as exc:
         raise WorkerUnfit(address, name, f"its cache of bots failed ({exc})") from None
+
+
+def _attempt(given: MatchJob, bots: list[dict], roots: dict[str, Path], name: str,
+             address: str) -> tuple[dict[str, Any], bytes | None, dict[str, bytes]]:
+    """One play of the match in a folder of its own: the arena worker process's answer, the
+    transcript and the stderr logs; each fault's ``stderr_log`` made relative to the logs."""
     with tempfile.TemporaryDirectory(prefix="arena-match-") as tmp:
         log_dir = Path(tmp) / "logs"
         here = replace(
@@ -198,7 +251,7 @@ def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes], w
         _log(name, f"start {given.label}")
         runner = _RUNNERS.take()
         try:
-            record = runner.play(here)
+            answer = runner.play(here)
         except _RunnerDied as exc:
             runner.close()
             _log(name, f"cannot play {given.label}: {exc}")
@@ -207,15 +260,13 @@ def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes], w
             runner.close()
             raise
         _RUNNERS.give_back(runner)
-        transcript = Path(here.transcript).read_bytes() if here.transcript else None
-        logs = {}
-        for path in sorted(log_dir.rglob("*")):
-            if path.is_file():
-                logs[str(path.relative_to(log_dir))] = path.read_bytes()
-    _log(name, f"done {given.label}")
-    # The paths were this worker's: the coordinator writes the files and sets its own.
-    record.transcript = None
-    record.log_dir = given.log_dir if record.log_dir else None
-    record.worker = name
-    record.build = ours
-    return {"record": record.to_json(), "transcript": transcript, "logs": logs}
+        if "result" not in answer:
+            return answer, None, {}
+        transcript = Path(here.transcript).read_bytes() if here.transcript and Path(here.transcript).exists() else None
+        logs = {str(path.relative_to(log_dir)): path.read_bytes()
+                for path in sorted(log_dir.rglob("*")) if path.is_file()}
+    for fault in answer["result"].get("faults") or ():
+        where = fault.get("stderr_log")
+        inside = where and Path(where).is_relative_to(log_dir)
+        fault["stderr_log"] = str(Path(where).relative_to(log_dir)) if inside else None
+    return answer, transcript, logs

@@ -19,14 +19,25 @@ failed it; the reasons travel with the record.
 Nothing the cluster sends is unpickled here in full (``_wire``, trusting
 no one): a result comes as msgpack and is checked to be plain data
 (``plain``), an error as one of a few exception classes or its text.
+
+It heals out loud. Every worker the scheduler removes (killed, stopped
+answering, gone) is said, with the matches it held, which the
+scheduler gives to another worker; a run with no worker of its build left
+says so with its deadline; a session made to ``reconnect`` (the league's)
+connects again with back-off after losing its scheduler, and sends a
+restarted scheduler the bots' files again. Each of these is said through
+``note`` and, during a run, ``on_event``.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import math
 import os
+import queue
 import sys
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -40,7 +51,7 @@ from ..play._jobs import MatchJob, MatchRecord
 from . import _wire
 from ._artifacts import ShippedBot, pack_bot
 from ._build import build, describe
-from ._remote import RESOURCE, WorkerUnfit, build_resource, hold_artifact, play_match
+from ._remote import RESOURCE, SILENT_STIMULUS, WorkerUnfit, build_resource, hold_artifact, play_match
 from ._security import check_secured, client_security, split_address
 
 #: How long to wait for a first worker with arena slots (seconds; ``ARENA_WORKER_WAIT`` overrides).
@@ -50,6 +61,15 @@ WORKER_WAIT_ENV = "ARENA_WORKER_WAIT"
 #: long a reconnection may take before the run stops.
 CONNECTION_CHECK = 2.0
 RECONNECT_WAIT = 60.0
+#: A session that reconnects waits this long after the first failed try, doubling up to BACKOFF_MAX.
+BACKOFF_FIRST, BACKOFF_MAX = 1.0, 30.0
+#: A wait without a deadline (the league's) is said again this often (seconds).
+REMINDER = 600.0
+
+
+def clock(at: float) -> str:
+    """A time of day for a person: ``14:05:31``."""
+    return time.strftime("%H:%M:%S", time.localtime(at))
 
 
 def _outcome(future: Any) -> tuple[Any, BaseException | None]:
@@ -62,6 +82,12 @@ def _outcome(future: Any) -> tuple[Any, BaseException | None]:
 
 class ClusterError(RuntimeError):
     """A match the cluster could not play (the tournament stops; --resume goes on)."""
+
+
+class ClusterLost(ClusterError):
+    """The connection to the scheduler was lost, or the scheduler restarted and forgot the
+    run's matches: the tournament stops (its stored matches kept), and the league plays
+    it on once it has connected again."""
 
 
 #: How results travel from the workers (through the scheduler) to the coordinator: msgpack
@@ -94,29 +120,113 @@ def _import_distributed():
 class ClusterSession:
     """An open connection to a Dask cluster. Use ``open_cluster``; ``aclose`` it.
 
-    Each bot's artifact is sent to the cluster once per session and kept
-    there while the session lasts; workers keep what they unpacked on disk.
+    Each bot's artifact is sent to the cluster once per session (and again to a
+    restarted scheduler) and kept there while the session lasts; workers keep
+    what they unpacked on disk. ``worker_wait``: how long a run waits for a
+    worker of this build (None: as long as it takes, said every ``REMINDER``
+    seconds); ``reconnect``: connect again after losing the scheduler, instead
+    of raising ``ClusterLost``.
     """
 
-    def __init__(self, address: str, client: Any, note: Callable[[str], None] | None = None) -> None:
+    def __init__(self, address: str, client: Any, note: Callable[[str], None] | None = None,
+                 connect: Callable[[], Any] | None = None) -> None:
         self.address = address
         self.client = client
         #: Where the session says what an organiser should know (a refused worker, a match played again).
         self.note = note or (lambda text: print(f"arena: cluster: {text}", file=sys.stderr, flush=True))
+        self._connect = connect
+        self.reconnect = False
+        self.worker_wait: float | None = float(os.environ.get(WORKER_WAIT_ENV) or WORKER_WAIT)
         self.build = build()
         self.resource = build_resource(self.build)
         self._blobs: dict[str, Any] = {}  # sha256 -> Dask future of the artifact task
         self._packed: dict[tuple[str, str], ShippedBot] = {}
         self._refused: set[str] = set()  # workers of another build, already said
         self._shunned: dict[str, str] = {}  # worker address -> why no match goes there any more
+        self._names: dict[str, str] = {}  # worker address -> its name, as last seen
+        self._removed: queue.SimpleQueue[dict] = queue.SimpleQueue()  # the scheduler's remove-worker events
+        self._scheduler_id: str | None = None
+        self._waiting = _NoWorker(self)
 
     # -- connection -----------------------------------------------------------------
+
+    def _identity(self) -> str | None:
+        """The scheduler's id, or None when there is no working connection (a worker thread)."""
+        if self.client.status != "running":
+            return None
+        try:
+            ident = self.client.scheduler_info(n_workers=0).get("id")
+        except Exception:  # whatever a broken connection raises: the caller connects again or stops
+            return None
+        return ident if isinstance(ident, str) else None
+
+    def _watch(self) -> None:
+        """Hear the scheduler's events; its remove-worker ones are kept for ``_losses``."""
+        def heard(event: Any) -> None:  # Dask's thread
+            msg = event[1] if isinstance(event, (tuple, list)) and len(event) == 2 else None
+            if isinstance(msg, dict) and msg.get("action") == "remove-worker":
+                self._removed.put(msg)
+        self.client.subscribe_topic("all", heard)
+
+    async def ensure(self) -> None:
+        """A working connection, to the scheduler this session's state was made with. A
+        scheduler that restarted holds none of it: the bots' files are sent again. A lost
+        connection raises ``ClusterLost``, or is made again (``reconnect``), said in words."""
+        ident = await trio.to_thread.run_sync(self._identity)
+        fresh = ident is None  # a new client: the old one's futures (the bots' files) are not its own
+        if fresh:
+            if not self.reconnect or self._connect is None:
+                raise ClusterLost(f"lost the connection to the Dask scheduler at {self.address} "
+                                  f"(client {self.client.status}); the stored matches are kept")
+            ident = await self._reconnect()
+        if ident == self._scheduler_id and not fresh:
+            return
+        if self._scheduler_id not in (None, ident):
+            self.note(f"the Dask scheduler at {self.address} restarted: the bots' files are sent to it again")
+        self._scheduler_id = ident
+        self._blobs.clear()
+        self._packed.clear()
+        self._refused.clear()
+        self._shunned.clear()
+        await trio.to_thread.run_sync(self._watch)
+
+    async def _reconnect(self) -> str:
+        """Connect again, waiting BACKOFF_FIRST seconds after a failed try, doubling up to BACKOFF_MAX."""
+        assert self._connect is not None
+        since = told = time.time()
+        self.note(f"lost the connection to the Dask scheduler at {self.address}: trying again after "
+                  f"{BACKOFF_FIRST:g} s, then less and less often (every {BACKOFF_MAX:g} s at most), until it answers")
+        old = self.client
+        await trio.to_thread.run_sync(lambda: _close_quietly(old))
+        delay = BACKOFF_FIRST
+        while True:
+            try:
+                self.client = await trio.to_thread.run_sync(self._connect)
+                ident = await trio.to_thread.run_sync(self._identity)
+                if ident is not None:
+                    self.note(f"connected again to the Dask scheduler at {self.address} after "
+                              f"{time.time() - since:.0f} s")
+                    return ident
+                problem = f"client {self.client.status}"
+            except Exception as exc:  # refused, unreachable, timed out: all are tried again
+                problem = str(exc) or type(exc).__name__
+            if time.time() - told > REMINDER:
+                told = time.time()
+                self.note(f"still cannot reach the Dask scheduler at {self.address} (since {clock(since)}): "
+                          f"{problem}; trying again every {delay:g} s")
+            await trio.sleep(delay)
+            delay = min(2 * delay, BACKOFF_MAX)
 
     def workers(self) -> dict[str, dict]:
         """The workers of this build (address -> Dask's info); a worker of another build is said, once."""
         fitting = {}
-        for address, w in self.client.scheduler_info(n_workers=-1)["workers"].items():
+        known = self.client.scheduler_info(n_workers=-1).get("workers")
+        if known is None:  # a closed client's empty answer
+            raise ClusterLost(f"lost the connection to the Dask scheduler at {self.address} "
+                              f"(client {self.client.status}); the stored matches are kept")
+        for address, w in known.items():
             resources = w.get("resources", {})
+            self._names[address] = str(w.get("name", address))
             if not resources.get(RESOURCE):
                 continue  # not an arena worker (one cluster can serve other work)
             if resources.get(self.resource):
@@ -133,32 +243,24 @@ class ClusterSession:
     def slots(self) -> int:
         return int(sum(w["resources"][RESOURCE] for a, w in self.workers().items() if a not in self._shunned))
 
-    async def wait_for_slots(self, timeout: float | None = None) -> int:
-        if timeout is None:
-            timeout = float(os.environ.get(WORKER_WAIT_ENV) or WORKER_WAIT)
-        said = False
-        with trio.move_on_after(timeout):
-            while True:
-                n = await trio.to_thread.run_sync(self.slots)
-                if n:
-                    return n
-                if not said:
-                    self.note(f"waiting up to {timeout:g} s for a worker of {describe(self.build)} "
-                              f"to join the cluster at {self.address}")
-                    said = True
-                await trio.sleep(0.25)
-        raise ClusterError(
-            f"no worker of the cluster at {self.address} offers arena slots for {describe(self.build)} "
-            f"after {timeout:g} s; start one with `arena worker {self.address}`")
+    async def wait_for_slots(self, on_event: Callable[[str], None] | None = None) -> int:
+        """The slots of this build's workers, once there are any (``worker_wait``; raises ClusterError)."""
+        while True:
+            n = await trio.to_thread.run_sync(self.slots)
+            self._waiting.check(n, "", on_event)
+            if n:
+                return n
+            await trio.sleep(0.25)
 
     async def aclose(self) -> None:
         with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(self.client.close)
+            await trio.to_thread.run_sync(lambda: _close_quietly(self.client))
 
     # -- bots -----------------------------------------------------------------------
 
     async def ship(self, specs: list[BotSpec]) -> list[dict]:
         """Each bot packed (once per session) and its bytes on the cluster; their templates."""
+        await self.ensure()
         out = []
         for spec in specs:
             key = (spec.name, spec.command)
@@ -178,50 +280,86 @@ class ClusterSession:
 
     # -- matches --------------------------------------------------------------------
 
-    async def _next_finished(self, receive: Any, futures: Callable[[], list[Any]]) -> Any:
-        """The next finished match; a ClusterError once the scheduler is gone for good.
+    async def _next_finished(self, run: _Run, on_event: Callable[[str], None]) -> Any:
+        """The next finished match; a ClusterError once the scheduler is gone for good, or no
+        worker of this build has been there for ``worker_wait`` seconds.
 
         Dask's client reconnects by itself; while it does, no match finishes
-        and no done-callback comes, so the connection is looked at now and then.
+        and no done-callback comes, so the connection is looked at now and then,
+        with the workers (one lost, one of another build joined, none left).
         """
         lost_since: float | None = None
         while True:
             with trio.move_on_after(CONNECTION_CHECK):
-                return await receive.receive()
+                return await run.receive.receive()
             status = self.client.status
             if status == "running":
                 lost_since = None
-                if any(f.status == "lost" for f in futures()):
+                if any(f.status == "lost" for *_, f in run.running.values()):
                     # A scheduler that restarted does not know the matches it was given.
-                    raise ClusterError(f"the Dask scheduler at {self.address} lost this run's matches "
-                                       "(it restarted?); the stored matches are kept")
-                await trio.to_thread.run_sync(self.workers)  # says a worker of another build that joined
+                    raise ClusterLost(f"the Dask scheduler at {self.address} lost this run's matches "
+                                      "(it restarted?); the stored matches are kept")
+                await self._losses(run, on_event)
+                n = await trio.to_thread.run_sync(self.slots)
+                self._waiting.check(n, f" ({len(run.running)} match(es) waiting)", on_event)
                 continue
             now = trio.current_time()
             lost_since = now if lost_since is None else lost_since
             if status in ("closed", "closing", "failed") or now - lost_since > RECONNECT_WAIT:
-                raise ClusterError(f"lost the connection to the Dask scheduler at {self.address} "
-                                   f"(client {status}); the stored matches are kept")
+                raise ClusterLost(f"lost the connection to the Dask scheduler at {self.address} "
+                                  f"(client {status}); the stored matches are kept")
+
+    async def _losses(self, run: _Run, on_event: Callable[[str], None]) -> None:
+        """Say each worker the scheduler removed, and each match of ``run`` it held (the
+        scheduler gives those to another worker; each record keeps the loss)."""
+        if self._removed.empty():
+            return
+        # A worker may log an event on the same topic, naming itself: one still there was not removed.
+        info = await trio.to_thread.run_sync(lambda: self.client.scheduler_info(n_workers=-1))
+        present = set(info.get("workers") or ())
+        while True:
+            try:
+                msg = self._removed.get_nowait()
+            except queue.Empty:
+                return
+            address = str(msg.get("worker"))
+            if address in present:
+                continue
+            name = self._names.get(address, address)
+            why = _why_removed(str(msg.get("stimulus_id") or ""), bool(msg.get("expected")))
+            keys = msg.get("processing-tasks") or ()
+            mine = [run.running[k][1] for k in keys if isinstance(k, str) and k in run.running]
+            on_event(f"worker {name} at {address} was lost: {why}" +
+                     (f"; the match(es) it held (in play or queued there) go to another worker: "
+                      f"{', '.join(sorted(j.label for j in mine))}" if mine else ""))
+            for job in mine:
+                run.lost.setdefault(job.label, []).append({"worker": name, "reason": f"lost: {why}"})
 
     async def play(
         self,
         items: list[Any],
         job_for: Callable[[Any], tuple[MatchJob, list[dict]] | None],
         on_reply: Callable[[Any, MatchJob, MatchRecord, bytes | None, dict[str, bytes]], None],
-        on_retry: Callable[[Any, MatchJob, str], None] | None = None,
+        on_event: Callable[[str], None] | None = None,
     ) -> None:
         """Play every item: ``job_for`` makes its job and bots (None: not to be
         played, decided just before sending); ``on_reply`` takes each match's
         record, transcript and stderr logs (relative path: bytes) on the trio
-        side, in the order they finish; ``on_retry`` hears, in words, of a
-        match sent again because a worker could not play it."""
+        side, in the order they finish; ``on_event`` hears, in words, of a
+        worker lost and of a match played again (else ``note`` does)."""
         distributed = _import_distributed()
-        run = _Run(self, items, job_for, window=2 * await self.wait_for_slots() + 2)
+        if await trio.to_thread.run_sync(self._identity) != self._scheduler_id:  # since ``ship``
+            raise ClusterLost(f"the Dask scheduler at {self.address} restarted or went away before the run began")
+        tell = on_event or self.note
+        run = _Run(self, items, job_for, window=2 * await self.wait_for_slots(tell) + 2)
+        while not self._removed.empty():  # losses before this run are not its events
+            self._removed.get_nowait()
         looked = trio.current_time()
         try:
             run.launch()
             while run.running:
-                future = await self._next_finished(run.receive, lambda: [f for *_, f in run.running.values()])
+                future = await self._next_finished(run, tell)
+                await self._losses(run, tell)
                 if trio.current_time() - looked > CONNECTION_CHECK:  # a worker of another build joined?
                     looked = trio.current_time()
                     await trio.to_thread.run_sync(self.workers)
@@ -230,19 +368,16 @@ class ClusterSession:
                 if isinstance(failure, WorkerUnfit) and all(
                         isinstance(x, str) for x in (failure.address, failure.name, failure.reason)):
                     run.unfit(job, failure)
-                    if on_retry is not None:
-                        on_retry(item, job, f"match {job.label}: {failure}; played again on another worker")
+                    tell(f"match {job.label}: {failure}; played again on another worker")
                     await trio.to_thread.run_sync(run.submit, item, job, bots)
                     continue
                 if failure is not None:
                     raise self._failed(job, failure, distributed)
                 run.launch()
-                reply = plain(reply, f"the result of match {job.label}")
-                if not (isinstance(reply, dict) and isinstance(reply.get("record"), dict)):
-                    raise ClusterError(f"the result of match {job.label} is not a match's result: refused")
-                record = MatchRecord.from_json(reply["record"])
-                if job.label in run.failed:
-                    record.retried = [{"worker": n, "reason": r} for n, r in run.failed.pop(job.label).values()]
+                record = self._record(job, reply)
+                for retry in record.retried or ():
+                    tell(f"match {job.label}: worker {retry['worker']} threw a result away ({retry['reason']})")
+                record.retried = [*run.history(job.label), *(record.retried or ())] or None
                 on_reply(item, job, record, reply.get("transcript"), reply.get("logs") or {})
         finally:
             if run.running:
@@ -250,11 +385,27 @@ class ClusterSession:
                 with trio.CancelScope(shield=True):
                     await trio.to_thread.run_sync(self.client.cancel, left)
 
+    @staticmethod
+    def _record(job: MatchJob, reply: Any) -> MatchRecord:
+        """The record a worker sent, checked to be plain data and a match's result."""
+        reply = plain(reply, f"the result of match {job.label}")
+        if not (isinstance(reply, dict) and isinstance(reply.get("record"), dict)):
+            raise ClusterError(f"the result of match {job.label} is not a match's result: refused")
+        record = MatchRecord.from_json(reply["record"])
+        retried = record.retried
+        if not (retried is None or (isinstance(retried, list) and all(
+                isinstance(r, dict) and isinstance(r.get("worker"), str) and isinstance(r.get("reason"), str)
+                for r in retried))):
+            raise ClusterError(f"the result of match {job.label} lists its replays wrongly: refused")
+        return record
+
     def _failed(self, job: MatchJob, failure: BaseException, distributed: Any) -> ClusterError:
         """A match that failed for a reason other than its worker's, in words."""
-        if self.client.status != "running":
-            return ClusterError(f"lost the connection to the Dask scheduler at {self.address} "
-                                f"(client {self.client.status}); the stored matches are kept")
+        if self.client.status != "running" or isinstance(failure, concurrent.futures.CancelledError):
+            # We cancel nothing we still wait for: Dask's client cancels every future when it
+            # loses its scheduler (and may have connected again since).
+            return ClusterLost(f"lost the connection to the Dask scheduler at {self.address} "
+                               f"(client {self.client.status}); the stored matches are kept")
         if isinstance(failure, distributed.KilledWorker):
             return ClusterError(f"match {job.label}: every worker that tried it died ({failure})")
         if type(failure) is Exception and failure.args and isinstance(failure.args[0], (bytes, bytearray)):
@@ -263,6 +414,63 @@ class ClusterSession:
             return ClusterError(f"match {job.label} failed on the cluster with an error that came pickled as "
                                 "more than plain data: not unpickled, nothing run")
         return ClusterError(f"match {job.label} failed on the cluster: {failure!r}")
+
+
+def _close_quietly(client: Any) -> None:
+    try:
+        client.close(timeout=5)
+    except Exception:  # a client whose scheduler is gone may fail to say goodbye; it is closed all the same
+        pass
+
+
+def _why_removed(stimulus: str, expected: bool) -> str:
+    """Why the scheduler removed a worker, in words, from the stimulus Dask names."""
+    if stimulus.startswith(SILENT_STIMULUS):
+        # arena-worker-silent-30s-<time>
+        limit = stimulus.removeprefix(SILENT_STIMULUS).split("-")[1].removesuffix("s")
+        return f"it stopped answering for more than {limit} s (frozen, or its machine unreachable)"
+    if "worker-ttl" in stimulus:
+        return "it stopped answering for longer than Dask's worker-ttl"
+    if expected or "retire" in stimulus:
+        return "it was retired"
+    if "cleanup" in stimulus or "stream" in stimulus:
+        return "its connection closed (the process was killed or its machine went away)"
+    return f"the scheduler removed it ({stimulus or 'no reason given'})"
+
+
+class _NoWorker:
+    """A wait for a worker of this build, said in words with its deadline (or its lack of one)."""
+
+    def __init__(self, session: ClusterSession) -> None:
+        self.session = session
+        self.since: float | None = None
+        self.told = 0.0
+
+    def check(self, slots: int, waiting: str, on_event: Callable[[str], None] | None = None) -> None:
+        """Called with the slots there are now; raises ClusterError once the deadline has passed."""
+        s = self.session
+        tell = on_event or s.note
+        now = time.time()
+        if slots:
+            if self.since is not None:
+                tell(f"a worker of {describe(s.build)} joined after {now - self.since:.0f} s: playing on")
+                self.since = None
+            return
+        wait = s.worker_wait
+        if self.since is None:
+            self.since = self.told = now
+            what = f"a worker of {describe(s.build)} to join the cluster at {s.address}{waiting}"
+            tell((f"waiting for {what}, without a deadline" if wait is None else
+                  f"waiting up to {wait:g} s for {what}: the run stops at {clock(now + wait)} unless one joins")
+                 + f"; start one with `arena worker {s.address}`")
+        elif wait is None and now - self.told > REMINDER:
+            self.told = now
+            tell(f"still no worker of {describe(s.build)} in the cluster at {s.address} (since {clock(self.since)})")
+        if wait is not None and now - self.since > wait:
+            self.since = None
+            raise ClusterError(
+                f"no worker of the cluster at {s.address} offers arena slots for {describe(s.build)} "
+                f"after {wait:g} s; start one with `arena worker {s.address}`")
 
 
 class _Run:
@@ -279,6 +487,7 @@ class _Run:
         self.pending = list(reversed(items))
         self.running: dict[Any, tuple[Any, MatchJob, list[dict], Any]] = {}
         self.failed: dict[str, dict[str, tuple[str, str]]] = {}  # job label -> {worker address: (name, reason)}
+        self.lost: dict[str, list[dict[str, str]]] = {}  # job label -> workers lost while playing it
         self.run_id = uuid.uuid4().hex[:8]
 
     def finished(self, future: Any) -> None:  # a Dask callback thread
@@ -315,6 +524,11 @@ class _Run:
             if made is not None:
                 self.submit(item, *made)
 
+    def history(self, label: str) -> list[dict[str, str]]:
+        """The workers that could not play match ``label`` or were lost while playing it (forgotten here)."""
+        unfit = [{"worker": n, "reason": r} for n, r in self.failed.pop(label, {}).values()]
+        return unfit + self.lost.pop(label, [])
+
     def unfit(self, job: MatchJob, failure: WorkerUnfit) -> None:
         """A worker that could not play ``job``: not asked again for it, and for
         nothing again when its machine cannot apply the sandbox."""
@@ -350,4 +564,6 @@ async def open_cluster(address: str, certs: Path | None = None) -> ClusterSessio
         raise UsageError(f"--cluster {address}: cannot reach a Dask scheduler there ({exc})") from None
     except ImportError as exc:  # how Dask's client raises the scheduler's refusal to register it
         raise UsageError(f"--cluster {address}: {exc}") from None
-    return ClusterSession(address, client)
+    session = ClusterSession(address, client, connect=connect)
+    await session.ensure()  # (its scheduler's id, and its events heard)
+    return session

@@ -43,7 +43,7 @@ from .._plan import load_plugin
 from ..quarantine._run import Plan, make_plan, run_quarantine
 from ..quarantine._report import QuarantineReport, StepResult
 from ..results._store import Store
-from ..cluster import ClusterError, ClusterSession, open_cluster
+from ..cluster import ClusterError, ClusterLost, ClusterSession, open_cluster
 from ..tournament._run import Progress, run_tournament
 from ..tournament._plan import create_tournament, load_tournament, plan_tournament
 from ._db import League, StepRecord, VersionRecord
@@ -86,6 +86,8 @@ class LeagueSettings:
 PROBATION_MATCHES, PROBATION_FAULTS = 5, 3
 #: How often the free disk space is looked at.
 DISK_CHECK_SECONDS = 1.0
+#: The longest wait before a tournament stopped by a lost cluster plays on (doubling from 1 s).
+LOST_DELAY_MAX = 60.0
 #: Why a tournament stopped when the league paused (the "Disk:" line before it says what the disk lacks).
 _WAITS = "the league waits until its disk takes writes again, and the tournament plays on from there then"
 
@@ -164,6 +166,8 @@ class LeagueRunner:
         self._run_now = trio.Event()
         self._resume_pending = False  # room came back: tournaments stopped for lack of it play on
         self._playing: dict[int, trio.CancelScope] = {}  # the tournament in play: stopped when the league pauses
+        # Seconds before a tournament stopped by a lost cluster plays on: doubles, reset by a stored match.
+        self._lost_delay = 0.0
         self._now_games: set[str] = set()
         self.tournament_lock = trio.Lock()  # one tournament at a time: they share the workers
         self.nursery: trio.Nursery | None = None  # while ``run`` runs
@@ -195,7 +199,13 @@ class LeagueRunner:
             # One connection for the server's life: each bot version is shipped once.
             self._cluster = await open_cluster(self.settings.cluster, self.settings.cluster_certs)
             self._cluster.note = self.log
-            self.log(f"Cluster: {self.settings.cluster}, {await self._cluster.wait_for_slots()} slot(s) for matches")
+            # The server outlives its scheduler and workers: it connects again after losing
+            # the scheduler, and a tournament waits for a worker as long as it takes, saying so.
+            self._cluster.reconnect = True
+            self._cluster.worker_wait = None
+            slots = await trio.to_thread.run_sync(self._cluster.slots)
+            self.log(f"Cluster: {self.settings.cluster}, {slots} slot(s) for matches"
+                     + ("" if slots else " for now: tournaments wait for a worker"))
         try:
             async with trio.open_nursery() as nursery:
                 self.nursery = nursery  # friendlies are played here too (arena.league._friendly)
@@ -344,6 +354,12 @@ class LeagueRunner:
                         self.out_of_room(exc, f"a tournament of {game}")
                     else:
                         self.log(f"arena: internal error in a tournament of {game}: {in_words(exc)}")
+
+    async def _resume_after(self, delay: float) -> None:
+        """Tournaments stopped by a lost cluster play on after ``delay`` seconds."""
+        await trio.sleep(delay)
+        self._resume_pending = True
+        self._run_now.set()
 
     def next_tournament(self) -> tuple[float | None, str]:
         """When the next scheduled tournament starts, as a time and in words (for the pages)."""
@@ -718,6 +734,7 @@ class LeagueRunner:
         entrant_version = [by_label.get(b.name) for b in config.bots]
 
         def on_finish(match_id: int, p: Any, names: list[str], record: Any) -> None:
+            self._lost_delay = 0.0
             live.done += 1
             live.faults += len(record.faults)
             faulted = {f["seat"] for f in record.faults}
@@ -737,6 +754,14 @@ class LeagueRunner:
             # A worker that died on a full disk says so only through the disk itself.
             self.out_of_room(exc, f"tournament {tid}")
             self.log(f"Tournament {tid} stopped {at}: {_WAITS}")
+        elif isinstance(exc, ClusterLost) or (isinstance(exc, ExceptionGroup) and exc.subgroup(ClusterLost)):
+            # Played on soon: the session connects again first, with back-off of its own. A loss
+            # again before any match is stored waits longer each time, so nothing spins.
+            self._lost_delay = min(2 * self._lost_delay, LOST_DELAY_MAX) if self._lost_delay else 1.0
+            self.log(f"Tournament {tid} stopped {at}: {in_words(exc)}; it plays on once the scheduler answers "
+                     f"(trying in {self._lost_delay:g} s)")
+            if self.nursery is not None:
+                self.nursery.start_soon(self._resume_after, self._lost_delay)
         elif isinstance(exc, ClusterError) or (isinstance(exc, ExceptionGroup) and exc.subgroup(ClusterError)):
             self.log(f"Tournament {tid} stopped {at}: the cluster failed ({in_words(exc)}); "
                      "it plays on at the next scheduled time")

@@ -8,6 +8,13 @@ The cluster sends the same two records (``arena.cluster``). The worker pins
 itself (and so the bots it starts, which inherit the affinity) to CORE: on
 these VMs a wake-up across cores costs about 20 µs, and one pinned process
 per core is what scales (shared research: pipe-bench).
+
+Two answers other than a record, each a JSON line with one key, say that the
+match's result is not the bots' doing: ``{"void": TEXT}`` when this process
+was stopped (SIGSTOP, a suspended machine) during a match in which a bot was
+faulted, since the bots' clocks ran on while nothing could read their
+replies; ``{"error": TEXT}`` when a bot's command cannot be started here (its
+files went missing). Whoever sent the job plays it again.
 """
 
 from __future__ import annotations
@@ -17,6 +24,8 @@ import json
 import os
 import signal
 import sys
+import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,7 +33,7 @@ import trio
 
 from .._games import load_game
 
-from .._spec import BotSpec
+from .._spec import BadBotCommand, BotSpec
 from ._host import BotHost, open_host
 from ._jobs import MatchJob, MatchRecord
 from ._match import MatchSettings, run_match
@@ -70,10 +79,55 @@ class Worker:
             host.close()
 
 
+#: A gap of more than this many seconds between two ticks of ``StopWatch`` counts as this process stopped.
+STOP_GAP = 1.0
+
+
+class StopWatch:
+    """Adds up the time this process did not run: a thread that wakes every
+    ``tick`` seconds and counts any gap longer than ``STOP_GAP`` beyond it. The
+    monotonic clock runs on while a process is stopped; a sleeping thread
+    notices only when it runs again. (Four wake-ups a second cost nothing measurable.)"""
+
+    def __init__(self, tick: float = 0.25) -> None:
+        self.tick = tick
+        self._stopped = 0.0
+        self._last = time.monotonic()
+        threading.Thread(target=self._watch, name="arena-stopwatch", daemon=True).start()
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(self.tick)
+            now = time.monotonic()
+            if now - self._last - self.tick > STOP_GAP:
+                self._stopped += now - self._last - self.tick
+            self._last = now
+
+    def stopped(self) -> float:
+        """Seconds stopped so far, a stop just ended included (whose gap the thread may not have seen yet)."""
+        gap = time.monotonic() - self._last - self.tick
+        return self._stopped + (gap if gap > STOP_GAP else 0.0)
+
+
+async def answer(worker: Worker, job: MatchJob, watch: StopWatch) -> dict:
+    """The JSON line for ``job``: its record, or why its result is not the bots' doing."""
+    before = watch.stopped()
+    try:
+        record = await worker.play(job)
+    except BadBotCommand as exc:
+        return {"error": f"match {job.label}: {exc}"}
+    stopped = watch.stopped() - before
+    if stopped and record.faults:
+        return {"void": f"this arena worker process was stopped for {stopped:.1f} s during match {job.label}, "
+                        "and a bot was faulted meanwhile: its clock ran while nothing read its replies"}
+    return record.to_json()  # no stop, or no bot faulted: a stop changed no verdict
+
+
 async def serve(worker: Worker) -> None:
     """Play jobs until stdin closes; a close in the middle of a job means the
     coordinator is gone, so the job is abandoned (its bots are ended)."""
     stdin = trio.lowlevel.FdStream(os.dup(sys.stdin.fileno()))
+    watch = StopWatch()
     send, receive = trio.open_memory_channel[MatchJob](1)
     with trio.open_signal_receiver(signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
@@ -98,8 +152,7 @@ async def serve(worker: Worker) -> None:
             nursery.start_soon(on_signal)
             nursery.start_soon(read_jobs)
             async for job in receive:
-                record = await worker.play(job)
-                sys.stdout.write(json.dumps(record.to_json()) + "\n")
+                sys.stdout.write(json.dumps(await answer(worker, job, watch)) + "\n")
                 sys.stdout.flush()
 
 

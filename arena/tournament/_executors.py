@@ -36,6 +36,17 @@ from ._schedule import Pairing
 from ._state import TournamentRun
 
 
+#: How many times a match whose result a stopped worker process voided is played again.
+VOID_REPLAYS = 3
+
+
+def _note(run: TournamentRun, text: str) -> None:
+    """An event of the tournament: kept in the store and told to whoever watches the run."""
+    run.store.add_event(run.tid, text)
+    if run.progress.on_note is not None:
+        run.progress.on_note(text)
+
+
 class Executor(Protocol):
     async def play(self, run: TournamentRun, todo: list[Pairing]) -> None:
         """Play every pairing of ``todo`` that ``run.start`` allows, handing each to ``run.finish``."""
@@ -64,19 +75,34 @@ class Processes:
             stdin, stdout = process.stdin, process.stdout
             assert stdin is not None and stdout is not None  # both are pipes
             buffer = b""
+
+            async def answer(job: MatchJob) -> dict:
+                nonlocal buffer
+                await stdin.send_all(json.dumps(job.to_json()).encode() + b"\n")
+                while b"\n" not in buffer:
+                    chunk = await stdout.receive_some(1 << 20)
+                    if not chunk:
+                        raise RuntimeError(f"tournament worker on core {core} died (exit {process.returncode})")
+                    buffer += chunk
+                line, _, buffer = buffer.partition(b"\n")
+                return json.loads(line)
+
             try:
                 async for p in receive:
                     if not run.start(p):
                         continue
                     job = run.job(p)
-                    await stdin.send_all(json.dumps(job.to_json()).encode() + b"\n")
-                    while b"\n" not in buffer:
-                        chunk = await stdout.receive_some(1 << 20)
-                        if not chunk:
-                            raise RuntimeError(f"tournament worker on core {core} died (exit {process.returncode})")
-                        buffer += chunk
-                    line, _, buffer = buffer.partition(b"\n")
-                    run.finish(p, MatchRecord.from_json(json.loads(line)))
+                    data = await answer(job)
+                    for _ in range(VOID_REPLAYS):
+                        if "void" not in data:
+                            break
+                        # This machine was stopped mid-match (arena.play._worker): no bot's fault.
+                        _note(run, f"match {job.label}: {data['void']}; played again")
+                        data = await answer(job)
+                    if "result" not in data:
+                        raise RuntimeError(f"tournament worker on core {core} could not play match {job.label}: "
+                                           f"{data.get('error') or data.get('void')}")
+                    run.finish(p, MatchRecord.from_json(data))
             finally:
                 with trio.CancelScope(shield=True):
                     await stdin.aclose()
@@ -121,16 +147,22 @@ class Cluster:
                 target = log_dir / name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(content)
+            for fault in record.faults:
+                # The worker names the log it sent (its own folder is gone): point at the copy written here.
+                where = fault.get("stderr_log")
+                fault["stderr_log"] = str(log_dir / where) if isinstance(where, str) and where in logs else None
             run.finish(p, record)
 
-        def on_retry(p: Pairing, job: MatchJob, text: str) -> None:
-            # Kept with the tournament (and with the match's record once it is
-            # played), and told to whoever watches the run.
+        # Kept with the tournament (and with the match's record once it is played),
+        # and told to whoever watches the run; the league's log when no one does.
+        def on_event(text: str) -> None:
             run.store.add_event(run.tid, text)
             if run.progress.on_note is not None:
-                run.progress.on_note(text)
+                run.progress.on_note(f"cluster: {text}")
+            else:
+                self.session.note(text)  # (says "arena: cluster: ..." itself)
 
-        await self.session.play(todo, job_for, on_reply, on_retry)
+        await self.session.play(todo, job_for, on_reply, on_event)
 
 
 class Pool:

@@ -91,13 +91,13 @@ def start_worker(address: str, name: str, cpu: int, folder: Path, certs: Path | 
     return worker
 
 
-def start_scheduler(folder: Path, certs: Path, port: int = 0) -> tuple[subprocess.Popen, str]:
+def start_scheduler(folder: Path, certs: Path, *args: str, port: int = 0) -> tuple[subprocess.Popen, str]:
     info = folder / "scheduler.json"
     info.unlink(missing_ok=True)
     with open(folder / "scheduler.log", "ab") as out:
         scheduler = subprocess.Popen(
             [PY, "-m", "arena", "cluster", "scheduler", "--listen", f"127.0.0.1:{port}", "--scheduler-file",
-             str(info), "--certs", str(certs)],
+             str(info), "--certs", str(certs), *args],
             stdout=out, stderr=out, env=clean_env(), cwd=ROOT, start_new_session=True)
     address = wait_for("the scheduler's address", lambda: scheduler.poll() is None and info.exists()
                        and info.stat().st_size and json.loads(info.read_text()).get("address"))
