@@ -46,6 +46,11 @@ SprtOpt = Annotated[Optional[str], typer.Option(
          "accepts that the first is ELO0 or ELO1 Elo stronger, as fastchess does (alpha, beta default 0.05; "
          "--rounds is the cap, default 10000; pentanomial with --duplicate). It counts matches won, drawn and "
          "lost; for poker, --sprt-chips counts chips.")]
+DataMbOpt = Annotated[Optional[int], typer.Option(
+    "--data-mb", help="Give each entrant a folder of at most MB megabytes at /data in its sandbox, kept "
+                      "from one of its matches to the next (needs root and --jobs 1; default: none).")]
+KeepDataOpt = Annotated[Optional[Path], typer.Option(
+    help="Copy each entrant's data folder to DIR/NAME at the end (default: they are removed).")]
 SprtChipsOpt = Annotated[Optional[str], typer.Option(
     "--sprt-chips", metavar="MBB0,MBB1[,ALPHA,BETA]",
     help="Two entrants of a two-seat poker game: play rounds until a sequential probability ratio test on "
@@ -104,11 +109,8 @@ def tournament_cmd(
     memory_mb: Annotated[Optional[int], typer.Option("--memory-mb", help="Memory per bot, MB (default: 512).")] = None,
     cpu_seconds: Annotated[Optional[int], typer.Option("--cpu-seconds", help="CPU seconds per bot process (default: 60).")] = None,
     pids: Annotated[Optional[int], typer.Option(help="Processes and threads per bot (default: 64).")] = None,
-    data_mb: Annotated[Optional[int], typer.Option(
-        "--data-mb", help="Give each entrant a folder of at most MB megabytes at /data in its sandbox, kept "
-                          "from one of its matches to the next (needs root and --jobs 1; default: none).")] = None,
-    keep_data: Annotated[Optional[Path], typer.Option(
-        help="Copy each entrant's data folder to DIR/NAME at the end (default: they are removed).")] = None,
+    data_mb: DataMbOpt = None,
+    keep_data: KeepDataOpt = None,
 ) -> None:
     """Play every entrant against every other, in every seating; store and rank."""
     given = {k: v for k, v in locals().items() if k in RESTORED and v not in (None, [])}
@@ -469,9 +471,9 @@ def _progress(total: int, per_round: int, already: int = 0) -> Progress:
 
     def on_note(text: str) -> None:
         if board is not None:
-            board.note(f"arena: cluster: {inert(text)}")
+            board.note(f"arena: {inert(text)}")
             return
-        say(f"arena: cluster: {inert(text)}")
+        say(f"arena: {inert(text)}")
 
     progress.on_start = on_start
     progress.on_finish = on_finish
