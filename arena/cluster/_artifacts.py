@@ -210,6 +210,13 @@ def entry_state(root: Path) -> dict[str, tuple]:
     return out
 
 
+def checked_state(root: Path) -> dict[str, tuple]:
+    """``root``'s state when its contents were last found equal to its artifact (``unpack``
+    checked it): a match that finds the entry otherwise afterwards ran on a changed entry,
+    however early the change came (before its bots started, too)."""
+    return _CHECKED.get(root) or entry_state(root)
+
+
 def _difference(root: Path, manifest: dict[str, tuple]) -> str | None:
     """How the unpacked ``root`` differs from its artifact, in words; None when it does not.
 
@@ -310,4 +317,5 @@ def unpack(cache: Path, sha256: str, data: bytes, warn=None) -> Path:
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    _CHECKED[root] = entry_state(root)  # made from checked bytes just now
     return root

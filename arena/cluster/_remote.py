@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..play._jobs import JobBot, MatchJob, MatchRecord, worker_argv
-from ._artifacts import ArtifactError, ShippedBot, default_cache, entry_state, unpack
+from ._artifacts import ArtifactError, ShippedBot, checked_state, default_cache, entry_state, unpack
 from ._build import build, describe
 
 #: The Dask resource every match asks for one unit of; ``arena worker``
@@ -202,7 +202,7 @@ def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes], w
     why = ""
     for _ in range(ATTEMPTS):
         roots = _cached(blobs, name, address)
-        seen = {sha: entry_state(root) for sha, root in roots.items()}
+        seen = {sha: checked_state(root) for sha, root in roots.items()}
         answer, transcript, logs = _attempt(given, bots, roots, name, address)
         moved = next((f"cache entry {root} changed during the match" for sha, root in roots.items()
                       if entry_state(root) != seen[sha]), None)
