@@ -261,6 +261,8 @@ WAITERS = (
     "tests/sandbox/test_duplicate_memory.py::test_a_duplicate_tournament_leaves_no_mark",
     "tests/league/test_charts_browser.py",
     "tests/cli/test_exploit.py::test_a_mixed_kuhn3",
+    "tests/cluster/test_heal.py::test_a_killed_or_frozen_worker",
+    "tests/cluster/test_heal.py::test_the_league_finishes",
     "tests/cluster/test_cluster.py::test_a_tournament_survives",
     "tests/league/test_server_browser.py::test_play_a_holdem",
     "tests/league/test_server_lifecycle.py::test_the_demo_league",
