@@ -1,8 +1,8 @@
 """A kuhn3 bot that keeps a count of its processes in its data folder (/data, from
 ``arena tournament --data-mb``), tries to write more than the folder holds, notes
-what it saw there, then plays as the check/fold bot named after it.
+what it saw there, then plays as the (compiled) bot named after it.
 
-Usage: python3 data_bot.py CHECK_FOLD_BOT
+Usage: python3 data_bot.py BOT
 """
 
 import os
@@ -21,4 +21,4 @@ except OSError as exc:
 os.remove("/data/fill") if os.path.exists("/data/fill") else None
 with open("/data/said", "w") as f:
     f.write(f"{n} | {filled} | {sorted(os.listdir('/data'))}\n")
-os.execv(sys.executable, [sys.executable, sys.argv[1]])
+os.execv(sys.argv[1], [sys.argv[1]])

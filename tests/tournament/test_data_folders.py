@@ -16,6 +16,8 @@ pytestmark = pytest.mark.slow
 
 DATA_BOT = ROOT / "tests" / "bots" / "data_bot.py"
 CHECK_FOLD = ROOT / "sample_bots" / "kuhn3" / "check_fold_bot.py"
+#: compiled: a start costs a millisecond, not a Python's 0.1 s (18 starts a level)
+RULE_BOT = ROOT / "sample_bots" / "kuhn3" / "build" / "rule_bot"
 
 
 def _mounts_under(folder: Path) -> list[str]:
@@ -28,8 +30,8 @@ def test_each_entrant_keeps_its_own_capped_folder_from_match_to_match(level, tmp
     if os.geteuid() != 0:
         pytest.fail("--data-mb needs root, which make test has")
     kept = tmp_path / "kept"
-    out = run_arena("tournament", "kuhn3", f"a={PY} {DATA_BOT} {CHECK_FOLD}", f"b={PY} {DATA_BOT} {CHECK_FOLD}",
-                    f"c={PY} {CHECK_FOLD}", "-p", "hands=3", "--seed", "4", "--sandbox", level, "--data-mb", "2",
+    out = run_arena("tournament", "kuhn3", f"a={PY} {DATA_BOT} {RULE_BOT}", f"b={PY} {DATA_BOT} {RULE_BOT}",
+                    f"c={RULE_BOT}", "-p", "hands=3", "--seed", "4", "--sandbox", level, "--data-mb", "2",
                     "--keep-data", str(kept), "--db", str(tmp_path / "t.db"))
     assert out.returncode == 0, out.stderr
     # Six matches (every seating of three), a process each: the count went on from one to the next.
