@@ -1,4 +1,4 @@
-"""A kuhn3 bot that keeps a count of its processes in its data folder (/data, from
+"""A bot that keeps a count of its processes in its data folder (/data, from
 ``arena tournament --data-mb``), tries to write more than the folder holds, notes
 what it saw there, then plays as the (compiled) bot named after it.
 
