@@ -150,12 +150,25 @@ class ClusterSession:
 
     # -- connection -----------------------------------------------------------------
 
+    def _ask_identity(self, n_workers: int) -> dict:
+        """The scheduler's identity, asked now (a worker thread). Not ``Client.scheduler_info``:
+        that returns the client's one shared copy, which its periodic update (or another
+        thread) may have just replaced with one listing no workers, so a run once found no
+        worker to send a match to while one was playing."""
+        try:
+            found = self.client.sync(self.client.scheduler.identity, n_workers=n_workers)
+        except Exception:
+            if self.client.status == "running":
+                raise
+            return {}  # a closed client: no answer (the callers say the connection is lost)
+        return found if isinstance(found, dict) else {}
+
     def _identity(self) -> str | None:
         """The scheduler's id, or None when there is no working connection (a worker thread)."""
         if self.client.status != "running":
             return None
         try:
-            ident = self.client.scheduler_info(n_workers=0).get("id")
+            ident = self._ask_identity(0).get("id")
         except Exception:  # whatever a broken connection raises: the caller connects again or stops
             return None
         return ident if isinstance(ident, str) else None
@@ -220,7 +233,7 @@ class ClusterSession:
     def workers(self) -> dict[str, dict]:
         """The workers of this build (address -> Dask's info); a worker of another build is said, once."""
         fitting = {}
-        known = self.client.scheduler_info(n_workers=-1).get("workers")
+        known = self._ask_identity(-1).get("workers")
         if known is None:  # a closed client's empty answer
             raise ClusterLost(f"lost the connection to the Dask scheduler at {self.address} "
                               f"(client {self.client.status}); the stored matches are kept")
@@ -315,7 +328,7 @@ class ClusterSession:
         if self._removed.empty():
             return
         # A worker may log an event on the same topic, naming itself: one still there was not removed.
-        info = await trio.to_thread.run_sync(lambda: self.client.scheduler_info(n_workers=-1))
+        info = await trio.to_thread.run_sync(self._ask_identity, -1)
         present = set(info.get("workers") or ())
         while True:
             try:
