@@ -122,11 +122,21 @@ def _organisers_paths(argv: list[str]) -> tuple[list[str], tuple[tuple[str, bool
     out = [os.path.abspath(argv[0]) if "/" in argv[0] else argv[0]]
     files: list[tuple[str, bool]] = []
     for word in argv[1:]:
-        if word and not word.startswith("-") and os.path.exists(word):
-            word = os.path.abspath(word)
-            files.append((word, os.path.isdir(word)))
+        named = named_here(word)
+        if named is not None:
+            files.append(named)
+            word = named[0]
         out.append(word)
     return out, tuple(files)
+
+
+def named_here(word: str) -> tuple[str, bool] | None:
+    """``(absolute path, is_dir)`` when a command line's word names a file or folder where it
+    was typed (a flag never does), else None: the one rule for the organiser's paths."""
+    if not word or word.startswith("-") or not os.path.exists(word):
+        return None
+    path = os.path.abspath(word)
+    return path, os.path.isdir(path)
 
 
 def behind_relay(spec: BotSpec) -> tuple[str, BotSpec]:

@@ -67,13 +67,15 @@ def _tokens(command: str, rest: str) -> list[str]:
 
 
 def _absolute(m: re.Match[str], files: Any, found: list[tuple[str, bool]]) -> str:
-    word = m.group(0)
-    if files is not None or word.startswith("-") or not os.path.exists(word):
-        return word  # a league's command names only its own folder's files (files given): no lookup
-    path = os.path.abspath(word)
-    if (path, os.path.isdir(path)) not in found:
-        found.append((path, os.path.isdir(path)))
-    return shlex.quote(path)
+    from .._spec import named_here  # (arena._spec imports the seat kinds)
+
+    # A league's command names only its own folder's files (files given): no lookup.
+    named = named_here(m.group(0)) if files is None else None
+    if named is None:
+        return m.group(0)
+    if named not in found:
+        found.append(named)
+    return shlex.quote(named[0])
 
 
 def _parse(cls: Any, command: str, rest: str, name: str | None, person_ok: bool,

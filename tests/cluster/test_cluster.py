@@ -104,6 +104,13 @@ def start_scheduler(folder: Path, certs: Path, *args: str, port: int = 0) -> tup
     return scheduler, address
 
 
+def secured_scheduler(folder: Path, *args: str) -> tuple[Path, subprocess.Popen, str]:
+    """New certificates in ``folder/certs`` and a scheduler admitting their holders: (certs, process, address)."""
+    certs = folder / "certs"
+    init_certs(certs)
+    return (certs, *start_scheduler(folder, certs, *args))
+
+
 @dataclass
 class Cluster:
     address: str
@@ -129,9 +136,7 @@ class Cluster:
 def cluster(tmp_path_factory):
     """A scheduler that admits holders of this module's certificates only, and one worker (B, on the last CPU)."""
     folder = tmp_path_factory.mktemp("cluster")
-    certs = folder / "certs"
-    init_certs(certs)
-    scheduler, address = start_scheduler(folder, certs)
+    certs, scheduler, address = secured_scheduler(folder)
     made = Cluster(address, folder, certs)
     try:
         made.add("B", CPUS[-1])
@@ -428,9 +433,7 @@ def test_the_league_plays_its_tournaments_on_the_cluster(cluster, tmp_path):
 
 
 def test_a_coordinator_waits_for_a_worker_a_lost_scheduler_stops_it_in_words_and_the_worker_rejoins(tmp_path):
-    certs = tmp_path / "certs"
-    init_certs(certs)
-    scheduler, address = start_scheduler(tmp_path, certs)
+    certs, scheduler, address = secured_scheduler(tmp_path)
     db, log = tmp_path / "t.db", tmp_path / "coordinator.log"
     worker = None
     try:

@@ -23,12 +23,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from arena.cluster._security import init_certs
-
 from ..conftest import PY, ROOT, clean_env, replay_key, run_json
 from ..league.league_server import League, new_user, sample
-from .test_cluster import (CPUS, K, coordinator, freeze_in_flight, rows, start_scheduler, start_worker, stored,
-                           wait_for)
+from .test_cluster import (CPUS, K, coordinator, freeze_in_flight, rows, secured_scheduler, start_scheduler,
+                           start_worker, stored, wait_for)
 
 pytestmark = pytest.mark.slow
 
@@ -75,9 +73,7 @@ def played_by(db: Path, label: str, names: set[str]) -> bool:
 
 
 def test_a_killed_or_frozen_worker_is_given_up_said_and_its_match_played_elsewhere(tmp_path):
-    certs = tmp_path / "certs"
-    init_certs(certs)
-    scheduler, address = start_scheduler(tmp_path, certs, "--worker-silence", "5")
+    certs, scheduler, address = secured_scheduler(tmp_path, "--worker-silence", "5")
     workers = []
     db, log = tmp_path / "t.db", tmp_path / "coordinator.log"
     try:
@@ -189,9 +185,7 @@ def test_deleting_a_workers_cache_entries_mid_run_changes_no_result_and_faults_p
             "--max-faults", "0", "--broken-start", "0"]  # who would be disqualified depends on the order of results
     proc, local = run_json("tournament", *args, "--db", str(tmp_path / "local.db"), timeout=180)
     assert proc.returncode == 0, proc.stderr
-    certs = tmp_path / "certs"
-    init_certs(certs)
-    scheduler, address = start_scheduler(tmp_path, certs)
+    certs, scheduler, address = secured_scheduler(tmp_path)
     w = None
     try:
         w = start_worker(address, "W", CPUS[-1], tmp_path, certs)
@@ -233,9 +227,7 @@ def test_deleting_a_workers_cache_entries_mid_run_changes_no_result_and_faults_p
 
 
 def test_the_league_finishes_a_tournament_across_a_scheduler_restart(tmp_path):
-    certs = tmp_path / "certs"
-    init_certs(certs)
-    scheduler, address = start_scheduler(tmp_path, certs)
+    certs, scheduler, address = secured_scheduler(tmp_path)
     port = int(address.rsplit(":", 1)[1])
     db = tmp_path / "league.db"
     tokens = [new_user(db, name) for name in ("ann", "ben", "cat")]

@@ -26,10 +26,10 @@ import pytest
 from arena.cli._cluster import ENCRYPTED
 from arena.cluster._build import build
 from arena.cluster._remote import RESOURCE, build_resource, play_match
-from arena.cluster._security import init_certs, tls_arguments
+from arena.cluster._security import tls_arguments
 
 from ..conftest import PY, ROOT, clean_env, run_arena
-from .test_cluster import ARGS, CPUS, coordinator, start_scheduler, start_worker, stored, wait_for
+from .test_cluster import ARGS, CPUS, coordinator, secured_scheduler, start_scheduler, start_worker, stored, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -82,9 +82,7 @@ def ask(address: str, certs: Path, role: str, msg: dict) -> dict:
 def guarded(tmp_path_factory):
     """A scheduler and one worker (G), with this module's certificates."""
     folder = tmp_path_factory.mktemp("roles")
-    certs = folder / "certs"
-    init_certs(certs)
-    scheduler, address = start_scheduler(folder, certs)
+    certs, scheduler, address = secured_scheduler(folder)
     worker = None
     try:
         worker = start_worker(address, "G", CPUS[-1], folder, certs)
