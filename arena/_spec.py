@@ -13,7 +13,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .seats import PROGRAM, SEAT_KINDS, BadBotCommand, SeatKind, kind_of_command
+from .seats import PROGRAM, SEAT_KINDS, BadBotCommand, SeatKind, kind_of_command, named_here
 from .seats.human import for_person
 
 __all__ = ["BadBotCommand", "BotSpec", "behind_relay", "bot_environment", "for_person"]
@@ -129,14 +129,6 @@ def _organisers_paths(argv: list[str]) -> tuple[list[str], tuple[tuple[str, bool
         out.append(word)
     return out, tuple(files)
 
-
-def named_here(word: str) -> tuple[str, bool] | None:
-    """``(absolute path, is_dir)`` when a command line's word names a file or folder where it
-    was typed (a flag never does), else None: the one rule for the organiser's paths."""
-    if not word or word.startswith("-") or not os.path.exists(word):
-        return None
-    path = os.path.abspath(word)
-    return path, os.path.isdir(path)
 
 
 def behind_relay(spec: BotSpec) -> tuple[str, BotSpec]:

@@ -8,14 +8,14 @@ facts (``SeatKind``) the host, the sandbox and the match act on. A new kind
 from __future__ import annotations
 
 from . import acpc, higc, human
-from ._kind import BadBotCommand, SeatKind
+from ._kind import BadBotCommand, SeatKind, named_here
 
 #: A program the organiser names: what a command line is unless a prefix says otherwise.
 PROGRAM = SeatKind("program", None, summary="a program: a path or a command line")
 
 SEAT_KINDS: dict[str, SeatKind] = {k.name: k for k in (PROGRAM, human.KIND, acpc.KIND, higc.KIND)}
 
-__all__ = ["PROGRAM", "SEAT_KINDS", "BadBotCommand", "SeatKind", "kind_of_command"]
+__all__ = ["PROGRAM", "SEAT_KINDS", "BadBotCommand", "SeatKind", "kind_of_command", "named_here"]
 
 
 def kind_of_command(command: str) -> tuple[SeatKind, str]:

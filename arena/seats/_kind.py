@@ -3,6 +3,7 @@ few facts about it that the rest of the arena acts on."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -41,3 +42,12 @@ class SeatKind:
     end_grace: Callable[[Any], float] | None = None
     #: one line for docs and help
     summary: str = ""
+
+
+def named_here(word: str) -> tuple[str, bool] | None:
+    """``(absolute path, is_dir)`` when a command line's word names a file or folder where it
+    was typed (a flag never does), else None: the one rule for the organiser's paths."""
+    if not word or word.startswith("-") or not os.path.exists(word):
+        return None
+    path = os.path.abspath(word)
+    return path, os.path.isdir(path)

@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._kind import BadBotCommand, SeatKind
+from ._kind import BadBotCommand, SeatKind, named_here
 
 RELAY = Path(__file__).resolve().parents[2] / "protocols" / "higc" / "relay.py"
 #: the referee's defaults for a bot's ``ponder`` answer and its exit after ``tournament over``, seconds
@@ -67,8 +67,6 @@ def _tokens(command: str, rest: str) -> list[str]:
 
 
 def _absolute(m: re.Match[str], files: Any, found: list[tuple[str, bool]]) -> str:
-    from .._spec import named_here  # (arena._spec imports the seat kinds)
-
     # A league's command names only its own folder's files (files given): no lookup.
     named = named_here(m.group(0)) if files is None else None
     if named is None:
