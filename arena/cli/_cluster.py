@@ -18,8 +18,9 @@ from typing import Annotated, Any, Optional
 import typer
 
 from .._checks import UsageError
+from ..cluster._artifacts import CACHE_LIMIT_ENV, CACHE_MB_DEFAULT, cache_limit
 from ..cluster._build import build
-from ..cluster._remote import ALLOW_NONE_ENV, CPUS_ENV, RESOURCE, SILENCE, SILENCE_ENV, build_resource
+from ..cluster._remote import ALLOW_NONE_ENV, CERTS_ENV, CPUS_ENV, RESOURCE, SILENCE, SILENCE_ENV, build_resource
 from ..cluster._security import certs_folder, check_secured, init_certs, is_loopback, split_address, tls_arguments
 
 
@@ -145,6 +146,10 @@ def worker_cmd(
         help="CPUs for matches, like 0-3 or 1,3: one match at a time on each (default: every CPU it may use).")] = None,
     cache: Annotated[Optional[Path], typer.Option(
         help="Folder for the bots' artifacts (default: $ARENA_CACHE or ~/.cache/arena/artifacts).")] = None,
+    cache_mb: Annotated[Optional[int], typer.Option(
+        "--cache-mb", min=0,
+        help="Evict the least recently used bots' files once the cache is over this many MB (0: never); "
+             f"default ${CACHE_LIMIT_ENV} or {CACHE_MB_DEFAULT}.")] = None,
     name: Annotated[Optional[str], typer.Option(help="This worker's name in results and logs.")] = None,
     listen: Annotated[str, typer.Option(
         help="The address to bind (every port of the worker, its nanny and its HTTP server); anything but "
@@ -170,6 +175,8 @@ def worker_cmd(
         chosen = parse_cpus(cpus) if cpus else os.sched_getaffinity(0)
         assert certs is not None  # (check_secured)
         tls_arguments(certs, "worker")  # the files are there, naming the worker's role
+        if cache_mb is None:
+            cache_limit()  # $ARENA_CACHE_MB, if set, is a number (said now, not at the first match)
     except UsageError as exc:
         raise _fail(str(exc)) from None
     # Looked up, not imported: this process only supervises the Dask worker,
@@ -187,6 +194,10 @@ def worker_cmd(
     env["DASK_DISTRIBUTED__WORKER__HTTP__ROUTES"] = HEALTH_ONLY
     if cache is not None:
         env["ARENA_CACHE"] = str(cache.resolve())
+    if cache_mb is not None:
+        env[CACHE_LIMIT_ENV] = str(cache_mb)
+    # The worker's tasks fetch the bots' artifacts from the coordinator's store with these.
+    env[CERTS_ENV] = str(certs.resolve())
     env[ALLOW_NONE_ENV] = "1" if allow_no_sandbox else "0"
     argv = worker_argv(address, len(chosen), name, nanny, listen, certs)
     typer.echo(f"arena worker: {len(chosen)} slot(s) on CPUs {sorted(chosen)}, arena {build()}, listening on "

@@ -9,10 +9,12 @@ member's role; this guard keeps each role to its job:
   (``REFUSED_CALLS``, ``REFUSED_ON_SCHEDULER``), is refused to everyone;
 - on the scheduler, only a worker's certificate joins as a worker and only a
   client's submits tasks (``SCHEDULER_WORKER_OPS``, ``_scheduler_allows``);
-- on a worker, only the scheduler gives orders; another worker may fetch
-  data, nothing else (``_worker_allows``);
-- a worker runs the arena's two task functions only (``play_match`` and
-  ``hold_artifact``): any other task fails with a ``TaskRefused`` that says so.
+- on a worker, only the scheduler gives orders; another worker, and the
+  coordinator's client (which gathers its results straight from the worker,
+  the scheduler out of the path), may fetch data, nothing else
+  (``_worker_allows``);
+- a worker runs the arena's one task function only (``play_batch``): any
+  other task fails with a ``TaskRefused`` that says so.
 
 What a peer sends is unpickled only as ``_wire`` allows, before any of
 these handlers sees it.
@@ -27,7 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ._remote import SILENCE, SILENCE_ENV, SILENT_STIMULUS, hold_artifact, play_match
+from ._remote import SILENCE, SILENCE_ENV, SILENT_STIMULUS, play_batch
 from ._wire import GUARDED, PEER
 
 #: Worker and nanny calls that run code a peer sent, or change what the worker runs.
@@ -35,7 +37,7 @@ REFUSED_CALLS = frozenset({
     "run", "run_coroutine", "upload_file", "plugin-add", "plugin-remove", "plugin_add", "plugin_remove",
     "actor_execute", "actor_attribute", "update_data", "start_ipython",
 })
-_OURS = (play_match, hold_artifact)
+_OURS = (play_batch,)
 
 
 #: Scheduler calls that run code a peer sent, write files, or reach every worker: refused to every role.
@@ -56,7 +58,7 @@ _SCHEDULER_SHARED_OPS = frozenset({"identity", "who_has", "log_event", "set_reso
                                    "versions"})
 #: What a peer other than the scheduler may ask of a worker or nanny, by its role.
 _PEER_OPS = {"worker": frozenset({"identity", "get_data", "close_gracefully"}),
-             "client": frozenset({"identity"})}
+             "client": frozenset({"identity", "get_data"})}
 
 
 class TaskRefused(PermissionError):

@@ -1,4 +1,4 @@
-"""What runs inside a Dask worker: one match per task, played by an arena worker process.
+"""What runs inside a Dask worker: a batch of matches per task, each played by an arena worker process.
 
 The Dask worker never starts a bot. Each of its task threads hands the match
 to an ``arena.play._worker`` process (the same one ``--jobs`` uses locally, pinned
@@ -24,15 +24,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .._checks import UsageError
 from ..play._jobs import JobBot, MatchJob, MatchRecord, worker_argv
-from ._artifacts import ArtifactError, ShippedBot, checked_state, default_cache, entry_state, unpack
+from ._artifacts import (ArtifactError, ShippedBot, cache_limit, cached_artifact, checked_state, default_cache,
+                         entry_state, evict, hold_entries)
 from ._build import build, describe
+from ._store import fetch_artifact
 
 #: The Dask resource every match asks for one unit of; ``arena worker``
 #: offers one per CPU it is given.
 RESOURCE = "arena-slot"
 #: Set by ``arena worker --allow-no-sandbox``: accept matches at level ``none``.
 ALLOW_NONE_ENV = "ARENA_WORKER_ALLOW_NO_SANDBOX"
+#: Set by ``arena worker``: its certificates' folder (the store of artifacts is fetched from with worker.pem).
+CERTS_ENV = "ARENA_WORKER_CERTS"
 #: Set by ``arena worker --cpus``: the CPUs its matches are pinned to, one each.
 CPUS_ENV = "ARENA_WORKER_CPUS"
 #: Set by ``arena cluster scheduler --worker-silence``: seconds without a heartbeat after which the
@@ -146,13 +151,6 @@ def warm_up() -> None:
         _RUNNERS.give_back(runner)
 
 
-def hold_artifact(data: bytes) -> bytes:
-    """A Dask task whose result is a bot's artifact. Being a task, not scattered
-    data, the scheduler computes it again (on any worker of the build) when
-    every worker holding it is lost, instead of cancelling the matches that need it."""
-    return data
-
-
 def _sandbox_problem(level: str | None) -> str | None:
     """Why this machine cannot apply ``level`` (None: it can)."""
     from ..sandbox import probe
@@ -180,32 +178,62 @@ def _check_fit(given: MatchJob, name: str, address: str, ours: str, wanted: str)
         raise WorkerUnfit(address, name, problem)
 
 
-def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes], wanted: str) -> dict[str, Any]:
-    """A Dask task: one match, ``job`` a ``MatchJob`` as JSON, ``bots`` its
-    seats' artifacts, ``wanted`` the coordinator's build. Returns ``{"record":
-    MatchRecord as JSON, "transcript": bytes or None, "logs": {relative path: bytes}}``;
-    a fault's ``stderr_log`` is one of those relative paths.
+def play_batch(jobs: list[dict[str, Any]], bots: list[list[dict]], store: str, wanted: str) -> dict[str, Any]:
+    """A Dask task: a batch of matches played one after another on one slot (fishtest's
+    way: the scheduler and the coordinator pay per batch, not per match). ``jobs`` are
+    ``MatchJob``s as JSON, ``bots`` each one's seats' artifacts, ``store`` the
+    coordinator's store of artifacts (``_store``), ``wanted`` the coordinator's build.
 
-    A result that is not the bots' doing (a cache entry changed during the
-    match, this worker stopped while a bot was faulted) is thrown away and the
-    match played again here, each time kept in the record's ``retried``.
-    Raises ``WorkerUnfit`` when the failure is this worker's, not the match's.
+    Returns ``{"results": [...], "unfit": None | {"address", "name", "reason"}}``: one
+    result per match played, in order (``{"label", "record": MatchRecord as JSON,
+    "transcript": bytes or None, "logs": {relative path: bytes}}``; a fault's
+    ``stderr_log`` is one of those paths). When this worker cannot play a match
+    (``WorkerUnfit``), the matches before it are returned and ``unfit`` says why: the
+    coordinator sends that one and the rest to another worker, with the same seeds.
     """
     from distributed import get_worker
 
     worker = get_worker()
     name, address = str(worker.name), worker.address
     ours = build()
-    given = MatchJob.from_json(job)
-    _check_fit(given, name, address, ours, wanted)
+    given = [MatchJob.from_json(job) for job in jobs]
+    for job in given:
+        _check_fit(job, name, address, ours, wanted)
+    results: list[dict[str, Any]] = []
+    cache = default_cache()
+    try:
+        for job, seats in zip(given, bots, strict=True):
+            results.append(_play_one(job, seats, store, cache, name, address, ours))
+    except WorkerUnfit as unfit:
+        return {"results": results, "unfit": {"address": unfit.address, "name": unfit.name, "reason": unfit.reason}}
+    finally:
+        try:
+            limit = cache_limit()
+        except UsageError as exc:
+            _log(name, f"no eviction: {exc}")
+            limit = None
+        if limit is not None:
+            keep = {b["sha256"] for seats in bots for b in seats if b["sha256"] is not None}
+            evict(cache, limit, warn=lambda text: _log(name, text), keep=keep)
+    return {"results": results, "unfit": None}
+
+
+def _play_one(given: MatchJob, bots: list[dict], store: str, cache: Path, name: str, address: str,
+              ours: str) -> dict[str, Any]:
+    """One match of a batch. A result that is not the bots' doing (a cache entry changed
+    during the match, this worker stopped while a bot was faulted) is thrown away and the
+    match played again here, each time kept in the record's ``retried``; ``WorkerUnfit``
+    when the failure is this worker's, not the match's."""
+    shas = sorted({b["sha256"] for b in bots if b["sha256"] is not None})
     retried: list[dict[str, str]] = []
     why = ""
     for _ in range(ATTEMPTS):
-        roots = _cached(blobs, name, address)
-        seen = {sha: checked_state(root) for sha, root in roots.items()}
-        answer, transcript, logs = _attempt(given, bots, roots, name, address)
-        moved = next((f"cache entry {root} changed during the match" for sha, root in roots.items()
-                      if entry_state(root) != seen[sha]), None)
+        with hold_entries(cache, shas):  # (before the entries are looked at: no eviction between)
+            roots = _cached(shas, store, cache, name, address)
+            seen = {sha: checked_state(root) for sha, root in roots.items()}
+            answer, transcript, logs = _attempt(given, bots, roots, name, address)
+            moved = next((f"cache entry {root} changed during the match" for sha, root in roots.items()
+                          if entry_state(root) != seen[sha]), None)
         why = moved or answer.get("void") or ""
         if not why and "error" in answer:
             # Not a changed cache: this machine cannot start the bot (a runtime missing here).
@@ -224,14 +252,19 @@ def play_match(job: dict[str, Any], bots: list[dict], blobs: dict[str, bytes], w
     record.worker = name
     record.build = ours
     record.retried = retried or None
-    return {"record": record.to_json(), "transcript": transcript, "logs": logs}
+    return {"label": given.label, "record": record.to_json(), "transcript": transcript, "logs": logs}
 
 
-def _cached(blobs: dict[str, bytes], name: str, address: str) -> dict[str, Path]:
-    """Each artifact's checked cache entry (unpacked again where missing or changed)."""
-    cache = default_cache()
+def _cached(shas: list[str], store: str, cache: Path, name: str, address: str) -> dict[str, Path]:
+    """Each artifact's checked cache entry, its bytes fetched from the coordinator's store
+    when this machine lacks them (and unpacked again where missing or changed)."""
+    folder = os.environ.get(CERTS_ENV)
     try:
-        return {sha: unpack(cache, sha, data, warn=lambda text: _log(name, text)) for sha, data in blobs.items()}
+        if folder is None:
+            raise ArtifactError(f"{CERTS_ENV} is not set (start the worker with `arena worker`)")
+        certs = Path(folder)
+        return {sha: cached_artifact(cache, sha, lambda sha=sha: fetch_artifact(store, sha, certs),  # type: ignore[misc]
+                                     warn=lambda text: _log(name, text)) for sha in shas}
     except (OSError, ArtifactError) as exc:
         raise WorkerUnfit(address, name, f"its cache of bots failed ({exc})") from None
 

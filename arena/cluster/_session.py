@@ -6,9 +6,19 @@ comes back through a done-callback that hands the future to trio
 (``run_sync_soon``), and the result is fetched in a worker thread. Only
 the trio side writes files and the database.
 
-A bounded number of matches is in flight (twice the cluster's slots, and a
-few more), so the scheduler never holds a whole league's schedule, and a
-disqualified entrant's later matches are decided before they are sent.
+Matches travel in batches, one Dask task each, played one after another on
+one slot (fishtest's way): the scheduler and this side pay per batch, not per
+match. Batches are sized by what is left (a third of it per slot, at most
+``BATCH_MAX``), so they shrink towards the end of a run and the last slots
+finish together. A bounded number of batches is in flight (twice the
+cluster's slots, and a few more; the window grows as workers join), so the
+scheduler never holds a whole league's schedule, and a disqualified
+entrant's later matches are decided before they are sent.
+
+Nothing heavy passes through the scheduler: the bots' files are in this
+coordinator's store (``_store``), which workers fetch from by SHA-256, and
+results (transcripts and logs with them) are gathered straight from the
+worker that played them.
 
 Every match asks for a slot of this coordinator's build (``_build``), so a
 worker of another arena or other games gets none; the session says so, once
@@ -36,7 +46,10 @@ import logging
 import math
 import os
 import queue
+import shutil
+import socket
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -51,8 +64,9 @@ from ..play._jobs import MatchJob, MatchRecord
 from . import _wire
 from ._artifacts import ShippedBot, pack_bot
 from ._build import build, describe
-from ._remote import RESOURCE, SILENT_STIMULUS, WorkerUnfit, build_resource, hold_artifact, play_match
+from ._remote import RESOURCE, SILENT_STIMULUS, WorkerUnfit, build_resource, play_batch
 from ._security import check_secured, client_security, split_address
+from ._store import StoreServer, open_store
 
 #: How long to wait for a first worker with arena slots (seconds; ``ARENA_WORKER_WAIT`` overrides).
 WORKER_WAIT = 60.0
@@ -65,6 +79,18 @@ RECONNECT_WAIT = 60.0
 BACKOFF_FIRST, BACKOFF_MAX = 1.0, 30.0
 #: A wait without a deadline (the league's) is said again this often (seconds).
 REMINDER = 600.0
+#: The most matches in one task (``ARENA_BATCH_MAX`` overrides; 1: one match per task).
+BATCH_MAX = 32
+BATCH_MAX_ENV = "ARENA_BATCH_MAX"
+#: Where the coordinator's store of artifacts listens (``HOST:PORT``; default: the address
+#: this machine reaches the scheduler from, any free port).
+STORE_LISTEN_ENV = "ARENA_STORE_LISTEN"
+
+
+def batch_size(pending: int, slots: int, most: int) -> int:
+    """How many of ``pending`` matches the next task takes: a third of them per slot, so
+    batches shrink as the run ends (guided scheduling), between 1 and ``most``."""
+    return max(1, min(most, pending // (3 * max(1, slots))))
 
 
 def clock(at: float) -> str:
@@ -128,10 +154,11 @@ class ClusterSession:
     of raising ``ClusterLost``.
     """
 
-    def __init__(self, address: str, client: Any, note: Callable[[str], None] | None = None,
+    def __init__(self, address: str, client: Any, store: StoreServer, note: Callable[[str], None] | None = None,
                  connect: Callable[[], Any] | None = None) -> None:
         self.address = address
         self.client = client
+        self.store = store
         #: Where the session says what an organiser should know (a refused worker, a match played again).
         self.note = note or (lambda text: print(f"arena: cluster: {text}", file=sys.stderr, flush=True))
         self._connect = connect
@@ -139,7 +166,7 @@ class ClusterSession:
         self.worker_wait: float | None = float(os.environ.get(WORKER_WAIT_ENV) or WORKER_WAIT)
         self.build = build()
         self.resource = build_resource(self.build)
-        self._blobs: dict[str, Any] = {}  # sha256 -> Dask future of the artifact task
+        self.batch_max = int(os.environ.get(BATCH_MAX_ENV) or BATCH_MAX)
         self._packed: dict[tuple[str, str], ShippedBot] = {}
         self._refused: set[str] = set()  # workers of another build, already said
         self._shunned: dict[str, str] = {}  # worker address -> why no match goes there any more
@@ -195,10 +222,8 @@ class ClusterSession:
         if ident == self._scheduler_id and not fresh:
             return
         if self._scheduler_id not in (None, ident):
-            self.note(f"the Dask scheduler at {self.address} restarted: the bots' files are sent to it again")
+            self.note(f"the Dask scheduler at {self.address} restarted: its workers are looked at again")
         self._scheduler_id = ident
-        self._blobs.clear()
-        self._packed.clear()
         self._refused.clear()
         self._shunned.clear()
         await trio.to_thread.run_sync(self._watch)
@@ -268,25 +293,22 @@ class ClusterSession:
     async def aclose(self) -> None:
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(lambda: _close_quietly(self.client))
+            await trio.to_thread.run_sync(self.store.close)
+            await trio.to_thread.run_sync(lambda: shutil.rmtree(self.store.folder, ignore_errors=True))
 
     # -- bots -----------------------------------------------------------------------
 
     async def ship(self, specs: list[BotSpec]) -> list[dict]:
-        """Each bot packed (once per session) and its bytes on the cluster; their templates."""
+        """Each bot packed (once per session) and its bytes in this coordinator's store,
+        where workers fetch them by SHA-256; their templates."""
         await self.ensure()
         out = []
         for spec in specs:
             key = (spec.name, spec.command)
             if key not in self._packed:
                 shipped, data = await trio.to_thread.run_sync(pack_bot, spec)
-                if shipped.sha256 is not None and shipped.sha256 not in self._blobs:
-                    # A task, not scattered data: if every worker holding it is lost, the
-                    # scheduler computes it again from the bytes it keeps, and the
-                    # matches that need it wait instead of being cancelled.
-                    sha = shipped.sha256
-                    self._blobs[sha] = await trio.to_thread.run_sync(lambda: self.client.submit(
-                        hold_artifact, data, key=f"arena-artifact-{sha}", pure=False,
-                        resources={RESOURCE: 1, self.resource: 1}))
+                if data is not None:
+                    await trio.to_thread.run_sync(self.store.put, data)
                 self._packed[key] = shipped
             out.append(self._packed[key].to_json())
         return out
@@ -308,13 +330,14 @@ class ClusterSession:
             status = self.client.status
             if status == "running":
                 lost_since = None
-                if any(f.status == "lost" for *_, f in run.running.values()):
+                if any(b.future.status == "lost" for b in run.running.values()):
                     # A scheduler that restarted does not know the matches it was given.
                     raise ClusterLost(f"the Dask scheduler at {self.address} lost this run's matches "
                                       "(it restarted?); the stored matches are kept")
                 await self._losses(run, on_event)
                 n = await trio.to_thread.run_sync(self.slots)
-                self._waiting.check(n, f" ({len(run.running)} match(es) waiting)", on_event)
+                self._waiting.check(n, f" ({run.in_flight()} match(es) waiting)", on_event)
+                run.grow(n)
                 continue
             now = trio.current_time()
             lost_since = now if lost_since is None else lost_since
@@ -341,7 +364,7 @@ class ClusterSession:
             name = self._names.get(address, address)
             why = _why_removed(str(msg.get("stimulus_id") or ""), bool(msg.get("expected")))
             keys = msg.get("processing-tasks") or ()
-            mine = [run.running[k][1] for k in keys if isinstance(k, str) and k in run.running]
+            mine = [job for k in keys if isinstance(k, str) and k in run.running for _, job, _ in run.running[k].entries]
             on_event(f"worker {name} at {address} was lost: {why}" +
                      (f"; the match(es) it held (in play or queued there) go to another worker: "
                       f"{', '.join(sorted(j.label for j in mine))}" if mine else ""))
@@ -364,7 +387,7 @@ class ClusterSession:
         if await trio.to_thread.run_sync(self._identity) != self._scheduler_id:  # since ``ship``
             raise ClusterLost(f"the Dask scheduler at {self.address} restarted or went away before the run began")
         tell = on_event or self.note
-        run = _Run(self, items, job_for, window=2 * await self.wait_for_slots(tell) + 2)
+        run = _Run(self, items, job_for, await self.wait_for_slots(tell))
         while not self._removed.empty():  # losses before this run are not its events
             self._removed.get_nowait()
         looked = trio.current_time()
@@ -373,36 +396,73 @@ class ClusterSession:
             while run.running:
                 future = await self._next_finished(run, tell)
                 await self._losses(run, tell)
-                if trio.current_time() - looked > CONNECTION_CHECK:  # a worker of another build joined?
+                if trio.current_time() - looked > CONNECTION_CHECK:  # a worker joined (of another build?)
                     looked = trio.current_time()
-                    await trio.to_thread.run_sync(self.workers)
-                item, job, bots, _ = run.running.pop(future.key)
+                    run.grow(await trio.to_thread.run_sync(self.slots))
+                batch = run.running.pop(future.key)
                 reply, failure = await trio.to_thread.run_sync(_outcome, future)
                 if isinstance(failure, WorkerUnfit) and all(
                         isinstance(x, str) for x in (failure.address, failure.name, failure.reason)):
-                    run.unfit(job, failure)
-                    tell(f"match {job.label}: {failure}; played again on another worker")
-                    await trio.to_thread.run_sync(run.submit, item, job, bots)
+                    await self._again(run, batch.entries, failure, tell)
                     continue
                 if failure is not None:
-                    raise self._failed(job, failure, distributed)
+                    raise self._failed(batch.entries[0][1], failure, distributed)
+                results, unfit = self._results(batch, reply)
+                for (item, job, _), result in zip(batch.entries, results):
+                    record = self._record(job, result)
+                    for retry in record.retried or ():
+                        tell(f"match {job.label}: worker {retry['worker']} threw a result away ({retry['reason']})")
+                    record.retried = [*run.history(job.label), *(record.retried or ())] or None
+                    on_reply(item, job, record, result.get("transcript"), result.get("logs") or {})
+                if unfit is not None:
+                    await self._again(run, batch.entries[len(results):], unfit, tell)
                 run.launch()
-                record = self._record(job, reply)
-                for retry in record.retried or ():
-                    tell(f"match {job.label}: worker {retry['worker']} threw a result away ({retry['reason']})")
-                record.retried = [*run.history(job.label), *(record.retried or ())] or None
-                on_reply(item, job, record, reply.get("transcript"), reply.get("logs") or {})
         finally:
             if run.running:
-                left = [f for *_, f in run.running.values()]
+                left = [b.future for b in run.running.values()]
                 with trio.CancelScope(shield=True):
                     await trio.to_thread.run_sync(self.client.cancel, left)
 
     @staticmethod
+    async def _again(run: _Run, entries: list[tuple[Any, MatchJob, list[dict]]], failure: WorkerUnfit,
+                     tell: Callable[[str], None]) -> None:
+        """Matches a worker could not play, sent to another worker with the same seeds."""
+        for _, job, _ in entries:
+            run.unfit(job, failure)
+        tell(f"match(es) {', '.join(job.label for _, job, _ in entries)}: {failure}; played again on "
+             "another worker")
+        await trio.to_thread.run_sync(run.submit, entries)
+
+    @staticmethod
+    def _results(batch: _Batch, reply: Any) -> tuple[list[dict], WorkerUnfit | None]:
+        """A batch's results (checked to be plain data, one per match played, in order) and
+        why the worker stopped before the end (None: it did not)."""
+        first = batch.entries[0][1].label
+        reply = plain(reply, f"the result of the batch from match {first}")
+        results = reply.get("results") if isinstance(reply, dict) else None
+        unfit = reply.get("unfit") if isinstance(reply, dict) else None
+        if not (isinstance(results, list) and len(results) <= len(batch.entries)
+                and all(isinstance(r, dict) and r.get("label") == job.label
+                        for r, (_, job, _) in zip(results, batch.entries))):
+            raise ClusterError(f"the result of the batch from match {first} does not list its matches in "
+                               "the order they were sent: refused")
+        if unfit is None:
+            if len(results) != len(batch.entries):
+                raise ClusterError(f"the result of the batch from match {first} has {len(results)} of its "
+                                   f"{len(batch.entries)} matches and says no reason: refused")
+            return results, None
+        if not (isinstance(unfit, dict) and all(isinstance(unfit.get(k), str) for k in ("address", "name", "reason"))
+                and len(results) < len(batch.entries)):
+            raise ClusterError(f"the result of the batch from match {first} names its worker's failure "
+                               "wrongly: refused")
+        return results, WorkerUnfit(unfit["address"], unfit["name"], unfit["reason"])
+
+    @staticmethod
     def _record(job: MatchJob, reply: Any) -> MatchRecord:
-        """The record a worker sent, checked to be plain data and a match's result."""
-        reply = plain(reply, f"the result of match {job.label}")
-        if not (isinstance(reply, dict) and isinstance(reply.get("record"), dict)):
+        """The record a worker sent (plain data, checked with its batch), checked to be a match's result."""
+        logs = reply.get("logs")
+        if not (isinstance(reply.get("record"), dict) and isinstance(reply.get("transcript"), (bytes, type(None)))
+                and isinstance(logs, dict) and all(isinstance(v, bytes) for v in logs.values())):
             raise ClusterError(f"the result of match {job.label} is not a match's result: refused")
         record = MatchRecord.from_json(reply["record"])
         retried = record.retried
@@ -486,22 +546,44 @@ class _NoWorker:
                 f"after {wait:g} s; start one with `arena worker {s.address}`")
 
 
+class _Batch:
+    """The matches of one Dask task, in the order it plays them, and its future."""
+
+    __slots__ = ("entries", "future")
+
+    def __init__(self, entries: list[tuple[Any, MatchJob, list[dict]]], future: Any) -> None:
+        self.entries, self.future = entries, future
+
+
 class _Run:
-    """One ``ClusterSession.play``: the matches waiting, those on the cluster
-    (at most ``window``), and the workers each one could not be played on."""
+    """One ``ClusterSession.play``: the matches waiting, the batches on the cluster (at
+    most ``window``, grown as workers join), and the workers each match could not be
+    played on."""
 
     def __init__(self, session: ClusterSession, items: list[Any],
-                 job_for: Callable[[Any], tuple[MatchJob, list[dict]] | None], window: int) -> None:
+                 job_for: Callable[[Any], tuple[MatchJob, list[dict]] | None], slots: int) -> None:
         self.session = session
         self.job_for = job_for
-        self.window = window
+        self.slots = 0
+        self.window = 0
+        self.grow(slots)
         self.token = trio.lowlevel.current_trio_token()
         self.send, self.receive = trio.open_memory_channel[Any](math.inf)
         self.pending = list(reversed(items))
-        self.running: dict[Any, tuple[Any, MatchJob, list[dict], Any]] = {}
+        self.running: dict[Any, _Batch] = {}
         self.failed: dict[str, dict[str, tuple[str, str]]] = {}  # job label -> {worker address: (name, reason)}
         self.lost: dict[str, list[dict[str, str]]] = {}  # job label -> workers lost while playing it
         self.run_id = uuid.uuid4().hex[:8]
+        self.sent = 0
+
+    def grow(self, slots: int) -> None:
+        """More slots than before (a worker joined): more batches in flight, and smaller ones."""
+        if slots > self.slots:
+            self.slots = slots
+            self.window = max(self.window, 2 * slots + 2)
+
+    def in_flight(self) -> int:
+        return sum(len(b.entries) for b in self.running.values())
 
     def finished(self, future: Any) -> None:  # a Dask callback thread
         try:
@@ -509,33 +591,42 @@ class _Run:
         except trio.RunFinishedError:
             pass
 
-    def submit(self, item: Any, job: MatchJob, bots: list[dict]) -> None:
+    def submit(self, entries: list[tuple[Any, MatchJob, list[dict]]]) -> None:
         session = self.session
-        blobs = {b["sha256"]: session._blobs[b["sha256"]] for b in bots if b["sha256"] is not None}
-        tried = self.failed.get(job.label, {})
+        tried: dict[str, tuple[str, str]] = {}
+        for _, job, _ in entries:
+            tried.update(self.failed.get(job.label, {}))
         avoid = set(session._shunned) | set(tried)
         where: dict[str, Any] = {}
         if avoid:
             allowed = [a for a in session.workers() if a not in avoid]
             if not allowed:
                 reasons = "; ".join([*session._shunned.values(), *(f"{n}: {r}" for n, r in tried.values())])
-                raise ClusterError(f"match {job.label}: no worker of the cluster at {session.address} can "
+                labels = ", ".join(job.label for _, job, _ in entries)
+                raise ClusterError(f"match(es) {labels}: no worker of the cluster at {session.address} can "
                                    f"play it ({reasons})")
             where = {"workers": allowed, "allow_other_workers": False}
-        tries = len(tried)
+        self.sent += 1
+        first, last = entries[0][1].label, entries[-1][1].label
         future = session.client.submit(
-            play_match, job.to_json(), bots, blobs, session.build, pure=False,
-            key=f"arena-{self.run_id}-{job.label}" + (f"-again{tries}" if tries else ""),
+            play_batch, [job.to_json() for _, job, _ in entries], [bots for _, _, bots in entries],
+            session.store.url, session.build, pure=False,
+            key=f"arena-{self.run_id}-{self.sent}-{first}" + (f"-to-{last}" if last != first else ""),
             resources={RESOURCE: 1, session.resource: 1}, **where)
-        self.running[future.key] = (item, job, bots, future)
+        self.running[future.key] = _Batch(entries, future)
         future.add_done_callback(self.finished)
 
     def launch(self) -> None:
         while self.pending and len(self.running) < self.window:
-            item = self.pending.pop()
-            made = self.job_for(item)
-            if made is not None:
-                self.submit(item, *made)
+            size = batch_size(len(self.pending), self.slots, self.session.batch_max)
+            entries: list[tuple[Any, MatchJob, list[dict]]] = []
+            while self.pending and len(entries) < size:
+                item = self.pending.pop()
+                made = self.job_for(item)
+                if made is not None:
+                    entries.append((item, *made))
+            if entries:
+                self.submit(entries)
 
     def history(self, label: str) -> list[dict[str, str]]:
         """The workers that could not play match ``label`` or were lost while playing it (forgotten here)."""
@@ -563,8 +654,9 @@ async def open_cluster(address: str, certs: Path | None = None) -> ClusterSessio
     _wire.install(trusted=())
 
     def connect() -> Any:
+        # Results are gathered from the worker that holds them, not relayed by the scheduler.
         return distributed.Client(address, timeout="15s", set_as_default=False, security=security,
-                                  deserializers=DESERIALIZERS)
+                                  deserializers=DESERIALIZERS, direct_to_workers=True)
 
     # Dask's client logs a traceback for every failed reconnection; what the
     # user needs is said once, in words, by ClusterError.
@@ -577,6 +669,43 @@ async def open_cluster(address: str, certs: Path | None = None) -> ClusterSessio
         raise UsageError(f"--cluster {address}: cannot reach a Dask scheduler there ({exc})") from None
     except ImportError as exc:  # how Dask's client raises the scheduler's refusal to register it
         raise UsageError(f"--cluster {address}: {exc}") from None
-    session = ClusterSession(address, client, connect=connect)
+    try:
+        store = await trio.to_thread.run_sync(_open_store, certs, parts[1])
+    except BaseException:
+        await trio.to_thread.run_sync(lambda: _close_quietly(client))
+        raise
+    session = ClusterSession(address, client, store, connect=connect)
     await session.ensure()  # (its scheduler's id, and its events heard)
     return session
+
+
+def _open_store(certs: Path, scheduler_host: str) -> StoreServer:
+    """This coordinator's store of artifacts, in a private folder of its own (removed at
+    the end), listening where the workers can reach it: ``ARENA_STORE_LISTEN``, else the
+    address this machine reaches the scheduler from, on any free port."""
+    given = os.environ.get(STORE_LISTEN_ENV)
+    if given:
+        host, sep, port = given.rpartition(":")
+        if not (sep and host and port.isdigit()):
+            raise UsageError(f"{STORE_LISTEN_ENV}={given!r}: expected HOST:PORT (PORT 0: any free port)")
+        where = (host.strip("[]"), int(port))
+    else:
+        where = (_local_address(scheduler_host.strip("[]")), 0)
+    folder = Path(tempfile.mkdtemp(prefix="arena-store-"))
+    try:
+        return open_store(folder, certs, *where)
+    except OSError as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise UsageError(f"the store of bots' files cannot listen on {where[0]}:{where[1]} ({exc}); "
+                         f"set {STORE_LISTEN_ENV}=HOST:PORT to an address of this machine the workers reach") from None
+
+
+def _local_address(host: str) -> str:
+    """The address of this machine that packets to ``host`` leave from (nothing is sent)."""
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_DGRAM) as probe:
+            probe.connect((host, 9))
+            return str(probe.getsockname()[0])
+    except OSError:
+        return "127.0.0.1"

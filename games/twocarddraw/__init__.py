@@ -96,17 +96,34 @@ Strategy files, the exact value of a strategy and the seed's generator are in
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ._params import DEFAULT_BET1, DEFAULT_BET2, TwoCardDrawParams
 from ._rules import ANTE, HANDS, MAX_BETS, RANKS, Hand, HandResult, compare, hand_key, normalize_action, options
-from ._solve import (
-    GENERATOR_EPS,
-    Evaluator,
-    best_response_policy,
-    best_response_profit,
-    generate,
-    strategy_value,
-)
 from ._strategy import Strategy, StrategyError, format_strategy, parse_strategy, random_strategy, sample
+
+if TYPE_CHECKING:
+    from ._solve import (
+        GENERATOR_EPS,
+        Evaluator,
+        best_response_policy,
+        best_response_profit,
+        generate,
+        strategy_value,
+    )
+
+#: The solver's names, imported when first asked for: it needs numpy, whose import
+#: would cost every match of the game (and every listing of the games) a tenth of a second.
+_SOLVER = frozenset({"GENERATOR_EPS", "Evaluator", "best_response_policy", "best_response_profit", "generate",
+                     "strategy_value"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SOLVER:
+        from . import _solve
+
+        return getattr(_solve, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "ANTE",

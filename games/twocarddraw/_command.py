@@ -18,14 +18,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from . import (
-    GENERATOR_EPS,
-    StrategyError,
-    format_strategy,
-    generate,
-    parse_strategy,
-    strategy_value,
-)
+# The solver (numpy) is imported by the commands that use it: this module is loaded
+# by every start of the command line.
+from . import StrategyError, format_strategy, parse_strategy
 
 
 strategy_app = typer.Typer(
@@ -59,6 +54,8 @@ def value_cmd(
         raise _fail(f"cannot read {file}: {exc}") from None
     except StrategyError as exc:
         raise _fail(f"{file}: {exc}") from None
+    from ._solve import strategy_value
+
     value = strategy_value(strategy)
     typer.echo(f"{value:.8f}")
     typer.echo(
@@ -98,6 +95,8 @@ def generate_cmd(
             last[0] = now
             sys.stderr.write(f"\r{done}/{iterations} value against the almost perfect opponent {-value:.6f}\x1b[K")
             sys.stderr.flush()
+
+    from ._solve import GENERATOR_EPS, generate, strategy_value
 
     strategy = generate(bet1, bet2, iterations, random.Random(seed), GENERATOR_EPS, progress)
     if sys.stderr.isatty():

@@ -39,10 +39,10 @@ def dask_setup(worker: Any) -> None:
     def error_message(e: BaseException, status: str = "error") -> dict:
         return {**honest_error(e, status), "exception": to_serialize(PAYLOAD), "traceback": to_serialize(PAYLOAD)}
 
-    honest_play = remote.play_match
+    honest_play = remote.play_batch
     played = []
 
-    def play_match(*args: Any) -> Any:
+    def play_batch(*args: Any) -> Any:
         played.append(1)
         if len(played) == 3:
             raise RuntimeError("the rogue's third match")
@@ -50,4 +50,4 @@ def dask_setup(worker: Any) -> None:
 
     TaskFinishedMsg.to_dict = to_dict  # type: ignore[method-assign]
     distributed.worker.error_message = error_message
-    remote.play_match = play_match
+    remote.play_batch = play_batch

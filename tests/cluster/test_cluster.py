@@ -330,10 +330,12 @@ def test_a_tournament_survives_a_killed_coordinator_and_the_loss_of_the_worker_h
     shown = run_arena("show", str(total), "--db", str(db))
     assert "played on cluster worker" in shown.stdout.splitlines()[0], shown.stdout[:300]
 
-    # Each bot's artifact reached both workers, checked and unpacked once.
+    # Each bot's artifact reached both workers from the coordinator's store, checked,
+    # kept and unpacked once.
     shas = {pack_bot(BotSpec.parse(x.partition("=")[2]))[0].sha256 for x in BOTS}
     for w in (a, b):
-        assert sorted(p.name for p in w.cache.iterdir()) == sorted(shas), w.name
+        assert sorted(p.name for p in w.cache.iterdir() if p.is_dir()) == sorted(shas), w.name
+        assert sorted(p.stem for p in w.cache.glob("*.tgz")) == sorted(shas), w.name
 
 
 def test_workers_of_another_build_or_without_a_sandbox_are_passed_over_and_a_changed_cache_is_replaced(

@@ -25,7 +25,7 @@ import pytest
 
 from arena.cli._cluster import ENCRYPTED
 from arena.cluster._build import build
-from arena.cluster._remote import RESOURCE, build_resource, play_match
+from arena.cluster._remote import RESOURCE, build_resource, play_batch
 from arena.cluster._security import tls_arguments
 
 from ..conftest import PY, ROOT, clean_env, run_arena
@@ -115,9 +115,9 @@ def test_a_workers_certificate_submits_nothing_and_a_pickle_from_it_runs_nothing
     with pytest.raises(ImportError, match="refuses to register a client with a worker's certificate: only "
                                           "the coordinator's client.pem submits tasks"):
         distributed.Client(address, timeout="20s", security=security(certs, "worker"), set_as_default=False)
-    # A play_match task with a pickled argument, sent with a worker's certificate, to the
+    # A play_batch task with a pickled argument, sent with a worker's certificate, to the
     # scheduler and straight to a worker: refused while the message is read.
-    task = ToPickle(Task("arena-x", play_match, Payload(markers), [], {}, "build"))
+    task = ToPickle(Task("arena-x", play_batch, Payload(markers), [], {}, "build"))
     for where, op in ((address, "update-graph"), (worker_address(guarded), "compute-task")):
         reply = ask(where, certs, "worker", {"op": op, "run_spec": task, "expr_ser": task})
         assert reply["status"] == "uncaught-error", reply
@@ -187,11 +187,13 @@ def test_a_rogue_workers_pickled_results_and_errors_run_nothing_on_the_coordinat
              "--preload", str(ROGUE), *tls_arguments(certs, "worker")],
             stdout=out, stderr=out, cwd=ROOT, start_new_session=True,
             env={**clean_env(), **ENCRYPTED, "ARENA_TEST_MARKERS": str(markers),
-                 "ARENA_CACHE": str(tmp_path / "cache")})
+                 "ARENA_CACHE": str(tmp_path / "cache"), "ARENA_WORKER_CERTS": str(certs)})
     try:
         wait_for("the rogue to join", lambda: "Registered to" in log.read_text() or rogue.poll() is not None)
         db, said = tmp_path / "t.db", tmp_path / "coordinator.log"
-        run = coordinator(*ARGS, "--db", str(db), "--cluster", address, "--certs", str(certs), log=said)
+        # One match per task, so that the rogue's third task is the third match.
+        run = coordinator(*ARGS, "--db", str(db), "--cluster", address, "--certs", str(certs), log=said,
+                          env={"ARENA_BATCH_MAX": "1"})
         run.communicate(timeout=180)
         text = said.read_text()
         # Two matches came back (their type a pickle, refused), the third's error a pickle (refused).
