@@ -11,7 +11,7 @@ Two clusters on 127.0.0.1, started here: ONE has one worker (`arena worker
             also for the whole runs;
   overhead  short matches (1 hand) on ONE against local `--jobs 1`; each
             path's cost per match is the slope between a 2-round and a
-            6-round tournament (48 and 144 matches), so start-up (importing
+            10-round tournament (48 and 240 matches), so start-up (importing
             Dask, connecting) cancels out; the overhead is the difference of
             the slopes (goal <= 10 ms); and, by the same slopes, the CPU per
             match of the coordinator (`arena tournament --cluster` and its
@@ -19,6 +19,12 @@ Two clusters on 127.0.0.1, started here: ONE has one worker (`arena worker
             second they could serve at most: in batches (the arena's way)
             and with one match per task (ARENA_BATCH_MAX=1, as before
             batches), side by side; the goal is batches 10x cheaper for both.
+            Each process also uses some CPU per second whatever it plays
+            (heartbeats, polls); a third run, the short one's 48 matches
+            at IDLE_HANDS hands, measures that rate, and the per-match
+            figures are net of it (the slope's extra seconds at that rate):
+            at 60 matches/s on one worker it would otherwise be counted as
+            part of each match.
 
 Both paths run the bots with `--sandbox none` (the workers are started with
 --allow-no-sandbox), so that the figures are the cluster's, not the sandbox's.
@@ -50,6 +56,11 @@ HANDS = int(os.environ.get("BENCH_TOURNAMENT_HANDS", "3000"))
 #: Which parts to run (BENCH_CLUSTER_PARTS=overhead measures the per-match overhead alone).
 PARTS = os.environ.get("BENCH_CLUSTER_PARTS", "scaling,overhead").split(",")
 SCALING_GOAL, OVERHEAD_GOAL_MS, BATCH_GOAL = 1.85, 10.0, 10.0
+#: The longer overhead run's rounds (24 matches each); the slope runs from 2 rounds to it.
+LONG = 10
+#: Hands of the matches that measure what a process uses per second of a run (the same
+#: 48 matches as the short run, over several seconds more).
+IDLE_HANDS = 200
 BOTS = [str(BUILD / "rule_bot"), str(BUILD / "rule_bot_rs")] * 2
 
 
@@ -175,36 +186,48 @@ def scaling(folder: Path, one: Cluster, two: Cluster, certs: Path) -> None:
 
 
 def overhead(folder: Path, one: Cluster, certs: Path) -> None:
-    print(f"cluster overhead: 1-hand matches, 48 and 144 per run; {RUNS} interleaved runs")
+    print(f"cluster overhead: 1-hand matches, 48 and {24 * LONG} per run, and 48 of {IDLE_HANDS} hands "
+          f"(time without more matches); {RUNS} interleaved runs")
     cluster = ["--cluster", one.address, "--certs", str(certs)]
     paths = {"local": (["--jobs", "1"], None), "cluster": (cluster, None),
              "per-match": (cluster, {"ARENA_BATCH_MAX": "1"})}
     slopes: dict[str, list[float]] = {name: [] for name in paths}
-    # CPU ms per match (the slope again) of `arena tournament --cluster` and of the scheduler's process
-    coordinator: dict[str, list[float]] = {"cluster": [], "per-match": []}
-    scheduler: dict[str, list[float]] = {"cluster": [], "per-match": []}
+    # CPU ms per match of `arena tournament --cluster` and of the scheduler's process (net of
+    # what each uses per second of a run anyway), and that CPU per second
+    per_match: dict[tuple[str, str], list[float]] = {}
+    per_second: dict[tuple[str, str], list[float]] = {}
     for i in range(RUNS):
         for name, (where, extra) in paths.items():
-            cpu = {}
-            for rounds in (2, 6):
+            runs = {}
+            for rounds, hands in ((2, 1), (LONG, 1), *(((2, IDLE_HANDS),) if name != "local" else ())):
                 sched = cpu_seconds(one.scheduler.pid)
-                took = tournament(folder, f"o-{name}-{i}-{rounds}", 1, rounds, where, extra)
-                cpu[rounds] = (took, LAST_COORDINATOR_CPU[0], cpu_seconds(one.scheduler.pid) - sched)
-            slopes[name].append((cpu[6][0] - cpu[2][0]) / (4 * 24) * 1000)
-            if name in coordinator:
-                coordinator[name].append((cpu[6][1] - cpu[2][1]) / (4 * 24) * 1000)
-                scheduler[name].append((cpu[6][2] - cpu[2][2]) / (4 * 24) * 1000)
+                took = tournament(folder, f"o-{name}-{i}-{rounds}-{hands}", hands, rounds, where, extra)
+                runs[rounds, hands] = (took, LAST_COORDINATOR_CPU[0], cpu_seconds(one.scheduler.pid) - sched)
+            short, more, slow = runs[2, 1], runs[LONG, 1], runs.get((2, IDLE_HANDS))
+            slopes[name].append((more[0] - short[0]) / ((LONG - 2) * 24) * 1000)
+            if slow is None:
+                continue
+            for k, role in ((1, "coordinator"), (2, "scheduler")):
+                # The same 48 matches over more time: what the process uses per second of a run.
+                rate = max(0.0, (slow[k] - short[k]) / (slow[0] - short[0]))
+                per_second.setdefault((name, role), []).append(rate * 1000)
+                # More matches over more time: per match, less that time's share.
+                net = (more[k] - short[k] - rate * (more[0] - short[0])) / ((LONG - 2) * 24)
+                per_match.setdefault((name, role), []).append(net * 1000)
         print(f"  run {i + 1}: local --jobs 1 {slopes['local'][-1]:6.2f} ms/match   "
               f"cluster {slopes['cluster'][-1]:6.2f} ms/match   CPU per match, batches / one per task: "
-              f"coordinator {coordinator['cluster'][-1]:.2f} / {coordinator['per-match'][-1]:.2f} ms, "
-              f"scheduler {scheduler['cluster'][-1]:.3f} / {scheduler['per-match'][-1]:.2f} ms")
+              f"coordinator {per_match['cluster', 'coordinator'][-1]:.3f} / "
+              f"{per_match['per-match', 'coordinator'][-1]:.3f} ms, scheduler "
+              f"{per_match['cluster', 'scheduler'][-1]:.3f} / {per_match['per-match', 'scheduler'][-1]:.3f} ms")
+    med = {key: statistics.median(v) for key, v in per_match.items()}
     for name, said in (("per-match", "one match per task"), ("cluster", "in batches        ")):
-        c, s = statistics.median(coordinator[name]), statistics.median(scheduler[name])
-        print(f"CPU per match, {said}: coordinator {c:.3f} ms, scheduler {s:.3f} ms: one of each keeps up "
-              f"with at most {1000 / max(c, s, 1e-3):,.0f} matches/s")
-    for role, figures in (("coordinator", coordinator), ("scheduler", scheduler)):
-        batched = max(statistics.median(figures["cluster"]), 1e-3)
-        ratio = statistics.median(figures["per-match"]) / batched
+        c, s = med[name, "coordinator"], med[name, "scheduler"]
+        idle = (f"{statistics.median(per_second[name, 'coordinator']):.1f} and "
+                f"{statistics.median(per_second[name, 'scheduler']):.1f} ms per second of a run")
+        print(f"CPU per match, {said}: coordinator {c:.3f} ms, scheduler {s:.3f} ms (besides {idle}): "
+              f"one of each keeps up with at most {1000 / max(c, s, 1e-3):,.0f} matches/s")
+    for role in ("coordinator", "scheduler"):
+        ratio = med["per-match", role] / max(med["cluster", role], 1e-3)
         verdict = "met" if ratio >= BATCH_GOAL else "NOT met"
         print(f"ratio  {role} CPU per match, one per task / batches: {ratio:5.1f}x "
               f"(goal {BATCH_GOAL:g}x: {verdict})")

@@ -42,6 +42,7 @@ restarted scheduler the bots' files again. Each of these is said through
 from __future__ import annotations
 
 import concurrent.futures
+import gc
 import logging
 import math
 import os
@@ -676,6 +677,9 @@ async def open_cluster(address: str, certs: Path | None = None) -> ClusterSessio
         raise
     session = ClusterSession(address, client, store, connect=connect)
     await session.ensure()  # (its scheduler's id, and its events heard)
+    # Dask's import leaves a large heap that every full collection would walk again
+    # (30 ms each, every few hundred matches): it lives as long as the session.
+    gc.freeze()
     return session
 
 
