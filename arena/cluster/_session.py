@@ -42,6 +42,7 @@ restarted scheduler the bots' files again. Each of these is said through
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import gc
 import logging
 import math
@@ -54,6 +55,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -378,11 +380,13 @@ class ClusterSession:
         job_for: Callable[[Any], tuple[MatchJob, list[dict]] | None],
         on_reply: Callable[[Any, MatchJob, MatchRecord, bytes | None, dict[str, bytes]], None],
         on_event: Callable[[str], None] | None = None,
+        together: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext,
     ) -> None:
         """Play every item: ``job_for`` makes its job and bots (None: not to be
         played, decided just before sending); ``on_reply`` takes each match's
         record, transcript and stderr logs (relative path: bytes) on the trio
-        side, in the order they finish; ``on_event`` hears, in words, of a
+        side, in the order they finish, a batch's inside one ``together()``
+        (the store's transaction); ``on_event`` hears, in words, of a
         worker lost and of a match played again (else ``note`` does)."""
         distributed = _import_distributed()
         if await trio.to_thread.run_sync(self._identity) != self._scheduler_id:  # since ``ship``
@@ -409,12 +413,14 @@ class ClusterSession:
                 if failure is not None:
                     raise self._failed(batch.entries[0][1], failure, distributed)
                 results, unfit = self._results(batch, reply)
-                for (item, job, _), result in zip(batch.entries, results):
-                    record = self._record(job, result)
-                    for retry in record.retried or ():
-                        tell(f"match {job.label}: worker {retry['worker']} threw a result away ({retry['reason']})")
-                    record.retried = [*run.history(job.label), *(record.retried or ())] or None
-                    on_reply(item, job, record, result.get("transcript"), result.get("logs") or {})
+                records = [self._record(job, result) for (_, job, _), result in zip(batch.entries, results)]
+                with together():
+                    for (item, job, _), result, record in zip(batch.entries, results, records):
+                        for retry in record.retried or ():
+                            tell(f"match {job.label}: worker {retry['worker']} threw a result away "
+                                 f"({retry['reason']})")
+                        record.retried = [*run.history(job.label), *(record.retried or ())] or None
+                        on_reply(item, job, record, result.get("transcript"), result.get("logs") or {})
                 if unfit is not None:
                     await self._again(run, batch.entries[len(results):], unfit, tell)
                 run.launch()

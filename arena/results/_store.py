@@ -23,13 +23,14 @@ version under a key of their own in ``meta`` (``meta_value``).
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Container
+from collections.abc import Container, Iterator
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
@@ -448,6 +449,17 @@ class Store:
     def done_positions(self, tid: int) -> set[tuple[int, int]]:
         rows = self.db.execute("SELECT round, idx FROM matches WHERE tournament=? AND status != 'pending'", (tid,))
         return {(r, i) for r, i in rows}
+
+    @contextlib.contextmanager
+    def together(self) -> Iterator[None]:
+        """One transaction for what is stored inside (a cluster batch's matches: one commit,
+        not one each); rolled back if it raises. Inside another, it is part of that one."""
+        if self.db.in_transaction:
+            yield
+            return
+        with self.db:
+            self.db.execute("BEGIN")
+            yield
 
     def add_match(self, tid: int, record: dict[str, Any]) -> int:
         """Store one finished (or forfeited) match at its position; a second write is refused."""

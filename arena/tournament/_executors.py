@@ -133,19 +133,29 @@ class Cluster:
                 return None
             return run.job(p), [shipped[i] for i in p.seats]
 
+        folders: set[Path] = set()
+
+        def made(folder: Path) -> None:  # (once: every match's transcript goes to one folder)
+            if folder not in folders:
+                folder.mkdir(parents=True, exist_ok=True)
+                folders.add(folder)
+
         def on_reply(p: Pairing, job: MatchJob, record: MatchRecord, transcript: bytes | None,
                      logs: dict[str, bytes]) -> None:
             if transcript is not None and job.transcript is not None:
                 path = Path(job.transcript)
-                path.parent.mkdir(parents=True, exist_ok=True)
+                made(path.parent)
                 path.write_bytes(transcript)
                 record.transcript = str(path)
             log_dir = Path(job.log_dir or run.data / "logs" / job.label)
+            made_here: set[Path] = set()
             for name, content in logs.items():
                 if name.startswith("/") or ".." in Path(name).parts:
                     raise RuntimeError(f"a worker sent a log named {name!r}, outside the match's folder")
                 target = log_dir / name
-                target.parent.mkdir(parents=True, exist_ok=True)
+                if target.parent not in made_here:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    made_here.add(target.parent)
                 target.write_bytes(content)
             for fault in record.faults:
                 # The worker names the log it sent (its own folder is gone): point at the copy written here.
@@ -162,7 +172,7 @@ class Cluster:
             else:
                 self.session.note(text)  # (says "arena: cluster: ..." itself)
 
-        await self.session.play(todo, job_for, on_reply, on_event)
+        await self.session.play(todo, job_for, on_reply, on_event, together=run.store.together)
 
 
 class Pool:

@@ -49,9 +49,10 @@ BASE = {
     "exploit": ["kuhn3", TRUE, "--sandbox", "none", "--hands", "1"],
     # refused for want of certificates, after its numbers are read
     "cluster scheduler": ["--certs", "{out}"],
+    "worker": ["tls://127.0.0.1:9", "--certs", "{out}"],
 }
 #: A command that would serve until stopped, and the refusal its BASE ends at once its numbers are read.
-AFTER = {"cluster scheduler": "no ca.pem there"}
+AFTER = {"cluster scheduler": "no ca.pem there", "worker": "no ca.pem there"}
 #: Options whose accepted values mean work in proportion: only small ones are tried.
 WORK = {"--rounds", "--matches", "--iterations", "--jobs"}
 #: Options written as numbers inside text.

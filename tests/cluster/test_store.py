@@ -16,6 +16,7 @@ import os
 import socket
 import ssl
 import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -45,9 +46,14 @@ def other(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def store(tmp_path, certs):
+    before = set(threading.enumerate())
     server = open_store(tmp_path / "store", certs)
     yield server
+    # Every connection is closed by now, so its thread ends: wait for them, so that no
+    # thread of this test outlives it (a later test in this process counts threads).
+    server._server.block_on_close = True
     server.close()
+    assert set(threading.enumerate()) <= before
 
 
 def _connect(url: str, ca: Path, cert: Path | None) -> http.client.HTTPSConnection:
