@@ -8,12 +8,15 @@ the trio side writes files and the database.
 
 Matches travel in batches, one Dask task each, played one after another on
 one slot (fishtest's way): the scheduler and this side pay per batch, not per
-match. Batches are sized by what is left (a third of it per slot, at most
-``BATCH_MAX``), so they shrink towards the end of a run and the last slots
-finish together. A bounded number of batches is in flight (twice the
-cluster's slots, and a few more; the window grows as workers join), so the
-scheduler never holds a whole league's schedule, and a disqualified
-entrant's later matches are decided before they are sent.
+match. A batch is sized (``batch_size``) to last about ``BATCH_SECONDS``, more
+on a large cluster (so that the tasks per second stay few however many slots
+there are), by the matches' mean duration so far (one match per task until
+the first results tell it); never more than a third of what is left per slot,
+so batches shrink towards the end of a run and the slots finish together.
+A bounded number of batches is in flight (twice the cluster's slots, and a
+few more; the window grows as workers join), so the scheduler never holds a
+whole league's schedule, and a disqualified entrant's later matches are
+decided before they are sent.
 
 Nothing heavy passes through the scheduler: the bots' files are in this
 coordinator's store (``_store``), which workers fetch from by SHA-256, and
@@ -83,17 +86,29 @@ BACKOFF_FIRST, BACKOFF_MAX = 1.0, 30.0
 #: A wait without a deadline (the league's) is said again this often (seconds).
 REMINDER = 600.0
 #: The most matches in one task (``ARENA_BATCH_MAX`` overrides; 1: one match per task).
-BATCH_MAX = 32
+BATCH_MAX = 256
 BATCH_MAX_ENV = "ARENA_BATCH_MAX"
+#: How long a batch should last (seconds), and the tasks per second the whole cluster
+#: should send at most, which makes batches on a large cluster longer still: a task
+#: costs the coordinator and the scheduler a few ms of CPU each.
+BATCH_SECONDS, TASKS_PER_SECOND = 1.0, 100.0
 #: Where the coordinator's store of artifacts listens (``HOST:PORT``; default: the address
 #: this machine reaches the scheduler from, any free port).
 STORE_LISTEN_ENV = "ARENA_STORE_LISTEN"
 
 
-def batch_size(pending: int, slots: int, most: int) -> int:
-    """How many of ``pending`` matches the next task takes: a third of them per slot, so
-    batches shrink as the run ends (guided scheduling), between 1 and ``most``."""
-    return max(1, min(most, pending // (3 * max(1, slots))))
+def batch_size(pending: int, slots: int, most: int, seconds_each: float | None) -> int:
+    """How many of ``pending`` matches the next task takes, ``seconds_each`` being the
+    matches' mean duration so far (None: none played yet, so one): enough to last
+    ``BATCH_SECONDS`` (or ``slots / TASKS_PER_SECOND``, if longer), but at most a third of
+    what is left per slot, so batches shrink as the run ends (guided scheduling), and
+    between 1 and ``most``."""
+    slots = max(1, slots)
+    if seconds_each is None:
+        return 1
+    lasting = max(BATCH_SECONDS, slots / TASKS_PER_SECOND)
+    wanted = int(lasting / max(seconds_each, 1e-3))
+    return max(1, min(most, pending // (3 * slots), wanted))
 
 
 def clock(at: float) -> str:
@@ -414,6 +429,8 @@ class ClusterSession:
                     raise self._failed(batch.entries[0][1], failure, distributed)
                 results, unfit = self._results(batch, reply)
                 records = [self._record(job, result) for (_, job, _), result in zip(batch.entries, results)]
+                run.played += len(records)
+                run.played_for += sum(max(0.0, float(r.duration)) for r in records)
                 with together():
                     for (item, job, _), result, record in zip(batch.entries, results, records):
                         for retry in record.retried or ():
@@ -582,6 +599,7 @@ class _Run:
         self.lost: dict[str, list[dict[str, str]]] = {}  # job label -> workers lost while playing it
         self.run_id = uuid.uuid4().hex[:8]
         self.sent = 0
+        self.played, self.played_for = 0, 0.0  # matches come back, and their seconds in all
 
     def grow(self, slots: int) -> None:
         """More slots than before (a worker joined): more batches in flight, and smaller ones."""
@@ -625,7 +643,8 @@ class _Run:
 
     def launch(self) -> None:
         while self.pending and len(self.running) < self.window:
-            size = batch_size(len(self.pending), self.slots, self.session.batch_max)
+            size = batch_size(len(self.pending), self.slots, self.session.batch_max,
+                              self.played_for / self.played if self.played else None)
             entries: list[tuple[Any, MatchJob, list[dict]]] = []
             while self.pending and len(entries) < size:
                 item = self.pending.pop()
