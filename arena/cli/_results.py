@@ -154,6 +154,10 @@ def say(text: str, *, err: bool = True, indent: str = "  ", command: str = "") -
     stream = sys.stderr if err else sys.stdout
     width = output_width(stream)
     whole = f"{text} {command}" if command else text
+    if 2 * len(whole) <= width:  # off a terminal: every progress line of a run comes here
+        stream.write(whole + "\n")
+        stream.flush()
+        return
     if cell_width(whole) <= width:
         lines = [whole]
     else:
