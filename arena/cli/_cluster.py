@@ -140,6 +140,28 @@ def _supervise(argv: list[str], env: dict[str, str], host: str, port: int, addre
             return code
 
 
+def _worker_env(chosen: set[int], cache: Path | None, cache_mb: int | None, certs: Path,
+                allow_no_sandbox: bool) -> dict[str, str]:
+    """The Dask worker's environment: what its tasks read (CPUs, cache, certificates, sandbox)."""
+    env = dict(os.environ)
+    # Only the matches are pinned (each arena worker process to one of these
+    # CPUs, its bots with it); Dask's own threads float, so that its
+    # housekeeping does not preempt a match; and that housekeeping is made rarer.
+    env[CPUS_ENV] = ",".join(map(str, sorted(chosen)))
+    for key, value in QUIET.items():
+        env.setdefault(key, value)
+    env.update(ENCRYPTED)
+    env["DASK_DISTRIBUTED__WORKER__HTTP__ROUTES"] = HEALTH_ONLY
+    if cache is not None:
+        env["ARENA_CACHE"] = str(cache.resolve())
+    if cache_mb is not None:
+        env[CACHE_LIMIT_ENV] = str(cache_mb)
+    # The worker's tasks fetch the bots' artifacts from the coordinator's store with these.
+    env[CERTS_ENV] = str(certs.resolve())
+    env[ALLOW_NONE_ENV] = "1" if allow_no_sandbox else "0"
+    return env
+
+
 def worker_cmd(
     address: Annotated[str, typer.Argument(help="The Dask scheduler, like tls://HOST:8786.")],
     cpus: Annotated[Optional[str], typer.Option(
@@ -183,22 +205,7 @@ def worker_cmd(
     # and importing Dask would cost it more CPU (0.6 s) than all else it does.
     if importlib.util.find_spec("distributed") is None:
         raise _fail("arena worker needs Dask: pip install 'arena-cardgames[cluster]'")
-    env = dict(os.environ)
-    # Only the matches are pinned (each arena worker process to one of these
-    # CPUs, its bots with it); Dask's own threads float, so that its
-    # housekeeping does not preempt a match; and that housekeeping is made rarer.
-    env[CPUS_ENV] = ",".join(map(str, sorted(chosen)))
-    for key, value in QUIET.items():
-        env.setdefault(key, value)
-    env.update(ENCRYPTED)
-    env["DASK_DISTRIBUTED__WORKER__HTTP__ROUTES"] = HEALTH_ONLY
-    if cache is not None:
-        env["ARENA_CACHE"] = str(cache.resolve())
-    if cache_mb is not None:
-        env[CACHE_LIMIT_ENV] = str(cache_mb)
-    # The worker's tasks fetch the bots' artifacts from the coordinator's store with these.
-    env[CERTS_ENV] = str(certs.resolve())
-    env[ALLOW_NONE_ENV] = "1" if allow_no_sandbox else "0"
+    env = _worker_env(chosen, cache, cache_mb, certs, allow_no_sandbox)
     argv = worker_argv(address, len(chosen), name, nanny, listen, certs)
     typer.echo(f"arena worker: {len(chosen)} slot(s) on CPUs {sorted(chosen)}, arena {build()}, listening on "
                f"{listen}, joining {address}", err=True)

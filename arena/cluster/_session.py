@@ -427,25 +427,33 @@ class ClusterSession:
                     continue
                 if failure is not None:
                     raise self._failed(batch.entries[0][1], failure, distributed)
-                results, unfit = self._results(batch, reply)
-                records = [self._record(job, result) for (_, job, _), result in zip(batch.entries, results)]
-                run.played += len(records)
-                run.played_for += sum(max(0.0, float(r.duration)) for r in records)
-                with together():
-                    for (item, job, _), result, record in zip(batch.entries, results, records):
-                        for retry in record.retried or ():
-                            tell(f"match {job.label}: worker {retry['worker']} threw a result away "
-                                 f"({retry['reason']})")
-                        record.retried = [*run.history(job.label), *(record.retried or ())] or None
-                        on_reply(item, job, record, result.get("transcript"), result.get("logs") or {})
+                unfit = self._store_batch(run, batch, reply, on_reply, tell, together)
                 if unfit is not None:
-                    await self._again(run, batch.entries[len(results):], unfit, tell)
+                    await self._again(run, batch.entries[len(batch.entries) - unfit[0]:], unfit[1], tell)
                 run.launch()
         finally:
             if run.running:
                 left = [b.future for b in run.running.values()]
                 with trio.CancelScope(shield=True):
                     await trio.to_thread.run_sync(self.client.cancel, left)
+
+    def _store_batch(self, run: _Run, batch: _Batch, reply: Any,
+                     on_reply: Callable[[Any, MatchJob, MatchRecord, bytes | None, dict[str, bytes]], None],
+                     tell: Callable[[str], None],
+                     together: Callable[[], AbstractContextManager[Any]]) -> tuple[int, WorkerUnfit] | None:
+        """A batch's results handed to ``on_reply`` (inside one ``together()``), checked first;
+        (how many of its matches are left, why) when its worker stopped before the end."""
+        results, unfit = self._results(batch, reply)
+        records = [self._record(job, result) for (_, job, _), result in zip(batch.entries, results)]
+        run.played += len(records)
+        run.played_for += sum(max(0.0, float(r.duration)) for r in records)
+        with together():
+            for (item, job, _), result, record in zip(batch.entries, results, records):
+                for retry in record.retried or ():
+                    tell(f"match {job.label}: worker {retry['worker']} threw a result away ({retry['reason']})")
+                record.retried = [*run.history(job.label), *(record.retried or ())] or None
+                on_reply(item, job, record, result.get("transcript"), result.get("logs") or {})
+        return None if unfit is None else (len(batch.entries) - len(results), unfit)
 
     @staticmethod
     async def _again(run: _Run, entries: list[tuple[Any, MatchJob, list[dict]]], failure: WorkerUnfit,

@@ -221,6 +221,53 @@ def open_store(folder: Path, certs: Path, host: str = "127.0.0.1", port: int = 0
     return StoreServer(folder, _context(ca, own, server_side=True), host, port)
 
 
+def _store_address(url: str, short: str) -> tuple[str, int]:
+    """(host, port) of the store's ``https://HOST:PORT``; an ArtifactError for anything else."""
+    parts = urllib.parse.urlsplit(url)
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host = port = None
+    if parts.scheme != "https" or not host or port is None or parts.path not in ("", "/"):
+        raise ArtifactError(f"cannot fetch artifact {short} from {url!r}: the coordinator's store is at "
+                            "https://HOST:PORT")
+    return host, port
+
+
+def _connect_to_coordinator(conn: http.client.HTTPSConnection, url: str, ca: Path, short: str) -> None:
+    """Connect, and make sure the server is the coordinator (its certificate names the role 'client')."""
+    try:
+        conn.connect()
+    except ssl.SSLCertVerificationError as exc:
+        raise ArtifactError(
+            f"the server at {url} showed a certificate that {ca} does not vouch for "
+            f"({exc.verify_message}): it is not this cluster's coordinator, so artifact {short} "
+            "was not asked of it") from exc
+    assert isinstance(conn.sock, ssl.SSLSocket)
+    role = _role(conn.sock.getpeercert())
+    if role != "client":
+        raise ArtifactError(f"the server at {url} showed {_who(role)}, not the coordinator's (role "
+                            f"'client'): artifact {short} is fetched from the coordinator only")
+
+
+def _download(conn: http.client.HTTPSConnection, url: str, sha256: str, limit: int) -> bytes:
+    """The artifact's bytes as the store sends them (at most ``limit``, the size said first)."""
+    short = sha256[:12]
+    conn.request("GET", f"/artifacts/{sha256}")
+    resp = conn.getresponse()
+    if resp.status != 200:
+        said = resp.read(4096).decode("utf-8", "replace").strip()
+        raise ArtifactError(f"the store at {url} answered {resp.status} {resp.reason} for artifact "
+                            f"{short}: {said or '(no reason given)'}")
+    if resp.length is None:
+        raise ArtifactError(f"the store at {url} sent artifact {short} without a Content-Length; "
+                            "a worker takes an artifact whose size is said first")
+    if resp.length > limit:
+        raise ArtifactError(f"the store at {url} offered artifact {short} of {resp.length} bytes, "
+                            f"more than the {limit} a worker takes: refused, not read")
+    return resp.read(resp.length)  # one buffer of the announced size, at most ``limit``
+
+
 def fetch_artifact(url: str, sha256: str, certs: Path, limit: int = ARTIFACT_MAX, timeout: float = 60.0) -> bytes:
     """Worker side (certs/worker.pem as its client certificate, certs/ca.pem to check the server, and
     the server's certificate must name the role 'client'): the artifact's bytes, whose SHA-256 is
@@ -232,14 +279,7 @@ def fetch_artifact(url: str, sha256: str, certs: Path, limit: int = ARTIFACT_MAX
         raise ArtifactError(f"cannot fetch artifact {sha256!r}: an artifact is named by its SHA-256, "
                             "64 lowercase hex digits")
     short = sha256[:12]
-    parts = urllib.parse.urlsplit(url)
-    try:
-        host, port = parts.hostname, parts.port
-    except ValueError:
-        host = port = None
-    if parts.scheme != "https" or not host or port is None or parts.path not in ("", "/"):
-        raise ArtifactError(f"cannot fetch artifact {short} from {url!r}: the coordinator's store is at "
-                            "https://HOST:PORT")
+    host, port = _store_address(url, short)
     try:
         ca, own = role_files(certs, "worker")
         ctx = _context(ca, own, server_side=False)
@@ -248,31 +288,8 @@ def fetch_artifact(url: str, sha256: str, certs: Path, limit: int = ARTIFACT_MAX
                             f"{exc}") from exc
     conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=ctx)
     try:
-        try:
-            conn.connect()
-        except ssl.SSLCertVerificationError as exc:
-            raise ArtifactError(
-                f"the server at {url} showed a certificate that {ca} does not vouch for "
-                f"({exc.verify_message}): it is not this cluster's coordinator, so artifact {short} "
-                "was not asked of it") from exc
-        assert isinstance(conn.sock, ssl.SSLSocket)
-        role = _role(conn.sock.getpeercert())
-        if role != "client":
-            raise ArtifactError(f"the server at {url} showed {_who(role)}, not the coordinator's (role "
-                                f"'client'): artifact {short} is fetched from the coordinator only")
-        conn.request("GET", f"/artifacts/{sha256}")
-        resp = conn.getresponse()
-        if resp.status != 200:
-            said = resp.read(4096).decode("utf-8", "replace").strip()
-            raise ArtifactError(f"the store at {url} answered {resp.status} {resp.reason} for artifact "
-                                f"{short}: {said or '(no reason given)'}")
-        if resp.length is None:
-            raise ArtifactError(f"the store at {url} sent artifact {short} without a Content-Length; "
-                                "a worker takes an artifact whose size is said first")
-        if resp.length > limit:
-            raise ArtifactError(f"the store at {url} offered artifact {short} of {resp.length} bytes, "
-                                f"more than the {limit} a worker takes: refused, not read")
-        data = resp.read(resp.length)  # one buffer of the announced size, at most ``limit``
+        _connect_to_coordinator(conn, url, ca, short)
+        data = _download(conn, url, sha256, limit)
     except ArtifactError:
         raise
     except http.client.IncompleteRead as exc:
