@@ -36,3 +36,19 @@ def test_a_batch_lasts_about_a_second_and_longer_on_a_large_cluster():
     assert batch_size(5, 64, BATCH_MAX, 0.001) == 1  # more slots than matches: one each
     # a thousand 1-hand matches on one slot pay for about a thirtieth as many tasks
     assert len(batches(1000, 1, 0.015)) <= 1000 // 30
+
+
+def test_the_window_grows_as_workers_join_and_never_shrinks():
+    import trio
+
+    from arena.cluster._session import _Run
+
+    async def main() -> list[int]:
+        run = _Run(None, [], lambda item: None, 1)  # type: ignore[arg-type]  # (no session: nothing is sent)
+        seen = [run.window]
+        for slots in (6, 2, 7):  # five slots join; four leave; one joins
+            run.grow(slots)
+            seen.append(run.window)
+        return seen
+
+    assert trio.run(main) == [4, 14, 14, 16]
