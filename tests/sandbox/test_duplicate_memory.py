@@ -123,12 +123,21 @@ def test_a_duplicate_tournament_leaves_no_mark_in_the_page_cache(where, tmp_path
             target = stack.enter_context(_system_file(tag))
             room = (target.stat().st_size - MARKER_SPAN) // 4096
             offset = int(tag.rsplit("-", 1)[1], 16) % room * 4096  # apart from any other run's pages
-        found = _marks(target, offset, folder, tmp_path, tag)
-    print(f"{where}: (predicted, correct) {found}")
+        # A timing attack needs a quiet disk: on a machine busy with other tests the control
+        # may see no mark at all, so it gets three tries; the sandbox must hold on every one.
+        tries = []
+        for attempt in range(3):
+            here = tmp_path / f"try{attempt}"
+            here.mkdir()
+            found = _marks(target, offset, folder, here, tag)
+            tries.append(found)
+            print(f"{where}: (predicted, correct) {found}")
+            # In the sandbox every page it reads was cached before it read it: no mark, no card.
+            assert found["sandbox"] == (0, 0), tries
+            if found["none"][1] >= 6:
+                break
     # Nothing stops it at none: it names its opponents' cards (the attack is real here, the test can fail).
-    assert found["none"][1] >= 6, found
-    # In the sandbox every page it reads was cached before it read it: no mark, no card.
-    assert found["sandbox"] == (0, 0), found
+    assert found["none"][1] >= 6, tries
 
 
 def _marks(target: Path, offset: int, folder: Path, tmp_path: Path, tag: str) -> dict:
