@@ -709,7 +709,11 @@ async def open_cluster(address: str, certs: Path | None = None) -> ClusterSessio
         await trio.to_thread.run_sync(lambda: _close_quietly(client))
         raise
     session = ClusterSession(address, client, store, connect=connect)
-    await session.ensure()  # (its scheduler's id, and its events heard)
+    try:
+        await session.ensure()  # (its scheduler's id, and its events heard)
+    except BaseException:
+        await session.aclose()  # (the client and the store: nothing of it outlives the refusal)
+        raise
     # Dask's import leaves a large heap that every full collection would walk again
     # (30 ms each, every few hundred matches): it lives as long as the session.
     gc.freeze()
