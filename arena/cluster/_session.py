@@ -95,6 +95,8 @@ BATCH_SECONDS, TASKS_PER_SECOND = 1.0, 100.0
 #: Where the coordinator's store of artifacts listens (``HOST:PORT``; default: the address
 #: this machine reaches the scheduler from, any free port).
 STORE_LISTEN_ENV = "ARENA_STORE_LISTEN"
+#: Where the store's folder is made (default ~/.cache/arena); it is removed when the session ends.
+STORE_DIR_ENV = "ARENA_STORE_DIR"
 
 
 def batch_size(pending: int, slots: int, most: int, seconds_each: float | None) -> int:
@@ -721,9 +723,10 @@ async def open_cluster(address: str, certs: Path | None = None) -> ClusterSessio
 
 
 def _open_store(certs: Path, scheduler_host: str) -> StoreServer:
-    """This coordinator's store of artifacts, in a private folder of its own (removed at
-    the end), listening where the workers can reach it: ``ARENA_STORE_LISTEN``, else the
-    address this machine reaches the scheduler from, on any free port."""
+    """This coordinator's store of artifacts, in a private folder of its own under
+    ``ARENA_STORE_DIR`` or ~/.cache/arena (removed at the end), listening where the
+    workers can reach it: ``ARENA_STORE_LISTEN``, else the address this machine
+    reaches the scheduler from, on any free port."""
     given = os.environ.get(STORE_LISTEN_ENV)
     if given:
         host, sep, port = given.rpartition(":")
@@ -732,13 +735,32 @@ def _open_store(certs: Path, scheduler_host: str) -> StoreServer:
         where = (host.strip("[]"), int(port))
     else:
         where = (_local_address(scheduler_host.strip("[]")), 0)
-    folder = Path(tempfile.mkdtemp(prefix="arena-store-"))
+    # On disk, not in /tmp (often memory): a league's bots can be gigabytes.
+    base = Path(os.environ.get(STORE_DIR_ENV) or Path.home() / ".cache" / "arena")
+    base.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _sweep_stores(base)
+    folder = Path(tempfile.mkdtemp(prefix=f"store-{os.getpid()}-", dir=base))
     try:
         return open_store(folder, certs, *where)
     except OSError as exc:
         shutil.rmtree(folder, ignore_errors=True)
         raise UsageError(f"the store of bots' files cannot listen on {where[0]}:{where[1]} ({exc}); "
                          f"set {STORE_LISTEN_ENV}=HOST:PORT to an address of this machine the workers reach") from None
+
+
+def _sweep_stores(base: Path) -> None:
+    """Remove the store folders of coordinators that died without removing theirs (their
+    pid is in the name and no longer runs); a pid in use again keeps its folder."""
+    for folder in base.glob("store-*-*"):
+        pid = folder.name.split("-")[1]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:
+            pass  # another user's process: alive
 
 
 def _local_address(host: str) -> str:
