@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -263,7 +264,7 @@ def _cached(shas: list[str], store: str, cache: Path, name: str, address: str) -
         if folder is None:
             raise ArtifactError(f"{CERTS_ENV} is not set (start the worker with `arena worker`)")
         certs = Path(folder)
-        return {sha: cached_artifact(cache, sha, lambda sha=sha: fetch_artifact(store, sha, certs),  # type: ignore[misc]
+        return {sha: cached_artifact(cache, sha, partial(fetch_artifact, store, sha, certs),
                                      warn=lambda text: _log(name, text)) for sha in shas}
     except (OSError, ArtifactError) as exc:
         raise WorkerUnfit(address, name, f"its cache of bots failed ({exc})") from None

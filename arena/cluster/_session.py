@@ -37,8 +37,8 @@ It heals out loud. Every worker the scheduler removes (killed, stopped
 answering, gone) is said, with the matches it held, which the
 scheduler gives to another worker; a run with no worker of its build left
 says so with its deadline; a session made to ``reconnect`` (the league's)
-connects again with back-off after losing its scheduler, and sends a
-restarted scheduler the bots' files again. Each of these is said through
+connects again with back-off after losing its scheduler (a restarted one
+needs nothing sent again: the bots' files are in the store). Each of these is said through
 ``note`` and, during a run, ``on_event``.
 """
 
@@ -51,10 +51,7 @@ import logging
 import math
 import os
 import queue
-import shutil
-import socket
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -72,7 +69,7 @@ from ._artifacts import ShippedBot, pack_bot
 from ._build import build, describe
 from ._remote import RESOURCE, SILENT_STIMULUS, WorkerUnfit, build_resource, play_batch
 from ._security import check_secured, client_security, split_address
-from ._store import StoreServer, open_store
+from ._store import StoreServer, open_session_store
 
 #: How long to wait for a first worker with arena slots (seconds; ``ARENA_WORKER_WAIT`` overrides).
 WORKER_WAIT = 60.0
@@ -92,11 +89,6 @@ BATCH_MAX_ENV = "ARENA_BATCH_MAX"
 #: should send at most, which makes batches on a large cluster longer still: a task
 #: costs the coordinator and the scheduler a few ms of CPU each.
 BATCH_SECONDS, TASKS_PER_SECOND = 1.0, 100.0
-#: Where the coordinator's store of artifacts listens (``HOST:PORT``; default: the address
-#: this machine reaches the scheduler from, any free port).
-STORE_LISTEN_ENV = "ARENA_STORE_LISTEN"
-#: Where the store's folder is made (default ~/.cache/arena); it is removed when the session ends.
-STORE_DIR_ENV = "ARENA_STORE_DIR"
 
 
 def batch_size(pending: int, slots: int, most: int, seconds_each: float | None) -> int:
@@ -166,9 +158,9 @@ def _import_distributed():
 class ClusterSession:
     """An open connection to a Dask cluster. Use ``open_cluster``; ``aclose`` it.
 
-    Each bot's artifact is sent to the cluster once per session (and again to a
-    restarted scheduler) and kept there while the session lasts; workers keep
-    what they unpacked on disk. ``worker_wait``: how long a run waits for a
+    Each bot's artifact is packed once per session into the session's store
+    (``store``), which workers fetch from while the session lasts; workers keep
+    the bytes and what they unpacked on disk. ``worker_wait``: how long a run waits for a
     worker of this build (None: as long as it takes, said every ``REMINDER``
     seconds); ``reconnect``: connect again after losing the scheduler, instead
     of raising ``ClusterLost``.
@@ -314,7 +306,6 @@ class ClusterSession:
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(lambda: _close_quietly(self.client))
             await trio.to_thread.run_sync(self.store.close)
-            await trio.to_thread.run_sync(lambda: shutil.rmtree(self.store.folder, ignore_errors=True))
 
     # -- bots -----------------------------------------------------------------------
 
@@ -429,9 +420,9 @@ class ClusterSession:
                     continue
                 if failure is not None:
                     raise self._failed(batch.entries[0][1], failure, distributed)
-                unfit = self._store_batch(run, batch, reply, on_reply, tell, together)
-                if unfit is not None:
-                    await self._again(run, batch.entries[len(batch.entries) - unfit[0]:], unfit[1], tell)
+                unplayed = self._store_batch(run, batch, reply, on_reply, tell, together)
+                if unplayed is not None:
+                    await self._again(run, *unplayed, tell)
                 run.launch()
         finally:
             if run.running:
@@ -442,9 +433,10 @@ class ClusterSession:
     def _store_batch(self, run: _Run, batch: _Batch, reply: Any,
                      on_reply: Callable[[Any, MatchJob, MatchRecord, bytes | None, dict[str, bytes]], None],
                      tell: Callable[[str], None],
-                     together: Callable[[], AbstractContextManager[Any]]) -> tuple[int, WorkerUnfit] | None:
+                     together: Callable[[], AbstractContextManager[Any]],
+                     ) -> tuple[list[tuple[Any, MatchJob, list[dict]]], WorkerUnfit] | None:
         """A batch's results handed to ``on_reply`` (inside one ``together()``), checked first;
-        (how many of its matches are left, why) when its worker stopped before the end."""
+        (the matches it did not play, why) when its worker stopped before the end."""
         results, unfit = self._results(batch, reply)
         records = [self._record(job, result) for (_, job, _), result in zip(batch.entries, results)]
         run.played += len(records)
@@ -455,7 +447,7 @@ class ClusterSession:
                     tell(f"match {job.label}: worker {retry['worker']} threw a result away ({retry['reason']})")
                 record.retried = [*run.history(job.label), *(record.retried or ())] or None
                 on_reply(item, job, record, result.get("transcript"), result.get("logs") or {})
-        return None if unfit is None else (len(batch.entries) - len(results), unfit)
+        return None if unfit is None else (batch.entries[len(results):], unfit)
 
     @staticmethod
     async def _again(run: _Run, entries: list[tuple[Any, MatchJob, list[dict]]], failure: WorkerUnfit,
@@ -706,7 +698,7 @@ async def open_cluster(address: str, certs: Path | None = None) -> ClusterSessio
     except ImportError as exc:  # how Dask's client raises the scheduler's refusal to register it
         raise UsageError(f"--cluster {address}: {exc}") from None
     try:
-        store = await trio.to_thread.run_sync(_open_store, certs, parts[1])
+        store = await trio.to_thread.run_sync(open_session_store, certs, parts[1])
     except BaseException:
         await trio.to_thread.run_sync(lambda: _close_quietly(client))
         raise
@@ -720,55 +712,3 @@ async def open_cluster(address: str, certs: Path | None = None) -> ClusterSessio
     # (30 ms each, every few hundred matches): it lives as long as the session.
     gc.freeze()
     return session
-
-
-def _open_store(certs: Path, scheduler_host: str) -> StoreServer:
-    """This coordinator's store of artifacts, in a private folder of its own under
-    ``ARENA_STORE_DIR`` or ~/.cache/arena (removed at the end), listening where the
-    workers can reach it: ``ARENA_STORE_LISTEN``, else the address this machine
-    reaches the scheduler from, on any free port."""
-    given = os.environ.get(STORE_LISTEN_ENV)
-    if given:
-        host, sep, port = given.rpartition(":")
-        if not (sep and host and port.isdigit()):
-            raise UsageError(f"{STORE_LISTEN_ENV}={given!r}: expected HOST:PORT (PORT 0: any free port)")
-        where = (host.strip("[]"), int(port))
-    else:
-        where = (_local_address(scheduler_host.strip("[]")), 0)
-    # On disk, not in /tmp (often memory): a league's bots can be gigabytes.
-    base = Path(os.environ.get(STORE_DIR_ENV) or Path.home() / ".cache" / "arena")
-    base.mkdir(parents=True, exist_ok=True, mode=0o700)
-    _sweep_stores(base)
-    folder = Path(tempfile.mkdtemp(prefix=f"store-{os.getpid()}-", dir=base))
-    try:
-        return open_store(folder, certs, *where)
-    except OSError as exc:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise UsageError(f"the store of bots' files cannot listen on {where[0]}:{where[1]} ({exc}); "
-                         f"set {STORE_LISTEN_ENV}=HOST:PORT to an address of this machine the workers reach") from None
-
-
-def _sweep_stores(base: Path) -> None:
-    """Remove the store folders of coordinators that died without removing theirs (their
-    pid is in the name and no longer runs); a pid in use again keeps its folder."""
-    for folder in base.glob("store-*-*"):
-        pid = folder.name.split("-")[1]
-        if not pid.isdigit():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(folder, ignore_errors=True)
-        except PermissionError:
-            pass  # another user's process: alive
-
-
-def _local_address(host: str) -> str:
-    """The address of this machine that packets to ``host`` leave from (nothing is sent)."""
-    try:
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        with socket.socket(family, socket.SOCK_DGRAM) as probe:
-            probe.connect((host, 9))
-            return str(probe.getsockname()[0])
-    except OSError:
-        return "127.0.0.1"

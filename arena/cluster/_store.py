@@ -171,6 +171,8 @@ class StoreServer:
         self.url = f"https://{shown}:{self._server.server_port}"
         self._lock = threading.Lock()
         self._closed = False
+        #: Whether ``close`` removes the folder (a session's, made for it alone)
+        self.owns_folder = False
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1},
                                         name=f"arena artifact store {self.url}", daemon=True)
         self._thread.start()
@@ -205,6 +207,8 @@ class StoreServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()
+        if self.owns_folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def __enter__(self) -> StoreServer:
         return self
@@ -219,6 +223,67 @@ def open_store(folder: Path, certs: Path, host: str = "127.0.0.1", port: int = 0
     peer to show a certificate signed by certs/ca.pem that names the role 'worker'."""
     ca, own = role_files(certs, "client")
     return StoreServer(folder, _context(ca, own, server_side=True), host, port)
+
+
+#: Where a coordinator's store listens (``HOST:PORT``; default: the address this machine
+#: reaches the scheduler from, any free port).
+STORE_LISTEN_ENV = "ARENA_STORE_LISTEN"
+#: Where a coordinator's store folder is made (default ~/.cache/arena).
+STORE_DIR_ENV = "ARENA_STORE_DIR"
+
+
+def open_session_store(certs: Path, scheduler_host: str) -> StoreServer:
+    """This coordinator's store of artifacts, in a private folder of its own under
+    ``ARENA_STORE_DIR`` or ~/.cache/arena (removed by ``close``), listening where the
+    workers can reach it: ``ARENA_STORE_LISTEN``, else the address this machine
+    reaches the scheduler from, on any free port."""
+    given = os.environ.get(STORE_LISTEN_ENV)
+    if given:
+        host, sep, port = given.rpartition(":")
+        if not (sep and host and port.isdigit()):
+            raise UsageError(f"{STORE_LISTEN_ENV}={given!r}: expected HOST:PORT (PORT 0: any free port)")
+        where = (host.strip("[]"), int(port))
+    else:
+        where = (_local_address(scheduler_host.strip("[]")), 0)
+    # On disk, not in /tmp (often memory): a league's bots can be gigabytes.
+    base = Path(os.environ.get(STORE_DIR_ENV) or Path.home() / ".cache" / "arena")
+    base.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _sweep_stores(base)
+    folder = Path(tempfile.mkdtemp(prefix=f"store-{os.getpid()}-", dir=base))
+    try:
+        store = open_store(folder, certs, *where)
+    except OSError as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise UsageError(f"the store of bots' files cannot listen on {where[0]}:{where[1]} ({exc}); "
+                         f"set {STORE_LISTEN_ENV}=HOST:PORT to an address of this machine the workers reach") from None
+    store.owns_folder = True
+    return store
+
+
+def _sweep_stores(base: Path) -> None:
+    """Remove the store folders of coordinators that died without removing theirs (their
+    pid is in the name and no longer runs); a pid in use again keeps its folder."""
+    for folder in base.glob("store-*-*"):
+        pid = folder.name.split("-")[1]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except PermissionError:
+            pass  # another user's process: alive
+
+
+def _local_address(host: str) -> str:
+    """The address of this machine that packets to ``host`` leave from (nothing is sent)."""
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_DGRAM) as probe:
+            probe.connect((host, 9))
+            return str(probe.getsockname()[0])
+    except OSError:
+        return "127.0.0.1"
 
 
 def _store_address(url: str, short: str) -> tuple[str, int]:

@@ -145,12 +145,12 @@ class Cluster:
                 return None
             return run.job(p), [shipped[i] for i in p.seats]
 
-        folders: set[Path] = set()
+        last_made: list[Path | None] = [None]
 
-        def made(folder: Path) -> None:  # (once: every match's transcript goes to one folder)
-            if folder not in folders:
+        def made(folder: Path) -> None:  # (the transcripts' folder, and a match's logs', made once)
+            if folder != last_made[0]:
                 folder.mkdir(parents=True, exist_ok=True)
-                folders.add(folder)
+                last_made[0] = folder
 
         def on_reply(p: Pairing, job: MatchJob, record: MatchRecord, transcript: bytes | None,
                      logs: dict[str, bytes]) -> None:
@@ -160,14 +160,11 @@ class Cluster:
                 _write(path, transcript)
                 record.transcript = str(path)
             log_dir = Path(job.log_dir or run.data / "logs" / job.label)
-            made_here: set[Path] = set()
             for name, content in logs.items():
                 if name.startswith("/") or ".." in Path(name).parts:
                     raise RuntimeError(f"a worker sent a log named {name!r}, outside the match's folder")
                 target = log_dir / name
-                if target.parent not in made_here:
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    made_here.add(target.parent)
+                made(target.parent)
                 _write(target, content)
             for fault in record.faults:
                 # The worker names the log it sent (its own folder is gone): point at the copy written here.
