@@ -14,11 +14,15 @@ Two clusters on 127.0.0.1, started here: ONE has one worker (`arena worker
             10-round tournament (48 and 240 matches), so start-up (importing
             Dask, connecting) cancels out; the overhead is the difference of
             the slopes (goal <= 10 ms); and, by the same slopes, the CPU per
-            match of the coordinator (`arena tournament --cluster` and its
-            children) and of the scheduler's process, with the matches per
+            match of the coordinator (the `arena tournament --cluster`
+            process) and of the scheduler's process, with the matches per
             second they could serve at most: in batches (the arena's way)
             and with one match per task (ARENA_BATCH_MAX=1, as before
             batches), side by side; the goal is batches 10x cheaper for both.
+            Each process's CPU is read from /proc when the first match is
+            sent and when the last result is heard (its progress lines, as
+            they come), so that neither start-up (importing Dask, about a
+            second of CPU and never quite the same) nor shutdown is in it.
             Each process also uses some CPU per second whatever it plays
             (heartbeats, polls); a third run, the short one's 48 matches
             at IDLE_HANDS hands, measures that rate, and the per-match
@@ -37,7 +41,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import signal
 import statistics
 import subprocess
@@ -113,13 +116,13 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-#: CPU seconds of the last `tournament` run's coordinator (the `arena tournament` process and its children)
-LAST_COORDINATOR_CPU = [0.0]
-
-
 #: When the last `tournament` run sent its first match and heard its last result
 #: (perf_counter seconds), from its progress lines as they came.
 LAST_WINDOW = [0.0, 0.0]
+#: CPU seconds in that window of the last run's coordinator and of the process ``WATCHED[0]``
+#: (a scheduler), each read from /proc as the lines came: start-up and shutdown left out.
+LAST_WINDOW_CPU = [0.0, 0.0]
+WATCHED: list[int | None] = [None]
 
 
 def tournament(folder: Path, tag: str, hands: int, rounds: int, where: list[str],
@@ -127,7 +130,6 @@ def tournament(folder: Path, tag: str, hands: int, rounds: int, where: list[str]
     """Seconds for one whole `arena tournament` run (start-up included)."""
     db = folder / f"{tag}.db"
     started = time.perf_counter()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena", "tournament", "kuhn3", *BOTS, "--seed", "5", "--rounds", str(rounds),
          "--db", str(db), "-p", f"hands={hands}", "--sandbox", "none", "--json", *where],
@@ -135,20 +137,23 @@ def tournament(folder: Path, tag: str, hands: int, rounds: int, where: list[str]
     assert proc.stderr is not None
     first = last = None
     tail: list[str] = []
+    watched = WATCHED[0]
+    cpu_first = cpu_last = (0.0, 0.0)
     for line in proc.stderr:
         now = time.perf_counter()
         if first is None and line.startswith("Started match "):
             first = now
+            cpu_first = (cpu_seconds(proc.pid), cpu_seconds(watched) if watched else 0.0)
         elif line.startswith("Finished match "):
             last = now
+            cpu_last = (cpu_seconds(proc.pid), cpu_seconds(watched) if watched else 0.0)
         tail = (tail + [line])[-40:]
     proc.wait()
     elapsed = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    LAST_COORDINATOR_CPU[0] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if proc.returncode != 0 or first is None or last is None:
         sys.exit("benchmark: tournament failed:\n" + "".join(tail))
     LAST_WINDOW[:] = [first, last]
+    LAST_WINDOW_CPU[:] = [cpu_last[0] - cpu_first[0], cpu_last[1] - cpu_first[1]]
     return elapsed
 
 
@@ -212,20 +217,21 @@ def overhead(folder: Path, one: Cluster, certs: Path) -> None:
     for i in range(RUNS):
         for name, (where, extra) in paths.items():
             runs = {}
+            WATCHED[0] = one.scheduler.pid
             for rounds, hands in ((2, 1), (LONG, 1), *(((2, IDLE_HANDS),) if name != "local" else ())):
-                sched = cpu_seconds(one.scheduler.pid)
                 took = tournament(folder, f"o-{name}-{i}-{rounds}-{hands}", hands, rounds, where, extra)
-                runs[rounds, hands] = (took, LAST_COORDINATOR_CPU[0], cpu_seconds(one.scheduler.pid) - sched)
+                # (whole run's seconds, the playing window's seconds, its CPU: coordinator, scheduler)
+                runs[rounds, hands] = (took, LAST_WINDOW[1] - LAST_WINDOW[0], *LAST_WINDOW_CPU)
             short, more, slow = runs[2, 1], runs[LONG, 1], runs.get((2, IDLE_HANDS))
             slopes[name].append((more[0] - short[0]) / ((LONG - 2) * 24) * 1000)
             if slow is None:
                 continue
-            for k, role in ((1, "coordinator"), (2, "scheduler")):
-                # The same 48 matches over more time: what the process uses per second of a run.
-                rate = max(0.0, (slow[k] - short[k]) / (slow[0] - short[0]))
+            for k, role in ((2, "coordinator"), (3, "scheduler")):
+                # The same 48 matches over a longer window: what the process uses per second of play.
+                rate = max(0.0, (slow[k] - short[k]) / (slow[1] - short[1]))
                 per_second.setdefault((name, role), []).append(rate * 1000)
-                # More matches over more time: per match, less that time's share.
-                net = (more[k] - short[k] - rate * (more[0] - short[0])) / ((LONG - 2) * 24)
+                # More matches over a longer window: per match, less that time's share.
+                net = (more[k] - short[k] - rate * (more[1] - short[1])) / ((LONG - 2) * 24)
                 per_match.setdefault((name, role), []).append(net * 1000)
         print(f"  run {i + 1}: local --jobs 1 {slopes['local'][-1]:6.2f} ms/match   "
               f"cluster {slopes['cluster'][-1]:6.2f} ms/match   CPU per match, batches / one per task: "

@@ -31,6 +31,7 @@ from ._artifacts import (ArtifactError, ShippedBot, cache_limit, cached_artifact
                          entry_state, evict, hold_entries)
 from ._build import build, describe
 from ._store import fetch_artifact
+from ._wire import NotPlain, pack_plain, unpack_plain
 
 #: The Dask resource every match asks for one unit of; ``arena worker``
 #: offers one per CPU it is given.
@@ -179,16 +180,17 @@ def _check_fit(given: MatchJob, name: str, address: str, ours: str, wanted: str)
         raise WorkerUnfit(address, name, problem)
 
 
-def play_batch(jobs: list[dict[str, Any]], bots: list[list[dict]], store: str, wanted: str) -> dict[str, Any]:
+def play_batch(batch: bytes, store: str, wanted: str) -> bytes:
     """A Dask task: a batch of matches played one after another on one slot (fishtest's
-    way: the scheduler and the coordinator pay per batch, not per match). ``jobs`` are
-    ``MatchJob``s as JSON, ``bots`` each one's seats' artifacts, ``store`` the
-    coordinator's store of artifacts (``_store``), ``wanted`` the coordinator's build.
+    way: the scheduler and the coordinator pay per batch, not per match). ``batch`` is
+    ``{"jobs": [MatchJob as JSON], "bots": [each one's seats' artifacts]}`` packed by
+    ``_wire.pack_plain``, ``store`` the coordinator's store of artifacts (``_store``),
+    ``wanted`` the coordinator's build.
 
-    Returns ``{"results": [...], "unfit": None | {"address", "name", "reason"}}``: one
-    result per match played, in order (``{"label", "record": MatchRecord as JSON,
-    "transcript": bytes or None, "logs": {relative path: bytes}}``; a fault's
-    ``stderr_log`` is one of those paths). When this worker cannot play a match
+    Returns, packed the same way, ``{"results": [...], "unfit": None | {"address",
+    "name", "reason"}}``: one result per match played, in order (``{"label", "record":
+    MatchRecord as JSON, "transcript": bytes or None, "logs": {relative path: bytes}}``,
+    the empty logs left out; a fault's ``stderr_log`` is one of those paths). When this worker cannot play a match
     (``WorkerUnfit``), the matches before it are returned and ``unfit`` says why: the
     coordinator sends that one and the rest to another worker, with the same seeds.
     """
@@ -197,16 +199,17 @@ def play_batch(jobs: list[dict[str, Any]], bots: list[list[dict]], store: str, w
     worker = get_worker()
     name, address = str(worker.name), worker.address
     ours = build()
-    given = [MatchJob.from_json(job) for job in jobs]
+    given, bots = _batch(batch, name)
     for job in given:
         _check_fit(job, name, address, ours, wanted)
     results: list[dict[str, Any]] = []
     cache = default_cache()
+    unfit: dict[str, str] | None = None
     try:
         for job, seats in zip(given, bots, strict=True):
             results.append(_play_one(job, seats, store, cache, name, address, ours))
-    except WorkerUnfit as unfit:
-        return {"results": results, "unfit": {"address": unfit.address, "name": unfit.name, "reason": unfit.reason}}
+    except WorkerUnfit as exc:
+        unfit = {"address": exc.address, "name": exc.name, "reason": exc.reason}
     finally:
         try:
             limit = cache_limit()
@@ -216,7 +219,21 @@ def play_batch(jobs: list[dict[str, Any]], bots: list[list[dict]], store: str, w
         if limit is not None:
             keep = {b["sha256"] for seats in bots for b in seats if b["sha256"] is not None}
             evict(cache, limit, warn=lambda text: _log(name, text), keep=keep)
-    return {"results": results, "unfit": None}
+    return pack_plain({"results": results, "unfit": unfit})
+
+
+def _batch(batch: Any, name: str) -> tuple[list[MatchJob], list[list[dict]]]:
+    """A task's batch unpacked: its jobs and their seats' artifacts (MatchRefused, in words, if it is not one)."""
+    try:
+        plain = unpack_plain(batch)
+    except NotPlain as exc:
+        raise MatchRefused(f"worker {name} was sent a batch that is {exc}: refused") from None
+    jobs, bots = (plain.get("jobs"), plain.get("bots")) if isinstance(plain, dict) else (None, None)
+    if not (isinstance(jobs, list) and isinstance(bots, list) and len(jobs) == len(bots) > 0
+            and all(isinstance(j, dict) for j in jobs)
+            and all(isinstance(seats, list) and all(isinstance(b, dict) for b in seats) for seats in bots)):
+        raise MatchRefused(f"worker {name} was sent a batch that does not list matches and their bots: refused")
+    return [MatchJob.from_json(job) for job in jobs], bots
 
 
 def _play_one(given: MatchJob, bots: list[dict], store: str, cache: Path, name: str, address: str,
@@ -297,10 +314,17 @@ def _attempt(given: MatchJob, bots: list[dict], roots: dict[str, Path], name: st
         if "result" not in answer:
             return answer, None, {}
         transcript = Path(here.transcript).read_bytes() if here.transcript and Path(here.transcript).exists() else None
-        logs = {str(path.relative_to(log_dir)): path.read_bytes()
-                for path in sorted(log_dir.rglob("*")) if path.is_file()}
-    for fault in answer["result"].get("faults") or ():
-        where = fault.get("stderr_log")
-        inside = where and Path(where).is_relative_to(log_dir)
-        fault["stderr_log"] = str(Path(where).relative_to(log_dir)) if inside else None
+        faults = answer["result"].get("faults") or ()
+        for fault in faults:
+            where = fault.get("stderr_log")
+            inside = where and Path(where).is_relative_to(log_dir)
+            fault["stderr_log"] = str(Path(where).relative_to(log_dir)) if inside else None
+        # An empty log is sent only when a fault points at it: the coordinator makes a file of
+        # each log it is sent, and a file costs it more than the rest of a match's record.
+        named = {fault["stderr_log"] for fault in faults}
+        logs = {}
+        for path in sorted(log_dir.rglob("*")):
+            relative = str(path.relative_to(log_dir))
+            if path.is_file() and (path.stat().st_size or relative in named):
+                logs[relative] = path.read_bytes()
     return answer, transcript, logs

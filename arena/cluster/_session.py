@@ -70,6 +70,7 @@ from ._build import build, describe
 from ._remote import RESOURCE, SILENT_STIMULUS, WorkerUnfit, build_resource, play_batch
 from ._security import check_secured, client_security, split_address
 from ._store import StoreServer, open_session_store
+from ._wire import NotPlain, pack_plain, unpack_plain
 
 #: How long to wait for a first worker with arena slots (seconds; ``ARENA_WORKER_WAIT`` overrides).
 WORKER_WAIT = 60.0
@@ -464,7 +465,10 @@ class ClusterSession:
         """A batch's results (checked to be plain data, one per match played, in order) and
         why the worker stopped before the end (None: it did not)."""
         first = batch.entries[0][1].label
-        reply = plain(reply, f"the result of the batch from match {first}")
+        try:
+            reply = plain(unpack_plain(reply), f"the result of the batch from match {first}")
+        except NotPlain as exc:
+            raise ClusterError(f"the result of the batch from match {first} is {exc}: refused") from None
         results = reply.get("results") if isinstance(reply, dict) else None
         unfit = reply.get("unfit") if isinstance(reply, dict) else None
         if not (isinstance(results, list) and len(results) <= len(batch.entries)
@@ -635,9 +639,9 @@ class _Run:
             where = {"workers": allowed, "allow_other_workers": False}
         self.sent += 1
         first, last = entries[0][1].label, entries[-1][1].label
+        batch = pack_plain({"jobs": [job.to_json() for _, job, _ in entries], "bots": [b for _, _, b in entries]})
         future = session.client.submit(
-            play_batch, [job.to_json() for _, job, _ in entries], [bots for _, _, bots in entries],
-            session.store.url, session.build, pure=False,
+            play_batch, batch, session.store.url, session.build, pure=False,
             key=f"arena-{self.run_id}-{self.sent}-{first}" + (f"-to-{last}" if last != first else ""),
             resources={RESOURCE: 1, session.resource: 1}, **where)
         self.running[future.key] = _Batch(entries, future)

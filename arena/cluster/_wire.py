@@ -206,3 +206,40 @@ async def _handle_comm(self: Any, comm: Any) -> None:
         return
     PEER.set(peer_role(comm))  # this comm's own task: its handlers and the tasks they start
     await _ORIGINAL["handle_comm"](self, comm)
+
+
+# -- a task's arguments and result: one msgpack blob each ---------------------------------
+# A batch travels as bytes, not as nested lists and dicts: Dask then walks no
+# structure looking for futures when the task is submitted, and serializes
+# one frame each way (half the coordinator's CPU per match went to that walk
+# and to msgpack frame handling). What a peer sent unpacks to plain data only:
+# msgpack extension types, the one way to name anything else, are refused.
+
+
+class NotPlain(ValueError):
+    """Bytes that are not a msgpack document of plain data."""
+
+
+def _no_extension(code: int, data: bytes) -> Any:
+    raise NotPlain(f"a msgpack extension type ({code}), which plain data does not use")
+
+
+def pack_plain(value: Any) -> bytes:
+    """``value`` (None, bool, int, float, str, bytes, lists and str-keyed dicts) as msgpack."""
+    import msgpack
+
+    return msgpack.packb(value, use_bin_type=True)
+
+
+def unpack_plain(data: Any) -> Any:
+    """What ``pack_plain`` made: plain data (NotPlain when ``data`` is anything else)."""
+    import msgpack
+
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise NotPlain(f"a {type(data).__name__}, not bytes")
+    try:
+        return msgpack.unpackb(data, raw=False, strict_map_key=True, ext_hook=_no_extension)
+    except NotPlain:
+        raise
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        raise NotPlain(f"not msgpack ({exc})") from None
