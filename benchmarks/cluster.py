@@ -58,6 +58,9 @@ HANDS = int(os.environ.get("BENCH_TOURNAMENT_HANDS", "3000"))
 #: Which parts to run (BENCH_CLUSTER_PARTS=overhead measures the per-match overhead alone).
 PARTS = os.environ.get("BENCH_CLUSTER_PARTS", "scaling,overhead").split(",")
 SCALING_GOAL, OVERHEAD_GOAL_MS, BATCH_GOAL = 1.85, 10.0, 10.0
+#: CPU per match below this is within the noise of the net-of-rate figures (single runs
+#: of the scheduler's, in batches, came out between -0.06 and +0.15 ms).
+RESOLUTION_MS = 0.05
 #: The longer overhead run's rounds (24 matches each); the slope runs from 2 rounds to it.
 LONG = 10
 #: Hands of the matches that measure what a process uses per second of a run (the same
@@ -239,17 +242,23 @@ def overhead(folder: Path, one: Cluster, certs: Path) -> None:
               f"{per_match['per-match', 'coordinator'][-1]:.3f} ms, scheduler "
               f"{per_match['cluster', 'scheduler'][-1]:.3f} / {per_match['per-match', 'scheduler'][-1]:.3f} ms")
     med = {key: statistics.median(v) for key, v in per_match.items()}
+
+    def shown(ms: float) -> str:
+        return f"{ms:.3f} ms" if ms >= RESOLUTION_MS else f"under {RESOLUTION_MS} ms ({ms:+.3f}, within the noise)"
+
     for name, said in (("per-match", "one match per task"), ("cluster", "in batches        ")):
         c, s = med[name, "coordinator"], med[name, "scheduler"]
         idle = (f"{statistics.median(per_second[name, 'coordinator']):.1f} and "
                 f"{statistics.median(per_second[name, 'scheduler']):.1f} ms per second of a run")
-        print(f"CPU per match, {said}: coordinator {c:.3f} ms, scheduler {s:.3f} ms (besides {idle}): "
-              f"one of each keeps up with at most {1000 / max(c, s, 1e-3):,.0f} matches/s")
+        print(f"CPU per match, {said}: coordinator {shown(c)}, scheduler {shown(s)} (besides {idle}): "
+              f"one of each keeps up with at most {1000 / max(c, s, RESOLUTION_MS):,.0f} matches/s")
     for role in ("coordinator", "scheduler"):
-        ratio = med["per-match", role] / max(med["cluster", role], 1e-3)
+        # A figure under the resolution counts as the resolution: the ratio is then a lower bound.
+        batched = med["cluster", role]
+        ratio = med["per-match", role] / max(batched, RESOLUTION_MS)
         verdict = "met" if ratio >= BATCH_GOAL else "NOT met"
-        print(f"ratio  {role} CPU per match, one per task / batches: {ratio:5.1f}x "
-              f"(goal {BATCH_GOAL:g}x: {verdict})")
+        print(f"ratio  {role} CPU per match, one per task / batches: {'at least ' if batched < RESOLUTION_MS else ''}"
+              f"{ratio:.1f}x (goal {BATCH_GOAL:g}x: {verdict})")
     extra_ms = statistics.median(slopes["cluster"]) - statistics.median(slopes["local"])
     verdict = "met" if extra_ms <= OVERHEAD_GOAL_MS else "NOT met"
     print(f"overhead  cluster - local, per match        : {extra_ms:+.2f} ms "

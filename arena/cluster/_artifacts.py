@@ -253,11 +253,15 @@ _CHECKED: dict[Path, dict[str, tuple]] = {}
 def entry_state(root: Path) -> dict[str, tuple]:
     """Each path's lstat under ``root`` (inode, size, mode, mtime, ctime): any change to the
     entry, its removal or its being unpacked again, changes this."""
-    out = {}
+    out: dict[str, tuple] = {}
     for top, dirs, names in os.walk(root):
         for n in dirs + names:
             full = os.path.join(top, n)
-            st = os.lstat(full)
+            try:
+                st = os.lstat(full)
+            except FileNotFoundError:  # removed since it was listed (by hand, mid-match): a change too
+                out[os.path.relpath(full, root)] = ("gone",)
+                continue
             out[os.path.relpath(full, root)] = (st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
     return out
 
@@ -289,15 +293,18 @@ def _compare(root: Path, manifest: dict[str, tuple]) -> str | None:
     for top, dirs, names in os.walk(root):
         for n in dirs + names:
             full = os.path.join(top, n)
-            st = os.lstat(full)
             name = os.path.relpath(full, root)
-            if stat.S_ISLNK(st.st_mode):
-                seen[name] = ("link", os.readlink(full))
-            elif stat.S_ISREG(st.st_mode):
-                with open(full, "rb") as f:
-                    seen[name] = ("file", hashlib.file_digest(f, "sha256").hexdigest(), bool(st.st_mode & 0o111))
-            elif not stat.S_ISDIR(st.st_mode):
-                seen[name] = ("other",)
+            try:
+                st = os.lstat(full)
+                if stat.S_ISLNK(st.st_mode):
+                    seen[name] = ("link", os.readlink(full))
+                elif stat.S_ISREG(st.st_mode):
+                    with open(full, "rb") as f:
+                        seen[name] = ("file", hashlib.file_digest(f, "sha256").hexdigest(), bool(st.st_mode & 0o111))
+                elif not stat.S_ISDIR(st.st_mode):
+                    seen[name] = ("other",)
+            except FileNotFoundError:  # removed since it was listed: missing, as if never there
+                seen.pop(name, None)
     for name in sorted(manifest.keys() | seen.keys()):
         if name not in seen:
             return f"{name} is missing"

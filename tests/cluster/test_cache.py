@@ -328,3 +328,43 @@ def test_arena_worker_takes_a_cache_limit():
     assert shown.returncode == 0, shown.stderr
     line = next(line for line in shown.stdout.splitlines() if "--cache-mb" in line)
     assert "Evict the least recently used bots' files once the cache is over this many MB (0: never)" in line
+
+
+def test_an_entry_emptied_while_it_is_looked_at_is_changed_not_an_error(tmp_path):
+    """Files removed between the listing of an entry and their lstat (someone emptying the
+    cache mid-match) make the entry "changed" (the match is played again), never an error
+    that fails the run."""
+    from arena.cluster._artifacts import _compare, entry_state
+
+    root = tmp_path / "entry"
+    root.mkdir()
+    names = [f"f{i}" for i in range(200)]
+    manifest = {}
+    for n in names:
+        (root / n).write_bytes(b"x")
+    stop = threading.Event()
+
+    def churn() -> None:  # remove and make again, as fast as it goes
+        while not stop.is_set():
+            for n in names:
+                try:
+                    os.unlink(root / n)
+                except FileNotFoundError:
+                    pass
+                (root / n).write_bytes(b"x")
+
+    churner = threading.Thread(target=churn)
+    churner.start()
+    states, differences = [], []
+    try:
+        for _ in range(300):  # until a file has been seen gone (at most 300 looks)
+            states.append(entry_state(root))
+            differences.append(_compare(root, manifest))
+            if ("gone",) in states[-1].values():
+                break
+    finally:
+        stop.set()
+        churner.join()
+    # Each look came back; a file seen gone is a change of the state and a difference in words.
+    assert ("gone",) in states[-1].values(), len(states)
+    assert all(d is not None and d.endswith("is not in the artifact") for d in differences)
