@@ -250,7 +250,9 @@ def pytest_runtest_protocol(item, nextitem):
 # collection. A test that lasts 20-40 s of wall time at little CPU (a league
 # server, a browser, a bot slow on purpose) that lands at the end of a chunk
 # keeps a worker, and the run, going after the others are done (the last
-# minute of `make test` was such tests). Each chunk starts with its share of them.
+# minute of `make test` was such tests). Each chunk starts with its share of them,
+# and of the long CPU-bound ones (the type check: mypy on the whole tree, without
+# a cache on a fresh clone).
 
 WAITERS = (
     "tests/league/test_pressure.py::test_stuck_and_slow",
@@ -269,6 +271,7 @@ WAITERS = (
     "tests/sandbox/test_sandbox.py::test_levels_that_do_not_work",
     "tests/play/test_openspiel_every_game.py",
     "tests/tournament/test_resume.py::test_resume_restores_every_option",
+    "tests/project/test_types.py",
 )
 
 

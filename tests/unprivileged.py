@@ -97,7 +97,7 @@ def main() -> int:
         "CI": os.environ.get("CI", ""),
     }
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
-              "-o", "addopts=--strict-markers --strict-config -ra",
+              "-o", "addopts=--strict-markers --strict-config -ra -p no:anyio",
               # the leak check depends on nothing the user changes, and level none on no
               # privilege: once, in the main run
               "-k", "not do_not_leak", "-m", "not unsandboxed", *sys.argv[1:], *TESTS]

@@ -1,6 +1,7 @@
-"""The type check is a gate (`make types`, run by `make test`): mypy, with the
-configuration in pyproject.toml, checks every Python file of arena, games and
-protocols, passes on the tree, and fails on a copy with a type error planted."""
+"""The type check is a gate (this test, in `make test`; `make types` on its own):
+mypy, with the configuration in pyproject.toml, checks every Python file of
+arena, games and protocols, passes on the tree, and fails on a copy with a type
+error planted. Any error of the tree fails this test and is listed."""
 
 from __future__ import annotations
 
