@@ -30,8 +30,8 @@ per worker. A match a worker could not play for a reason of its own
 failed it; the reasons travel with the record.
 
 Nothing the cluster sends is unpickled here in full (``_wire``, trusting
-no one): a result comes as msgpack and is checked to be plain data
-(``plain``), an error as one of a few exception classes or its text.
+no one): a result comes as one msgpack document, unpacked to plain data only
+(``_wire.unpack_plain``), an error as one of a few exception classes or its text.
 
 It heals out loud. Every worker the scheduler removes (killed, stopped
 answering, gone) is said, with the matches it held, which the
@@ -132,20 +132,6 @@ class ClusterLost(ClusterError):
 #: How results travel from the workers (through the scheduler) to the coordinator: msgpack
 #: (plain data), and Dask's "error" family, which carries a text; never a pickle.
 DESERIALIZERS = ["msgpack", "error"]
-
-
-def plain(value: Any, where: str, depth: int = 0) -> Any:
-    """``value`` as JSON-like data (msgpack's tuples as lists), or a ClusterError naming
-    what in it is not: None, bool, int, float, str, bytes, lists and str-keyed dicts only."""
-    if depth > 30:
-        raise ClusterError(f"{where} is nested too deep: refused")
-    if value is None or isinstance(value, (bool, int, float, str, bytes)):
-        return value
-    if isinstance(value, (list, tuple)):
-        return [plain(v, where, depth + 1) for v in value]
-    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return {k: plain(v, where, depth + 1) for k, v in value.items()}
-    raise ClusterError(f"{where} holds a {type(value).__name__}, not plain data: refused")
 
 
 def _import_distributed():
@@ -466,7 +452,7 @@ class ClusterSession:
         why the worker stopped before the end (None: it did not)."""
         first = batch.entries[0][1].label
         try:
-            reply = plain(unpack_plain(reply), f"the result of the batch from match {first}")
+            reply = unpack_plain(reply)
         except NotPlain as exc:
             raise ClusterError(f"the result of the batch from match {first} is {exc}: refused") from None
         results = reply.get("results") if isinstance(reply, dict) else None

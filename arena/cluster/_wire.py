@@ -238,8 +238,38 @@ def unpack_plain(data: Any) -> Any:
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise NotPlain(f"a {type(data).__name__}, not bytes")
     try:
-        return msgpack.unpackb(data, raw=False, strict_map_key=True, ext_hook=_no_extension)
+        value = msgpack.unpackb(data, raw=False, strict_map_key=True, ext_hook=_no_extension)
     except NotPlain:
         raise
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
         raise NotPlain(f"not msgpack ({exc})") from None
+    # msgpack decodes its timestamp extension itself, without asking ext_hook; bytes keys pass
+    # strict_map_key: walked, to be sure.
+    _check_plain(value, 0)
+    return value
+
+
+def _check_plain(value: Any, depth: int) -> None:
+    if depth > 30:
+        raise NotPlain("nested too deep")
+    if value is None or type(value) in (bool, int, float, str, bytes):
+        return
+    if type(value) is list:
+        for v in value:
+            _check_plain(v, depth + 1)
+        return
+    if type(value) is dict:
+        for k, v in value.items():
+            if type(k) is not str:
+                raise NotPlain(f"a map with a {type(k).__name__} key, not text")
+            _check_plain(v, depth + 1)
+        return
+    if isinstance(value, msgpack_types()):
+        raise NotPlain(f"a msgpack extension type ({getattr(value, 'code', -1)}), which plain data does not use")
+    raise NotPlain(f"holds a {type(value).__name__}, not plain data")
+
+
+def msgpack_types() -> tuple[type, ...]:
+    import msgpack
+
+    return (msgpack.ExtType, msgpack.Timestamp)
