@@ -222,18 +222,32 @@ def test_a_verdict_is_the_same_at_every_level(mode, level, tag, tmp_path):
 
 QUARANTINE = """
 import sys
+from pathlib import Path
 from arena.cli._quarantine import quarantine
-sys.exit(quarantine("kuhn3", sys.argv[1], matches=3, seed=3, timeout=1.0, sandbox=sys.argv[2]))
+sys.exit(quarantine("kuhn3", sys.argv[1], matches=3, seed=3, timeout=1.0, sandbox=sys.argv[2],
+                    opponents=Path(sys.argv[3])))
 """
+
+
+def _c_opponents(folder: Path) -> Path:
+    """A manifest of kuhn3's compiled sample bots only: what is checked is the candidate's
+    leftovers, and a Python or node opponent's start under gVisor's ptrace platform costs
+    more CPU than the rest of such a quarantine."""
+    build = ROOT / "sample_bots" / "kuhn3" / "build"
+    path = folder / "c-opponents.json"
+    path.write_text(json.dumps({"params": {"hands": 300}, "opponents": [
+        {"name": "rule_bot_c", "command": str(build / "rule_bot")},
+        {"name": "rule_bot_rs", "command": str(build / "rule_bot_rs")}]}))
+    return path
 
 
 @pytest.mark.parametrize("level", EVERY_LEVEL)
 @pytest.mark.parametrize("attack", ["escape", "outlive"])
-def test_quarantine_finds_what_a_bot_left_running_at_every_level(attack, level, tag):
+def test_quarantine_finds_what_a_bot_left_running_at_every_level(attack, level, tag, tmp_path):
     """A child that left the bot's session (double fork, setsid) or ignores
     SIGTERM is found and counted, at ``none`` too, and killed."""
     _level(level)
-    proc = subprocess.run([PY, "-c", QUARANTINE, f"{PY} {ATTACK} {attack} - {tag}", level],
+    proc = subprocess.run([PY, "-c", QUARANTINE, f"{PY} {ATTACK} {attack} - {tag}", level, str(_c_opponents(tmp_path))],
                           capture_output=True, text=True, timeout=120, cwd=ROOT, env=clean_env())
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert re.search(r"step 7/8 FAIL .*1 process\(es\) it started were still running", proc.stdout), proc.stdout
@@ -249,7 +263,8 @@ def test_a_bot_that_blinds_its_supervisor_is_still_caught_leaving_a_process(leve
     arena, in the bot's cgroup)."""
     _level(level)
     logs = tmp_path / "logs"
-    proc = subprocess.run([PY, "-c", QUARANTINE_LOGS, f"{PY} {ATTACK} blind - {tag}", level, str(logs)],
+    proc = subprocess.run([PY, "-c", QUARANTINE_LOGS, f"{PY} {ATTACK} blind - {tag}", level, str(logs),
+                           str(_c_opponents(tmp_path))],
                           capture_output=True, text=True, timeout=120, cwd=ROOT, env=clean_env())
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert re.search(r"step 7/8 FAIL .*1 process\(es\) it started were still running", proc.stdout), proc.stdout
@@ -271,7 +286,7 @@ import trio
 from arena.play._host import open_host
 from arena.quarantine._run import make_plan, run_quarantine
 from pathlib import Path
-plan = make_plan("kuhn3", sys.argv[1], matches=3, timeout=1.0)
+plan = make_plan("kuhn3", sys.argv[1], matches=3, timeout=1.0, opponents=Path(sys.argv[4]))
 with open_host(sys.argv[2], untrusted=True) as host:
     report = trio.run(run_quarantine, plan, Path(sys.argv[3]), lambda step: print(step.line(), flush=True), host)
 sys.exit(0 if report.passed else 1)
