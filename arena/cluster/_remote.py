@@ -190,9 +190,10 @@ def play_batch(batch: bytes, store: str, wanted: str) -> bytes:
     Returns, packed the same way, ``{"results": [...], "unfit": None | {"address",
     "name", "reason"}}``: one result per match played, in order (``{"label", "record":
     MatchRecord as JSON, "transcript": bytes or None, "logs": {relative path: bytes}}``,
-    the empty logs left out; a fault's ``stderr_log`` is one of those paths). When this worker cannot play a match
-    (``WorkerUnfit``), the matches before it are returned and ``unfit`` says why: the
-    coordinator sends that one and the rest to another worker, with the same seeds.
+    the empty logs left out; a fault's ``stderr_log`` is one of those paths). When this
+    worker cannot play a match (``WorkerUnfit``), the matches before it are returned and
+    ``unfit`` says why: the coordinator sends that one and the rest to another worker,
+    with the same seeds.
     """
     from distributed import get_worker
 
