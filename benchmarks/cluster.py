@@ -122,14 +122,14 @@ def cpu_seconds(pid: int) -> float:
 #: When the last `tournament` run sent its first match and heard its last result
 #: (perf_counter seconds), from its progress lines as they came.
 LAST_WINDOW = [0.0, 0.0]
-#: CPU seconds in that window of the last run's coordinator and of the process ``WATCHED[0]``
-#: (a scheduler), each read from /proc as the lines came: start-up and shutdown left out.
+#: CPU seconds in that window of the last run's coordinator and of the process it was
+#: told to ``watch`` (a scheduler), each read from /proc as the lines came: start-up and
+#: shutdown left out.
 LAST_WINDOW_CPU = [0.0, 0.0]
-WATCHED: list[int | None] = [None]
 
 
 def tournament(folder: Path, tag: str, hands: int, rounds: int, where: list[str],
-               extra: dict[str, str] | None = None) -> float:
+               extra: dict[str, str] | None = None, watch: int | None = None) -> float:
     """Seconds for one whole `arena tournament` run (start-up included)."""
     db = folder / f"{tag}.db"
     started = time.perf_counter()
@@ -140,16 +140,15 @@ def tournament(folder: Path, tag: str, hands: int, rounds: int, where: list[str]
     assert proc.stderr is not None
     first = last = None
     tail: list[str] = []
-    watched = WATCHED[0]
     cpu_first = cpu_last = (0.0, 0.0)
     for line in proc.stderr:
         now = time.perf_counter()
         if first is None and line.startswith("Started match "):
             first = now
-            cpu_first = (cpu_seconds(proc.pid), cpu_seconds(watched) if watched else 0.0)
+            cpu_first = (cpu_seconds(proc.pid), cpu_seconds(watch) if watch else 0.0)
         elif line.startswith("Finished match "):
             last = now
-            cpu_last = (cpu_seconds(proc.pid), cpu_seconds(watched) if watched else 0.0)
+            cpu_last = (cpu_seconds(proc.pid), cpu_seconds(watch) if watch else 0.0)
         tail = (tail + [line])[-40:]
     proc.wait()
     elapsed = time.perf_counter() - started
@@ -220,9 +219,9 @@ def overhead(folder: Path, one: Cluster, certs: Path) -> None:
     for i in range(RUNS):
         for name, (where, extra) in paths.items():
             runs = {}
-            WATCHED[0] = one.scheduler.pid
             for rounds, hands in ((2, 1), (LONG, 1), *(((2, IDLE_HANDS),) if name != "local" else ())):
-                took = tournament(folder, f"o-{name}-{i}-{rounds}-{hands}", hands, rounds, where, extra)
+                took = tournament(folder, f"o-{name}-{i}-{rounds}-{hands}", hands, rounds, where, extra,
+                                  watch=one.scheduler.pid)
                 # (whole run's seconds, the playing window's seconds, its CPU: coordinator, scheduler)
                 runs[rounds, hands] = (took, LAST_WINDOW[1] - LAST_WINDOW[0], *LAST_WINDOW_CPU)
             short, more, slow = runs[2, 1], runs[LONG, 1], runs.get((2, IDLE_HANDS))

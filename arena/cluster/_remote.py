@@ -325,7 +325,9 @@ def _attempt(given: MatchJob, bots: list[dict], roots: dict[str, Path], name: st
         named = {fault["stderr_log"] for fault in faults}
         logs = {}
         for path in sorted(log_dir.rglob("*")):
-            relative = str(path.relative_to(log_dir))
-            if path.is_file() and (path.stat().st_size or relative in named):
-                logs[relative] = path.read_bytes()
+            if not path.is_file():
+                continue
+            relative, content = str(path.relative_to(log_dir)), path.read_bytes()
+            if content or relative in named:
+                logs[relative] = content
     return answer, transcript, logs
