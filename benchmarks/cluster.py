@@ -25,10 +25,19 @@ Two clusters on 127.0.0.1, started here: ONE has one worker (`arena worker
             second of CPU and never quite the same) nor shutdown is in it.
             Each process also uses some CPU per second whatever it plays
             (heartbeats, polls); a third run, the short one's 48 matches
-            at IDLE_HANDS hands, measures that rate, and the per-match
-            figures are net of it (the slope's extra seconds at that rate):
-            at 60 matches/s on one worker it would otherwise be counted as
-            part of each match.
+            with bots that wait SLOW_START s before they start (the same
+            tiny transcripts, over several seconds more), measures that
+            rate, and the per-match figures are net of it (the slope's
+            extra seconds at that rate): at 60 matches/s on one worker it
+            would otherwise be counted as part of each match;
+  league    what a league-length transcript (kuhn3's manifest: LEAGUE_HANDS
+            hands; its gzip size is printed) adds to the coordinator's CPU
+            per match: 240 such matches against 240 one-hand matches whose
+            bots wait, before they start, as long as the longer matches last
+            more. Both runs then last as long, and their batches hold as
+            many (a batch is sized by duration), so neither the per-second
+            rate nor the per-task cost is in the difference; what is left
+            of the windows' difference is netted at the rate above.
 
 Both paths run the bots with `--sandbox none` (the workers are started with
 --allow-no-sandbox), so that the figures are the cluster's, not the sandbox's.
@@ -55,18 +64,35 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "sample_bots" / "kuhn3" / "build"
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 HANDS = int(os.environ.get("BENCH_TOURNAMENT_HANDS", "3000"))
-#: Which parts to run (BENCH_CLUSTER_PARTS=overhead measures the per-match overhead alone).
-PARTS = os.environ.get("BENCH_CLUSTER_PARTS", "scaling,overhead").split(",")
+#: Which parts to run (BENCH_CLUSTER_PARTS=overhead measures the per-match overhead alone;
+#: league needs overhead's runs and adds its own to them).
+PARTS = os.environ.get("BENCH_CLUSTER_PARTS", "scaling,overhead,league").split(",")
 SCALING_GOAL, OVERHEAD_GOAL_MS, BATCH_GOAL = 1.85, 10.0, 10.0
 #: CPU per match below this is within the noise of the net-of-rate figures (single runs
 #: of the scheduler's, in batches, came out between -0.06 and +0.15 ms).
 RESOLUTION_MS = 0.05
 #: The longer overhead run's rounds (24 matches each); the slope runs from 2 rounds to it.
 LONG = 10
-#: Hands of the matches that measure what a process uses per second of a run (the same
-#: 48 matches as the short run, over several seconds more).
-IDLE_HANDS = 200
+#: Seconds the bots of the run that measures what a process uses per second wait before
+#: they start: the same 48 one-hand matches as the short run (the same transcripts, so
+#: nothing more to store), over several seconds more.
+SLOW_START = 0.1
+#: A league match of kuhn3 (its manifest's `hands`): the transcript a league stores.
+LEAGUE_HANDS = 300
 BOTS = [str(BUILD / "rule_bot"), str(BUILD / "rule_bot_rs")] * 2
+
+
+def slow_bots(folder: Path, wait: float) -> list[str]:
+    """BOTS, each behind a script that waits ``wait`` seconds and then runs it (the
+    workers run bots unsandboxed here, so the absolute path is reachable)."""
+    out = []
+    folder.mkdir(exist_ok=True)  # a folder of their own: a bot's files are its folder's
+    for bot in BOTS:
+        script = folder / f"slow_{Path(bot).name}"
+        script.write_text(f'#!/bin/sh\nsleep {wait:.4f}\nexec {bot} "$@"\n')
+        script.chmod(0o755)
+        out.append(str(script))
+    return out
 
 
 def env() -> dict[str, str]:
@@ -129,12 +155,13 @@ LAST_WINDOW_CPU = [0.0, 0.0]
 
 
 def tournament(folder: Path, tag: str, hands: int, rounds: int, where: list[str],
-               extra: dict[str, str] | None = None, watch: int | None = None) -> float:
+               extra: dict[str, str] | None = None, watch: int | None = None,
+               bots: list[str] = BOTS) -> float:
     """Seconds for one whole `arena tournament` run (start-up included)."""
     db = folder / f"{tag}.db"
     started = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", "tournament", "kuhn3", *BOTS, "--seed", "5", "--rounds", str(rounds),
+        [sys.executable, "-m", "arena", "tournament", "kuhn3", *bots, "--seed", "5", "--rounds", str(rounds),
          "--db", str(db), "-p", f"hands={hands}", "--sandbox", "none", "--json", *where],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**env(), **(extra or {})}, cwd=ROOT)
     assert proc.stderr is not None
@@ -179,8 +206,8 @@ def main() -> None:
         try:
             if "scaling" in PARTS:
                 scaling(folder, one, two, certs)
-            if "overhead" in PARTS:
-                overhead(folder, one, certs)
+            if "overhead" in PARTS or "league" in PARTS:
+                overhead(folder, one, certs, league="league" in PARTS)
         finally:
             one.stop()
             two.stop()
@@ -205,9 +232,13 @@ def scaling(folder: Path, one: Cluster, two: Cluster, certs: Path) -> None:
           "Python, importing Dask, connecting)")
 
 
-def overhead(folder: Path, one: Cluster, certs: Path) -> None:
-    print(f"cluster overhead: 1-hand matches, 48 and {24 * LONG} per run, and 48 of {IDLE_HANDS} hands "
-          f"(time without more matches); {RUNS} interleaved runs")
+def overhead(folder: Path, one: Cluster, certs: Path, league: bool) -> None:
+    print(f"cluster overhead: 1-hand matches, 48 and {24 * LONG} per run, and 48 whose bots wait "
+          f"{SLOW_START} s to start (time without more to store)"
+          + (f"; in batches, {24 * LONG} matches of {LEAGUE_HANDS} hands against as many as long of 1 hand"
+             if league else "")
+          + f"; {RUNS} interleaved runs")
+    slow_start = slow_bots(folder / "slow", SLOW_START)
     cluster = ["--cluster", one.address, "--certs", str(certs)]
     paths = {"local": (["--jobs", "1"], None), "cluster": (cluster, None),
              "per-match": (cluster, {"ARENA_BATCH_MAX": "1"})}
@@ -216,18 +247,38 @@ def overhead(folder: Path, one: Cluster, certs: Path) -> None:
     # what each uses per second of a run anyway), and that CPU per second
     per_match: dict[tuple[str, str], list[float]] = {}
     per_second: dict[tuple[str, str], list[float]] = {}
+    transcript_bytes: list[float] = []
+    windows: list[tuple[float, float]] = []  # the league-length run's and its control's (s)
     for i in range(RUNS):
         for name, (where, extra) in paths.items():
+            plan: dict[str, tuple[int, int, list[str] | None]] = {"short": (2, 1, BOTS), "more": (LONG, 1, BOTS)}
+            if name != "local":
+                plan["slow"] = (2, 1, slow_start)
+            if name == "cluster" and league:
+                # the bots of the control are written once the league-length matches have been timed
+                plan |= {"league": (LONG, LEAGUE_HANDS, BOTS), "control": (LONG, 1, None)}
             runs = {}
-            for rounds, hands in ((2, 1), (LONG, 1), *(((2, IDLE_HANDS),) if name != "local" else ())):
-                took = tournament(folder, f"o-{name}-{i}-{rounds}-{hands}", hands, rounds, where, extra,
-                                  watch=one.scheduler.pid)
+            for label, (rounds, hands, bots) in plan.items():
+                tag = f"o-{name}-{i}-{label}"
+                if bots is None:
+                    # as long as a league-length match: the 1-hand match's time, and the rest waited
+                    longer = (runs["league"][1] - runs["more"][1]) / (24 * LONG)
+                    bots = slow_bots(folder / f"control-{i}", max(0.0, longer))
+                took = tournament(folder, tag, hands, rounds, where, extra, watch=one.scheduler.pid, bots=bots)
                 # (whole run's seconds, the playing window's seconds, its CPU: coordinator, scheduler)
-                runs[rounds, hands] = (took, LAST_WINDOW[1] - LAST_WINDOW[0], *LAST_WINDOW_CPU)
-            short, more, slow = runs[2, 1], runs[LONG, 1], runs.get((2, IDLE_HANDS))
+                runs[label] = (took, LAST_WINDOW[1] - LAST_WINDOW[0], *LAST_WINDOW_CPU)
+                if label == "league":
+                    stored = list((folder / f"{tag}-data").glob("t*/transcripts/*.log.gz"))
+                    if len(stored) != 24 * LONG:
+                        sys.exit(f"benchmark: {len(stored)} transcripts stored by {tag}, {24 * LONG} expected")
+                    transcript_bytes.append(sum(f.stat().st_size for f in stored) / len(stored))
+            short, more = runs["short"], runs["more"]
             slopes[name].append((more[0] - short[0]) / ((LONG - 2) * 24) * 1000)
-            if slow is None:
+            if "slow" not in runs:
                 continue
+            slow = runs["slow"]
+            if "control" in runs:
+                windows.append((runs["league"][1], runs["control"][1]))
             for k, role in ((2, "coordinator"), (3, "scheduler")):
                 # The same 48 matches over a longer window: what the process uses per second of play.
                 rate = max(0.0, (slow[k] - short[k]) / (slow[1] - short[1]))
@@ -235,11 +286,20 @@ def overhead(folder: Path, one: Cluster, certs: Path) -> None:
                 # More matches over a longer window: per match, less that time's share.
                 net = (more[k] - short[k] - rate * (more[1] - short[1])) / ((LONG - 2) * 24)
                 per_match.setdefault((name, role), []).append(net * 1000)
+                if "control" in runs:
+                    # as many matches, as long, in as many batches: what the transcripts add
+                    added, control = runs["league"], runs["control"]
+                    net = (added[k] - control[k] - rate * (added[1] - control[1])) / (24 * LONG)
+                    per_match.setdefault(("transcript", role), []).append(net * 1000)
         print(f"  run {i + 1}: local --jobs 1 {slopes['local'][-1]:6.2f} ms/match   "
               f"cluster {slopes['cluster'][-1]:6.2f} ms/match   CPU per match, batches / one per task: "
               f"coordinator {per_match['cluster', 'coordinator'][-1]:.3f} / "
               f"{per_match['per-match', 'coordinator'][-1]:.3f} ms, scheduler "
-              f"{per_match['cluster', 'scheduler'][-1]:.3f} / {per_match['per-match', 'scheduler'][-1]:.3f} ms")
+              f"{per_match['cluster', 'scheduler'][-1]:.3f} / {per_match['per-match', 'scheduler'][-1]:.3f} ms"
+              + (f"; a {LEAGUE_HANDS}-hand transcript adds: coordinator "
+                 f"{per_match['transcript', 'coordinator'][-1]:+.3f} ms, scheduler "
+                 f"{per_match['transcript', 'scheduler'][-1]:+.3f} ms (windows {windows[-1][0]:.1f} and "
+                 f"{windows[-1][1]:.1f} s)" if league else ""))
     med = {key: statistics.median(v) for key, v in per_match.items()}
 
     def shown(ms: float) -> str:
@@ -258,6 +318,13 @@ def overhead(folder: Path, one: Cluster, certs: Path) -> None:
         verdict = "met" if ratio >= BATCH_GOAL else "NOT met"
         print(f"ratio  {role} CPU per match, one per task / batches: {'at least ' if batched < RESOLUTION_MS else ''}"
               f"{ratio:.1f}x (goal {BATCH_GOAL:g}x: {verdict})")
+    if league:
+        added = med["transcript", "coordinator"]
+        whole = med["cluster", "coordinator"] + added
+        print(f"a league-length transcript ({LEAGUE_HANDS} hands, {statistics.median(transcript_bytes) / 1000:.0f} kB "
+              f"gzipped) adds to the CPU per match: coordinator {added:+.3f} ms, scheduler "
+              f"{med['transcript', 'scheduler']:+.3f} ms; so a coordinator's CPU per league match, in batches: "
+              f"{whole:.3f} ms, at most {1000 / max(whole, RESOLUTION_MS):,.0f} matches/s")
     extra_ms = statistics.median(slopes["cluster"]) - statistics.median(slopes["local"])
     verdict = "met" if extra_ms <= OVERHEAD_GOAL_MS else "NOT met"
     print(f"overhead  cluster - local, per match        : {extra_ms:+.2f} ms "
