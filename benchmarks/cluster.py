@@ -232,103 +232,138 @@ def scaling(folder: Path, one: Cluster, two: Cluster, certs: Path) -> None:
           "Python, importing Dask, connecting)")
 
 
+#: One run's figures: (whole run's seconds, the playing window's seconds, its CPU seconds
+#: in that window: coordinator, scheduler).
+Run = tuple[float, float, float, float]
+ROLES = ((2, "coordinator"), (3, "scheduler"))
+
+
+def shown(ms: float) -> str:
+    return f"{ms:.3f} ms" if ms >= RESOLUTION_MS else f"under {RESOLUTION_MS} ms ({ms:+.3f}, within the noise)"
+
+
+class Overhead:
+    """The overhead and league parts: their runs, and the figures drawn from them."""
+
+    def __init__(self, folder: Path, one: Cluster, certs: Path, league: bool) -> None:
+        self.folder, self.one, self.league = folder, one, league
+        self.slow_start = slow_bots(folder / "slow", SLOW_START)
+        cluster = ["--cluster", one.address, "--certs", str(certs)]
+        self.paths = {"local": (["--jobs", "1"], None), "cluster": (cluster, None),
+                      "per-match": (cluster, {"ARENA_BATCH_MAX": "1"})}
+        self.slopes: dict[str, list[float]] = {name: [] for name in self.paths}
+        # CPU ms per match of `arena tournament --cluster` and of the scheduler's process (net of
+        # what each uses per second of a run anyway), and that CPU per second
+        self.per_match: dict[tuple[str, str], list[float]] = {}
+        self.per_second: dict[tuple[str, str], list[float]] = {}
+        self.transcript_bytes: list[float] = []
+        self.windows: list[tuple[float, float]] = []  # the league-length run's and its control's (s)
+
+    def plan(self, name: str) -> dict[str, tuple[int, int, list[str] | None]]:
+        """The runs of one path: label -> (rounds, hands, bots; None: the control's, written later)."""
+        plan: dict[str, tuple[int, int, list[str] | None]] = {"short": (2, 1, BOTS), "more": (LONG, 1, BOTS)}
+        if name != "local":
+            plan["slow"] = (2, 1, self.slow_start)
+        if name == "cluster" and self.league:
+            plan |= {"league": (LONG, LEAGUE_HANDS, BOTS), "control": (LONG, 1, None)}
+        return plan
+
+    def play(self, i: int, name: str) -> dict[str, Run]:
+        where, extra = self.paths[name]
+        runs: dict[str, Run] = {}
+        for label, (rounds, hands, bots) in self.plan(name).items():
+            tag = f"o-{name}-{i}-{label}"
+            if bots is None:
+                # as long as a league-length match: the 1-hand match's time, and the rest waited
+                longer = (runs["league"][1] - runs["more"][1]) / (24 * LONG)
+                bots = slow_bots(self.folder / f"control-{i}", max(0.0, longer))
+            took = tournament(self.folder, tag, hands, rounds, where, extra, watch=self.one.scheduler.pid, bots=bots)
+            runs[label] = (took, LAST_WINDOW[1] - LAST_WINDOW[0], LAST_WINDOW_CPU[0], LAST_WINDOW_CPU[1])
+            if label == "league":
+                self.transcript_bytes.append(self.transcript_size(tag))
+        return runs
+
+    def transcript_size(self, tag: str) -> float:
+        """The mean size of the transcripts a run stored (bytes, gzipped)."""
+        stored = list((self.folder / f"{tag}-data").glob("t*/transcripts/*.log.gz"))
+        if len(stored) != 24 * LONG:
+            sys.exit(f"benchmark: {len(stored)} transcripts stored by {tag}, {24 * LONG} expected")
+        return sum(f.stat().st_size for f in stored) / len(stored)
+
+    def measure(self, name: str, runs: dict[str, Run]) -> None:
+        short, more = runs["short"], runs["more"]
+        self.slopes[name].append((more[0] - short[0]) / ((LONG - 2) * 24) * 1000)
+        if "slow" not in runs:
+            return
+        slow = runs["slow"]
+        for k, role in ROLES:
+            # The same 48 matches over a longer window: what the process uses per second of play.
+            rate = max(0.0, (slow[k] - short[k]) / (slow[1] - short[1]))
+            self.per_second.setdefault((name, role), []).append(rate * 1000)
+            # More matches over a longer window: per match, less that time's share.
+            net = (more[k] - short[k] - rate * (more[1] - short[1])) / ((LONG - 2) * 24)
+            self.per_match.setdefault((name, role), []).append(net * 1000)
+            if "control" in runs:
+                # as many matches, as long, in as many batches: what the transcripts add
+                added, control = runs["league"], runs["control"]
+                net = (added[k] - control[k] - rate * (added[1] - control[1])) / (24 * LONG)
+                self.per_match.setdefault(("transcript", role), []).append(net * 1000)
+        if "control" in runs:
+            self.windows.append((runs["league"][1], runs["control"][1]))
+
+    def said(self, i: int) -> str:
+        last = {key: v[-1] for key, v in self.per_match.items()}
+        line = (f"  run {i + 1}: local --jobs 1 {self.slopes['local'][-1]:6.2f} ms/match   "
+                f"cluster {self.slopes['cluster'][-1]:6.2f} ms/match   CPU per match, batches / one per task: "
+                f"coordinator {last['cluster', 'coordinator']:.3f} / {last['per-match', 'coordinator']:.3f} ms, "
+                f"scheduler {last['cluster', 'scheduler']:.3f} / {last['per-match', 'scheduler']:.3f} ms")
+        if self.league:
+            line += (f"; a {LEAGUE_HANDS}-hand transcript adds: coordinator {last['transcript', 'coordinator']:+.3f}"
+                     f" ms, scheduler {last['transcript', 'scheduler']:+.3f} ms (windows "
+                     f"{self.windows[-1][0]:.1f} and {self.windows[-1][1]:.1f} s)")
+        return line
+
+    def report(self) -> None:
+        med = {key: statistics.median(v) for key, v in self.per_match.items()}
+        for name, said in (("per-match", "one match per task"), ("cluster", "in batches        ")):
+            c, s = med[name, "coordinator"], med[name, "scheduler"]
+            idle = (f"{statistics.median(self.per_second[name, 'coordinator']):.1f} and "
+                    f"{statistics.median(self.per_second[name, 'scheduler']):.1f} ms per second of a run")
+            print(f"CPU per match, {said}: coordinator {shown(c)}, scheduler {shown(s)} (besides {idle}): "
+                  f"one of each keeps up with at most {1000 / max(c, s, RESOLUTION_MS):,.0f} matches/s")
+        for role in ("coordinator", "scheduler"):
+            # A figure under the resolution counts as the resolution: the ratio is then a lower bound.
+            batched = med["cluster", role]
+            ratio = med["per-match", role] / max(batched, RESOLUTION_MS)
+            verdict = "met" if ratio >= BATCH_GOAL else "NOT met"
+            print(f"ratio  {role} CPU per match, one per task / batches: "
+                  f"{'at least ' if batched < RESOLUTION_MS else ''}{ratio:.1f}x (goal {BATCH_GOAL:g}x: {verdict})")
+        if self.league:
+            added = med["transcript", "coordinator"]
+            whole = med["cluster", "coordinator"] + added
+            print(f"a league-length transcript ({LEAGUE_HANDS} hands, "
+                  f"{statistics.median(self.transcript_bytes) / 1000:.0f} kB gzipped) adds to the CPU per match: "
+                  f"coordinator {added:+.3f} ms, scheduler {med['transcript', 'scheduler']:+.3f} ms; so a "
+                  f"coordinator's CPU per league match, in batches: {whole:.3f} ms, at most "
+                  f"{1000 / max(whole, RESOLUTION_MS):,.0f} matches/s")
+        extra_ms = statistics.median(self.slopes["cluster"]) - statistics.median(self.slopes["local"])
+        verdict = "met" if extra_ms <= OVERHEAD_GOAL_MS else "NOT met"
+        print(f"overhead  cluster - local, per match        : {extra_ms:+.2f} ms "
+              f"(goal <= {OVERHEAD_GOAL_MS:g} ms: {verdict})")
+
+
 def overhead(folder: Path, one: Cluster, certs: Path, league: bool) -> None:
     print(f"cluster overhead: 1-hand matches, 48 and {24 * LONG} per run, and 48 whose bots wait "
           f"{SLOW_START} s to start (time without more to store)"
           + (f"; in batches, {24 * LONG} matches of {LEAGUE_HANDS} hands against as many as long of 1 hand"
              if league else "")
           + f"; {RUNS} interleaved runs")
-    slow_start = slow_bots(folder / "slow", SLOW_START)
-    cluster = ["--cluster", one.address, "--certs", str(certs)]
-    paths = {"local": (["--jobs", "1"], None), "cluster": (cluster, None),
-             "per-match": (cluster, {"ARENA_BATCH_MAX": "1"})}
-    slopes: dict[str, list[float]] = {name: [] for name in paths}
-    # CPU ms per match of `arena tournament --cluster` and of the scheduler's process (net of
-    # what each uses per second of a run anyway), and that CPU per second
-    per_match: dict[tuple[str, str], list[float]] = {}
-    per_second: dict[tuple[str, str], list[float]] = {}
-    transcript_bytes: list[float] = []
-    windows: list[tuple[float, float]] = []  # the league-length run's and its control's (s)
+    part = Overhead(folder, one, certs, league)
     for i in range(RUNS):
-        for name, (where, extra) in paths.items():
-            plan: dict[str, tuple[int, int, list[str] | None]] = {"short": (2, 1, BOTS), "more": (LONG, 1, BOTS)}
-            if name != "local":
-                plan["slow"] = (2, 1, slow_start)
-            if name == "cluster" and league:
-                # the bots of the control are written once the league-length matches have been timed
-                plan |= {"league": (LONG, LEAGUE_HANDS, BOTS), "control": (LONG, 1, None)}
-            runs = {}
-            for label, (rounds, hands, bots) in plan.items():
-                tag = f"o-{name}-{i}-{label}"
-                if bots is None:
-                    # as long as a league-length match: the 1-hand match's time, and the rest waited
-                    longer = (runs["league"][1] - runs["more"][1]) / (24 * LONG)
-                    bots = slow_bots(folder / f"control-{i}", max(0.0, longer))
-                took = tournament(folder, tag, hands, rounds, where, extra, watch=one.scheduler.pid, bots=bots)
-                # (whole run's seconds, the playing window's seconds, its CPU: coordinator, scheduler)
-                runs[label] = (took, LAST_WINDOW[1] - LAST_WINDOW[0], *LAST_WINDOW_CPU)
-                if label == "league":
-                    stored = list((folder / f"{tag}-data").glob("t*/transcripts/*.log.gz"))
-                    if len(stored) != 24 * LONG:
-                        sys.exit(f"benchmark: {len(stored)} transcripts stored by {tag}, {24 * LONG} expected")
-                    transcript_bytes.append(sum(f.stat().st_size for f in stored) / len(stored))
-            short, more = runs["short"], runs["more"]
-            slopes[name].append((more[0] - short[0]) / ((LONG - 2) * 24) * 1000)
-            if "slow" not in runs:
-                continue
-            slow = runs["slow"]
-            if "control" in runs:
-                windows.append((runs["league"][1], runs["control"][1]))
-            for k, role in ((2, "coordinator"), (3, "scheduler")):
-                # The same 48 matches over a longer window: what the process uses per second of play.
-                rate = max(0.0, (slow[k] - short[k]) / (slow[1] - short[1]))
-                per_second.setdefault((name, role), []).append(rate * 1000)
-                # More matches over a longer window: per match, less that time's share.
-                net = (more[k] - short[k] - rate * (more[1] - short[1])) / ((LONG - 2) * 24)
-                per_match.setdefault((name, role), []).append(net * 1000)
-                if "control" in runs:
-                    # as many matches, as long, in as many batches: what the transcripts add
-                    added, control = runs["league"], runs["control"]
-                    net = (added[k] - control[k] - rate * (added[1] - control[1])) / (24 * LONG)
-                    per_match.setdefault(("transcript", role), []).append(net * 1000)
-        print(f"  run {i + 1}: local --jobs 1 {slopes['local'][-1]:6.2f} ms/match   "
-              f"cluster {slopes['cluster'][-1]:6.2f} ms/match   CPU per match, batches / one per task: "
-              f"coordinator {per_match['cluster', 'coordinator'][-1]:.3f} / "
-              f"{per_match['per-match', 'coordinator'][-1]:.3f} ms, scheduler "
-              f"{per_match['cluster', 'scheduler'][-1]:.3f} / {per_match['per-match', 'scheduler'][-1]:.3f} ms"
-              + (f"; a {LEAGUE_HANDS}-hand transcript adds: coordinator "
-                 f"{per_match['transcript', 'coordinator'][-1]:+.3f} ms, scheduler "
-                 f"{per_match['transcript', 'scheduler'][-1]:+.3f} ms (windows {windows[-1][0]:.1f} and "
-                 f"{windows[-1][1]:.1f} s)" if league else ""))
-    med = {key: statistics.median(v) for key, v in per_match.items()}
-
-    def shown(ms: float) -> str:
-        return f"{ms:.3f} ms" if ms >= RESOLUTION_MS else f"under {RESOLUTION_MS} ms ({ms:+.3f}, within the noise)"
-
-    for name, said in (("per-match", "one match per task"), ("cluster", "in batches        ")):
-        c, s = med[name, "coordinator"], med[name, "scheduler"]
-        idle = (f"{statistics.median(per_second[name, 'coordinator']):.1f} and "
-                f"{statistics.median(per_second[name, 'scheduler']):.1f} ms per second of a run")
-        print(f"CPU per match, {said}: coordinator {shown(c)}, scheduler {shown(s)} (besides {idle}): "
-              f"one of each keeps up with at most {1000 / max(c, s, RESOLUTION_MS):,.0f} matches/s")
-    for role in ("coordinator", "scheduler"):
-        # A figure under the resolution counts as the resolution: the ratio is then a lower bound.
-        batched = med["cluster", role]
-        ratio = med["per-match", role] / max(batched, RESOLUTION_MS)
-        verdict = "met" if ratio >= BATCH_GOAL else "NOT met"
-        print(f"ratio  {role} CPU per match, one per task / batches: {'at least ' if batched < RESOLUTION_MS else ''}"
-              f"{ratio:.1f}x (goal {BATCH_GOAL:g}x: {verdict})")
-    if league:
-        added = med["transcript", "coordinator"]
-        whole = med["cluster", "coordinator"] + added
-        print(f"a league-length transcript ({LEAGUE_HANDS} hands, {statistics.median(transcript_bytes) / 1000:.0f} kB "
-              f"gzipped) adds to the CPU per match: coordinator {added:+.3f} ms, scheduler "
-              f"{med['transcript', 'scheduler']:+.3f} ms; so a coordinator's CPU per league match, in batches: "
-              f"{whole:.3f} ms, at most {1000 / max(whole, RESOLUTION_MS):,.0f} matches/s")
-    extra_ms = statistics.median(slopes["cluster"]) - statistics.median(slopes["local"])
-    verdict = "met" if extra_ms <= OVERHEAD_GOAL_MS else "NOT met"
-    print(f"overhead  cluster - local, per match        : {extra_ms:+.2f} ms "
-          f"(goal <= {OVERHEAD_GOAL_MS:g} ms: {verdict})")
+        for name in part.paths:
+            part.measure(name, part.play(i, name))
+        print(part.said(i))
+    part.report()
 
 
 if __name__ == "__main__":
