@@ -49,6 +49,7 @@ its bots' cache entry against the artifact before it runs.
 from __future__ import annotations
 
 import json
+import operator
 import os
 import signal
 import statistics
@@ -57,6 +58,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from arena.cluster._security import init_certs
 
@@ -145,19 +147,23 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-#: When the last `tournament` run sent its first match and heard its last result
-#: (perf_counter seconds), from its progress lines as they came.
-LAST_WINDOW = [0.0, 0.0]
-#: CPU seconds in that window of the last run's coordinator and of the process it was
-#: told to ``watch`` (a scheduler), each read from /proc as the lines came: start-up and
-#: shutdown left out.
-LAST_WINDOW_CPU = [0.0, 0.0]
+class Run(NamedTuple):
+    """One `arena tournament` run, timed. The window runs from its first match sent to
+    its last result heard (its progress lines, as they came), leaving out the
+    coordinator's start-up (Python, Dask, connecting, packing) and shutdown; not from the
+    stored times, since a batch's matches are stored together when it comes back."""
+
+    took: float  # seconds, the whole run (start-up included)
+    window: float  # seconds, the playing window
+    #: CPU seconds in that window of the coordinator and of the process it was told to
+    #: ``watch`` (a scheduler), each read from /proc as the lines came
+    coordinator: float
+    scheduler: float
 
 
 def tournament(folder: Path, tag: str, hands: int, rounds: int, where: list[str],
                extra: dict[str, str] | None = None, watch: int | None = None,
-               bots: list[str] = BOTS) -> float:
-    """Seconds for one whole `arena tournament` run (start-up included)."""
+               bots: list[str] = BOTS) -> Run:
     db = folder / f"{tag}.db"
     started = time.perf_counter()
     proc = subprocess.Popen(
@@ -181,16 +187,7 @@ def tournament(folder: Path, tag: str, hands: int, rounds: int, where: list[str]
     elapsed = time.perf_counter() - started
     if proc.returncode != 0 or first is None or last is None:
         sys.exit("benchmark: tournament failed:\n" + "".join(tail))
-    LAST_WINDOW[:] = [first, last]
-    LAST_WINDOW_CPU[:] = [cpu_last[0] - cpu_first[0], cpu_last[1] - cpu_first[1]]
-    return elapsed
-
-
-def playing_rate(matches: int) -> float:
-    """Matches per second of the last run from its first match sent to its last result
-    heard: the coordinator's start-up (Python, Dask, connecting, packing) left out. (Not
-    from the stored times: a batch's matches are stored together when it comes back.)"""
-    return matches / (LAST_WINDOW[1] - LAST_WINDOW[0])
+    return Run(elapsed, last - first, cpu_last[0] - cpu_first[0], cpu_last[1] - cpu_first[1])
 
 
 def main() -> None:
@@ -220,8 +217,9 @@ def scaling(folder: Path, one: Cluster, two: Cluster, certs: Path) -> None:
     for i in range(RUNS):
         for name, c in (("one", one), ("two", two)):
             tag = f"s-{name}-{i}"
-            rates[name].append(24 / tournament(folder, tag, HANDS, 1, ["--cluster", c.address, "--certs", str(certs)]))
-            playing[name].append(playing_rate(24))
+            run = tournament(folder, tag, HANDS, 1, ["--cluster", c.address, "--certs", str(certs)])
+            rates[name].append(24 / run.took)
+            playing[name].append(24 / run.window)
         print(f"  run {i + 1}: 1 worker {rates['one'][-1]:6.2f} matches/s ({playing['one'][-1]:.2f} playing)   "
               f"2 workers {rates['two'][-1]:6.2f} matches/s ({playing['two'][-1]:.2f} playing)")
     ratio = statistics.median(playing["two"]) / statistics.median(playing["one"])
@@ -232,10 +230,7 @@ def scaling(folder: Path, one: Cluster, two: Cluster, certs: Path) -> None:
           "Python, importing Dask, connecting)")
 
 
-#: One run's figures: (whole run's seconds, the playing window's seconds, its CPU seconds
-#: in that window: coordinator, scheduler).
-Run = tuple[float, float, float, float]
-ROLES = ((2, "coordinator"), (3, "scheduler"))
+ROLES = ("coordinator", "scheduler")
 
 
 def shown(ms: float) -> str:
@@ -275,10 +270,10 @@ class Overhead:
             tag = f"o-{name}-{i}-{label}"
             if bots is None:
                 # as long as a league-length match: the 1-hand match's time, and the rest waited
-                longer = (runs["league"][1] - runs["more"][1]) / (24 * LONG)
+                longer = (runs["league"].window - runs["more"].window) / (24 * LONG)
                 bots = slow_bots(self.folder / f"control-{i}", max(0.0, longer))
-            took = tournament(self.folder, tag, hands, rounds, where, extra, watch=self.one.scheduler.pid, bots=bots)
-            runs[label] = (took, LAST_WINDOW[1] - LAST_WINDOW[0], LAST_WINDOW_CPU[0], LAST_WINDOW_CPU[1])
+            runs[label] = tournament(self.folder, tag, hands, rounds, where, extra, watch=self.one.scheduler.pid,
+                                     bots=bots)
             if label == "league":
                 self.transcript_bytes.append(self.transcript_size(tag))
         return runs
@@ -292,24 +287,25 @@ class Overhead:
 
     def measure(self, name: str, runs: dict[str, Run]) -> None:
         short, more = runs["short"], runs["more"]
-        self.slopes[name].append((more[0] - short[0]) / ((LONG - 2) * 24) * 1000)
+        self.slopes[name].append((more.took - short.took) / ((LONG - 2) * 24) * 1000)
         if "slow" not in runs:
             return
         slow = runs["slow"]
-        for k, role in ROLES:
+        # as many matches, as long, in as many batches: what the transcripts add
+        added, control = runs.get("league"), runs.get("control")
+        for role in ROLES:
+            cpu = operator.attrgetter(role)
             # The same 48 matches over a longer window: what the process uses per second of play.
-            rate = max(0.0, (slow[k] - short[k]) / (slow[1] - short[1]))
+            rate = max(0.0, (cpu(slow) - cpu(short)) / (slow.window - short.window))
             self.per_second.setdefault((name, role), []).append(rate * 1000)
             # More matches over a longer window: per match, less that time's share.
-            net = (more[k] - short[k] - rate * (more[1] - short[1])) / ((LONG - 2) * 24)
+            net = (cpu(more) - cpu(short) - rate * (more.window - short.window)) / ((LONG - 2) * 24)
             self.per_match.setdefault((name, role), []).append(net * 1000)
-            if "control" in runs:
-                # as many matches, as long, in as many batches: what the transcripts add
-                added, control = runs["league"], runs["control"]
-                net = (added[k] - control[k] - rate * (added[1] - control[1])) / (24 * LONG)
+            if added and control:
+                net = (cpu(added) - cpu(control) - rate * (added.window - control.window)) / (24 * LONG)
                 self.per_match.setdefault(("transcript", role), []).append(net * 1000)
-        if "control" in runs:
-            self.windows.append((runs["league"][1], runs["control"][1]))
+        if added and control:
+            self.windows.append((added.window, control.window))
 
     def said(self, i: int) -> str:
         last = {key: v[-1] for key, v in self.per_match.items()}
